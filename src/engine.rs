@@ -1,0 +1,99 @@
+//! Running a piece of work over many artifacts: in parallel on a rayon pool,
+//! each artifact's output kept together, handed to one consumer in order of
+//! completion (input order with one thread).
+
+use crate::source::{Artifact, ArtifactKind, Coverage, NoteKind};
+use crate::lines::Outcome;
+use sha2::{Digest, Sha256};
+use std::io::{self, Read};
+use std::path::Path;
+use std::sync::mpsc;
+
+/// Runs `work` on every artifact with `threads` workers and passes each
+/// result to `consume` on the calling thread.
+pub fn parallel<T, F, C>(artifacts: &[Artifact], threads: usize, work: F, mut consume: C)
+where
+    T: Send,
+    F: Fn(&Artifact) -> T + Sync,
+    C: FnMut(&Artifact, T),
+{
+    if threads <= 1 || artifacts.len() <= 1 {
+        for a in artifacts {
+            let t = work(a);
+            consume(a, t);
+        }
+        return;
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("thread pool");
+    let (tx, rx) = mpsc::channel::<(usize, T)>();
+    std::thread::scope(|s| {
+        let work = &work;
+        s.spawn(move || {
+            use rayon::prelude::*;
+            pool.install(|| {
+                artifacts
+                    .par_iter()
+                    .enumerate()
+                    .for_each_with(tx, |tx, (i, a)| {
+                        let _ = tx.send((i, work(a)));
+                    })
+            });
+        });
+        for (i, t) in rx {
+            consume(&artifacts[i], t);
+        }
+    });
+}
+
+/// Default worker count: the machine's cores.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// SHA-256 of an artifact file, hex.
+pub fn sha256_file(path: &Path) -> io::Result<String> {
+    let mut f = std::fs::File::open(path)?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(hex(&h.finalize()))
+}
+
+pub fn sha256_of(artifact: &Artifact) -> Option<String> {
+    match &artifact.kind {
+        ArtifactKind::File(p) => sha256_file(p).ok(),
+        ArtifactKind::Stdin => None,
+    }
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+/// Adds what reading one leaf found to the artifact's coverage.
+pub fn account(coverage: &mut Coverage, members: &[String], outcome: &Outcome, max_line: usize) {
+    coverage.bytes += outcome.bytes;
+    if outcome.binary {
+        coverage.note(members, NoteKind::Binary, "binary member (NUL in the first block) not searched; --binary searches it");
+    }
+    if outcome.long_lines > 0 {
+        coverage.note(
+            members,
+            NoteKind::LongLine,
+            format!("{} line(s) longer than --max-line {max_line} searched up to the cap", outcome.long_lines),
+        );
+    }
+}

@@ -1,0 +1,15 @@
+//! artiscan: evidence from the CI artifacts of LLM-serving benchmark runs.
+//!
+//! Data flows `source` (walk, detect, decode, containers) → `lines` →
+//! `pack` (load, compile) → `scan` (match, evidence) → `check` → `output`.
+//! `commands` wires them into the CLI's subcommands; `main.rs` only parses.
+
+pub mod commands;
+pub mod engine;
+pub mod lines;
+pub mod location;
+pub mod output;
+pub mod scan;
+pub mod source;
+
+pub use location::Location;

@@ -1,0 +1,320 @@
+//! Lines of a member: exact `grep -n` numbering, byte offsets, a cap on line
+//! length, binary detection, and the cleaning (ANSI escapes, trailing `\r`,
+//! BOM) that matching sees. The sink decides where to look next, so a
+//! prefilter can skip whole runs of lines without visiting them.
+
+use std::io::{self, Read};
+
+/// How much of a member is looked at to decide that it is binary (a NUL).
+pub const BINARY_PROBE: usize = 8 << 10;
+const MIN_BUF: usize = 256 << 10;
+
+/// One line, without its `\n`, as read (not yet cleaned).
+#[derive(Debug, Clone, Copy)]
+pub struct Line<'a> {
+    /// 1-based, counting `\n` exactly as `grep -n`.
+    pub number: u64,
+    /// Byte offset of the line start within the decompressed member.
+    pub offset: u64,
+    pub raw: &'a [u8],
+    /// The line was longer than the cap; `raw` is its first `max_line` bytes.
+    pub truncated: bool,
+}
+
+pub trait LineSink {
+    /// Where in `hay` (a run of whole lines) the next line of interest may
+    /// be: an index inside it, or `None` when no line in it can matter.
+    /// The default visits every line.
+    fn candidate(&mut self, hay: &[u8]) -> Option<usize> {
+        let _ = hay;
+        Some(0)
+    }
+
+    /// A line of interest. Returns false to stop reading this member.
+    fn line(&mut self, line: &Line<'_>) -> bool;
+}
+
+/// What reading a member found.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Outcome {
+    pub bytes: u64,
+    pub lines: u64,
+    /// Skipped: NUL bytes in the first block.
+    pub binary: bool,
+    pub long_lines: u64,
+    /// The sink asked to stop before the end.
+    pub stopped: bool,
+}
+
+/// A reusable line reader (its buffer is kept across members).
+pub struct LineReader {
+    buf: Vec<u8>,
+    pub max_line: usize,
+    pub binary: bool,
+}
+
+impl LineReader {
+    pub fn new(max_line: usize, binary: bool) -> LineReader {
+        LineReader {
+            buf: Vec::new(),
+            max_line: max_line.max(1),
+            binary,
+        }
+    }
+
+    /// Reads `r` to its end, handing lines to `sink`. On a read error the
+    /// whole lines before it are still delivered, then the error returned.
+    pub fn scan(&mut self, r: &mut dyn Read, sink: &mut dyn LineSink) -> io::Result<Outcome> {
+        let size = (self.max_line + (64 << 10)).max(MIN_BUF);
+        if self.buf.len() < size {
+            self.buf.resize(size, 0);
+        }
+        let mut st = State {
+            out: Outcome::default(),
+            base: 0,
+            line_no: 1,
+        };
+        let buf = &mut self.buf;
+        let (mut start, mut filled) = (0usize, 0usize);
+        let mut skipping = false; // discarding the tail of a long line
+        let mut probed = false;
+        loop {
+            if filled == buf.len() {
+                buf.copy_within(start..filled, 0);
+                st.base += start as u64;
+                filled -= start;
+                start = 0;
+            }
+            let n = match r.read(&mut buf[filled..]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    if !skipping && !st.out.stopped {
+                        if let Some(p) = memchr::memrchr(b'\n', &buf[start..filled]) {
+                            st.region(&buf[start..start + p + 1], start, sink);
+                        }
+                    }
+                    return Err(e);
+                }
+            };
+            filled += n;
+            st.out.bytes += n as u64;
+            let eof = n == 0;
+            if !probed {
+                if filled < BINARY_PROBE && !eof {
+                    continue;
+                }
+                probed = true;
+                if !self.binary && memchr::memchr(0, &buf[..filled.min(BINARY_PROBE)]).is_some() {
+                    st.out.binary = true;
+                    return Ok(st.out);
+                }
+            }
+            if skipping {
+                match memchr::memchr(b'\n', &buf[start..filled]) {
+                    Some(p) => {
+                        start += p + 1;
+                        skipping = false;
+                    }
+                    None => {
+                        start = filled;
+                        if eof {
+                            break;
+                        }
+                        continue;
+                    }
+                }
+            }
+            if eof {
+                if start < filled {
+                    st.region(&buf[start..filled], start, sink);
+                }
+                break;
+            }
+            if let Some(p) = memchr::memrchr(b'\n', &buf[start..filled]) {
+                let end = start + p + 1;
+                if !st.region(&buf[start..end], start, sink) {
+                    return Ok(st.out);
+                }
+                start = end;
+            } else if filled - start >= self.max_line {
+                let line = Line {
+                    number: st.line_no,
+                    offset: st.base + start as u64,
+                    raw: &buf[start..start + self.max_line],
+                    truncated: true,
+                };
+                st.out.long_lines += 1;
+                st.line_no += 1;
+                if !sink.line(&line) {
+                    st.out.stopped = true;
+                    return Ok(st.out);
+                }
+                start = filled;
+                skipping = true;
+            }
+        }
+        st.out.lines = st.line_no - 1;
+        Ok(st.out)
+    }
+}
+
+struct State {
+    out: Outcome,
+    /// Member offset of `buf[0]`.
+    base: u64,
+    /// Number of the line that starts at the region start.
+    line_no: u64,
+}
+
+impl State {
+    /// Visits the candidate lines of `region` (whole lines, the last one
+    /// without `\n` only at the end of the member), which starts at `at` in
+    /// the buffer. False: the sink stopped.
+    fn region(&mut self, region: &[u8], at: usize, sink: &mut dyn LineSink) -> bool {
+        let origin = self.base + at as u64;
+        let mut pos = 0;
+        while pos < region.len() {
+            let Some(i) = sink.candidate(&region[pos..]) else { break };
+            let c = pos + i;
+            let ls = memchr::memrchr(b'\n', &region[pos..c]).map_or(pos, |j| pos + j + 1);
+            self.line_no += bytecount::count(&region[pos..ls], b'\n') as u64;
+            let le = memchr::memchr(b'\n', &region[c..]).map_or(region.len(), |j| c + j);
+            let offset = origin + ls as u64;
+            let mut raw = &region[ls..le];
+            if offset == 0 {
+                raw = raw.strip_prefix(b"\xef\xbb\xbf").unwrap_or(raw);
+            }
+            let line = Line {
+                number: self.line_no,
+                offset,
+                raw,
+                truncated: false,
+            };
+            if !sink.line(&line) {
+                self.out.stopped = true;
+                return false;
+            }
+            self.line_no += 1;
+            pos = le + 1;
+        }
+        if pos < region.len() {
+            self.line_no += bytecount::count(&region[pos..], b'\n') as u64;
+            if region.last() != Some(&b'\n') {
+                // The member's last line had no `\n` and was not visited.
+                self.line_no += 1;
+            }
+        }
+        true
+    }
+}
+
+/// The text that matching sees: ANSI escape sequences removed and a trailing
+/// `\r` dropped. Borrows when there is nothing to remove.
+pub fn clean<'a>(raw: &'a [u8], scratch: &'a mut Vec<u8>) -> &'a [u8] {
+    let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+    if memchr::memchr(0x1b, raw).is_none() {
+        return raw;
+    }
+    scratch.clear();
+    let mut i = 0;
+    while i < raw.len() {
+        let b = raw[i];
+        if b != 0x1b {
+            scratch.push(b);
+            i += 1;
+            continue;
+        }
+        i += 1;
+        match raw.get(i) {
+            // CSI: parameters, intermediates, one final byte.
+            Some(b'[') => {
+                i += 1;
+                while i < raw.len() && (0x20..=0x3f).contains(&raw[i]) {
+                    i += 1;
+                }
+                if i < raw.len() && (0x40..=0x7e).contains(&raw[i]) {
+                    i += 1;
+                }
+            }
+            // OSC: up to BEL or ESC \.
+            Some(b']') => {
+                i += 1;
+                while i < raw.len() && raw[i] != 0x07 && raw[i] != 0x1b {
+                    i += 1;
+                }
+                if i < raw.len() && raw[i] == 0x07 {
+                    i += 1;
+                } else if raw.get(i..i + 2) == Some(b"\x1b\\") {
+                    i += 2;
+                }
+            }
+            Some(_) => i += 1,
+            None => {}
+        }
+    }
+    let n = scratch.len();
+    let trimmed = scratch[..n].strip_suffix(b"\r").map_or(n, |t| t.len());
+    &scratch[..trimmed]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Collect(Vec<(u64, u64, String, bool)>);
+    impl LineSink for Collect {
+        fn line(&mut self, l: &Line<'_>) -> bool {
+            self.0.push((l.number, l.offset, String::from_utf8_lossy(l.raw).into_owned(), l.truncated));
+            true
+        }
+    }
+
+    fn lines(data: &[u8], max_line: usize) -> (Vec<(u64, u64, String, bool)>, Outcome) {
+        let mut sink = Collect(Vec::new());
+        let mut r = data;
+        let out = LineReader::new(max_line, false).scan(&mut r, &mut sink).unwrap();
+        (sink.0, out)
+    }
+
+    #[test]
+    fn numbers_and_offsets_match_grep() {
+        let (l, out) = lines(b"a\nbb\n\nccc", 1 << 20);
+        assert_eq!(
+            l,
+            vec![
+                (1, 0, "a".into(), false),
+                (2, 2, "bb".into(), false),
+                (3, 5, "".into(), false),
+                (4, 6, "ccc".into(), false)
+            ]
+        );
+        assert_eq!(out.lines, 4);
+    }
+
+    #[test]
+    fn bom_dropped_and_binary_detected() {
+        let (l, _) = lines(b"\xef\xbb\xbfhello\nx", 1 << 20);
+        assert_eq!(l[0].2, "hello");
+        let (l, out) = lines(b"abc\0def\n", 1 << 20);
+        assert!(out.binary && l.is_empty());
+    }
+
+    #[test]
+    fn long_line_is_capped_and_numbering_continues() {
+        let mut data = vec![b'x'; 3 * MIN_BUF];
+        data.extend_from_slice(b"\nafter\n");
+        let (l, out) = lines(&data, 1000);
+        assert_eq!(out.long_lines, 1);
+        assert_eq!((l[0].0, l[0].2.len(), l[0].3), (1, 1000, true));
+        assert_eq!((l[1].0, l[1].1, l[1].2.as_str()), (2, 3 * MIN_BUF as u64 + 1, "after"));
+    }
+
+    #[test]
+    fn clean_strips_ansi_and_cr() {
+        let mut s = Vec::new();
+        assert_eq!(clean(b"\x1b[1;36m(Worker_TP1 pid=530)\x1b[0;0m hi\r", &mut s), b"(Worker_TP1 pid=530) hi");
+        let mut s = Vec::new();
+        assert_eq!(clean(b"50%|\r60%|\r", &mut s), b"50%|\r60%|");
+    }
+}

@@ -1,0 +1,42 @@
+//! What artiscan prints. Every JSON Lines record is one of the types in
+//! [`records`]; `schema/output.schema.json` describes them and a test checks
+//! real output against it. Text and Markdown renderings live beside them.
+
+pub mod records;
+pub mod text;
+
+pub use records::*;
+
+/// When to colour text output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Never,
+    Always,
+}
+
+impl ColorChoice {
+    pub fn enabled(self) -> bool {
+        use std::io::IsTerminal;
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        }
+    }
+}
+
+/// Lossy UTF-8 text of a line and whether bytes were replaced.
+pub fn line_text(bytes: &[u8]) -> (String, bool) {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => (s.to_string(), false),
+        Err(_) => (String::from_utf8_lossy(bytes).into_owned(), true),
+    }
+}
+
+/// Writes one JSON Lines record.
+pub fn write_jsonl<T: serde::Serialize>(out: &mut Vec<u8>, record: &T) {
+    // Serializing plain structs into a Vec cannot fail.
+    serde_json::to_writer(&mut *out, record).expect("serialize record");
+    out.push(b'\n');
+}

@@ -1,0 +1,50 @@
+//! Human-readable rendering: grep-like `CITATION:TEXT` lines.
+
+use crate::location::Location;
+
+const PATH: &str = "\x1b[35m";
+const LINE: &str = "\x1b[32m";
+const MATCH: &str = "\x1b[1;31m";
+const RESET: &str = "\x1b[0m";
+
+/// Writes `citation<sep>text\n`; with colour, the path, line number and the
+/// spans returned by `spans(text)` are highlighted.
+pub fn citation_line(
+    out: &mut Vec<u8>,
+    loc: &Location,
+    sep: u8,
+    text: &[u8],
+    color: bool,
+    spans: impl FnOnce(&[u8]) -> Vec<(usize, usize)>,
+) {
+    let cite = Location::member_citation(&loc.path, &loc.members);
+    if color {
+        out.extend_from_slice(PATH.as_bytes());
+        out.extend_from_slice(cite.as_bytes());
+        out.extend_from_slice(RESET.as_bytes());
+        out.push(b':');
+        out.extend_from_slice(LINE.as_bytes());
+        out.extend_from_slice(loc.line.to_string().as_bytes());
+        out.extend_from_slice(RESET.as_bytes());
+        out.push(sep);
+        let mut at = 0;
+        for (s, e) in spans(text) {
+            if s < at || e <= s {
+                continue;
+            }
+            out.extend_from_slice(&text[at..s]);
+            out.extend_from_slice(MATCH.as_bytes());
+            out.extend_from_slice(&text[s..e]);
+            out.extend_from_slice(RESET.as_bytes());
+            at = e;
+        }
+        out.extend_from_slice(&text[at..]);
+    } else {
+        out.extend_from_slice(cite.as_bytes());
+        out.push(b':');
+        out.extend_from_slice(loc.line.to_string().as_bytes());
+        out.push(sep);
+        out.extend_from_slice(text);
+    }
+    out.push(b'\n');
+}

@@ -1,0 +1,3 @@
+//! Matching lines: grep's user patterns, and pack rules into evidence.
+
+pub mod grep;
