@@ -4,11 +4,13 @@
 //! `pack` (load, compile) → `scan` (match, evidence) → `check` → `output`.
 //! `commands` wires them into the CLI's subcommands; `main.rs` only parses.
 
+pub mod check;
 pub mod commands;
 pub mod engine;
 pub mod lines;
 pub mod location;
 pub mod output;
+pub mod pack;
 pub mod scan;
 pub mod source;
 

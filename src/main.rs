@@ -6,7 +6,12 @@ use artiscan::output::ColorChoice;
 use artiscan::scan::grep::GrepOptions;
 use artiscan::source::Limits;
 use clap::{Args, Parser, Subcommand};
+use artiscan::commands::scan::Format;
+use artiscan::pack::RuleSet;
+use artiscan::pack::compile::Selection;
+use artiscan::scan::ScanOptions;
 use std::io::{self, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -20,6 +25,120 @@ struct Cli {
 enum Command {
     /// Search lines inside artifacts, like grep, with `path!member:line` citations
     Grep(GrepArgs),
+    /// Match the pattern packs and print typed, cited evidence
+    Scan(ScanArgs),
+    /// Judge claims (check files or a built-in set) into cited pass/fail/unknown verdicts
+    Check(CheckArgs),
+    /// Reopen a citation: print the line with context, the artifact sha256 and byte offset
+    Cite(CiteArgs),
+    /// List, show, test and lint pattern packs
+    Packs {
+        #[command(subcommand)]
+        command: PacksCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum PacksCommand {
+    /// Rule ids, packs and descriptions
+    List(PackSel),
+    /// One rule in full
+    Show {
+        id: String,
+        #[command(flatten)]
+        sel: PackSel,
+    },
+    /// Run every rule's examples (the built-in packs, or the files given)
+    Test { files: Vec<PathBuf> },
+    /// Duplicate ids, missing examples, rules without a literal prefilter
+    Lint { files: Vec<PathBuf> },
+}
+
+/// Which packs and rules to use.
+#[derive(Args, Clone, Default)]
+struct PackSel {
+    /// Add a pack file, or every *.toml in a folder
+    #[arg(long = "pack")]
+    packs: Vec<PathBuf>,
+    /// Keep only rules whose id matches this glob (repeatable)
+    #[arg(long)]
+    only: Vec<String>,
+    /// Drop rules whose id matches this glob (repeatable)
+    #[arg(long)]
+    skip: Vec<String>,
+}
+
+impl PackSel {
+    fn rules(&self) -> anyhow::Result<RuleSet> {
+        let sel = Selection {
+            only: self.only.clone(),
+            skip: self.skip.clone(),
+        };
+        commands::scan::load_rules(&self.packs, &sel, true)
+    }
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    /// Files, folders (recursive) or `-` for stdin
+    #[arg(required = true)]
+    paths: Vec<String>,
+    /// A check file (repeatable)
+    #[arg(long = "checks")]
+    checks: Vec<PathBuf>,
+    /// A built-in check set, e.g. `inferencex` (repeatable)
+    #[arg(long = "set")]
+    sets: Vec<String>,
+    /// A parameter referenced as "@param:KEY" in check files
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    params: Vec<String>,
+    /// Extra pack file or folder
+    #[arg(long = "pack")]
+    packs: Vec<PathBuf>,
+    /// Output format (default: jsonl, or text on a terminal)
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    #[command(flatten)]
+    input: InputArgs,
+}
+
+#[derive(Args)]
+struct CiteArgs {
+    /// `path!member!member:line`, as printed by grep, scan and check
+    citation: String,
+    /// Lines of context before and after
+    #[arg(short = 'C', long, default_value_t = 0)]
+    context: usize,
+    /// Exit 1 unless the cited line (cleaned as scan cleans it) contains this text
+    #[arg(long)]
+    expect: Option<String>,
+    /// Exit 1 unless the artifact has this sha256
+    #[arg(long)]
+    sha256: Option<String>,
+    /// Folder the citation's path is relative to
+    #[arg(long)]
+    root: Option<String>,
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    input: InputArgs,
+}
+
+#[derive(Args)]
+struct ScanArgs {
+    /// Files, folders (recursive) or `-` for stdin
+    #[arg(required = true)]
+    paths: Vec<String>,
+    #[command(flatten)]
+    sel: PackSel,
+    /// One record per matching line, also for rules that aggregate
+    #[arg(long)]
+    every_match: bool,
+    /// Output format (default: jsonl, or text on a terminal)
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    #[command(flatten)]
+    input: InputArgs,
 }
 
 /// Limits and input options shared by every command that reads artifacts.
@@ -116,6 +235,10 @@ fn main() -> ExitCode {
     let mut err = io::stderr();
     let result = match cli.command {
         Command::Grep(a) => grep(a, &mut out, &mut err),
+        Command::Scan(a) => scan(a, &mut out, &mut err),
+        Command::Check(a) => check(a, &mut out, &mut err),
+        Command::Cite(a) => cite(a, &mut out, &mut err),
+        Command::Packs { command } => packs(command, &mut out),
     };
     match result {
         Ok(code) => ExitCode::from(code as u8),
@@ -161,4 +284,63 @@ fn grep(a: GrepArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
     };
     let status = commands::grep::run(&paths, &opts, &a.input.limits(), a.input.threads(), out, err)?;
     Ok(status.exit_code())
+}
+
+fn scan(a: ScanArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+    let rules = a.sel.rules()?;
+    let opts = ScanOptions {
+        every_match: a.every_match,
+        force: false,
+    };
+    let format = a.format.unwrap_or_else(Format::default_for_stdout);
+    let limits = a.input.limits();
+    let status = commands::scan::run(&a.paths, &rules, opts, &limits, a.input.threads(), format, out, err)?;
+    Ok(status.exit_code())
+}
+
+fn packs(c: PacksCommand, out: &mut dyn Write) -> anyhow::Result<i32> {
+    let files_rules = |files: &[PathBuf]| {
+        if files.is_empty() {
+            PackSel::default().rules()
+        } else {
+            commands::scan::load_rules(files, &Selection::default(), false)
+        }
+    };
+    let ok = match c {
+        PacksCommand::List(sel) => {
+            commands::packs::list(&sel.rules()?, out)?;
+            true
+        }
+        PacksCommand::Show { id, sel } => {
+            let found = commands::packs::show(&sel.rules()?, &id, out)?;
+            if !found {
+                anyhow::bail!("no rule with id {id:?} (see `artiscan packs list`)");
+            }
+            true
+        }
+        PacksCommand::Test { files } => commands::packs::test(&files_rules(&files)?, out)?,
+        PacksCommand::Lint { files } => commands::packs::lint(&files_rules(&files)?, out)?,
+    };
+    out.flush()?;
+    Ok(if ok { 0 } else { 1 })
+}
+
+fn check(a: CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+    let checks = commands::check::load_checks(&a.checks, &a.sets)?;
+    let rules = commands::check::rules_for(&checks, &a.packs)?;
+    let params = artiscan::check::CheckParams::parse(&a.params).map_err(anyhow::Error::msg)?;
+    let format = a.format.unwrap_or_else(Format::default_for_stdout);
+    let limits = a.input.limits();
+    commands::check::run(&a.paths, &checks, &rules, &params, &limits, a.input.threads(), format, out, err)
+}
+
+fn cite(a: CiteArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+    let opts = commands::cite::CiteOptions {
+        context: a.context,
+        expect: a.expect,
+        sha256: a.sha256,
+        root: a.root,
+        json: a.json,
+    };
+    commands::cite::run(&a.citation, &opts, &a.input.limits(), out, err)
 }

@@ -1,6 +1,10 @@
 //! The commands behind the CLI, callable without a process.
 
+pub mod check;
+pub mod cite;
 pub mod grep;
+pub mod packs;
+pub mod scan;
 
 /// What a command found, for the exit code.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

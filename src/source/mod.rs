@@ -4,6 +4,7 @@
 //! Nothing is extracted to disk; member names are data, never paths.
 
 pub mod detect;
+mod gzip;
 mod layer;
 pub mod walk;
 
@@ -281,7 +282,7 @@ where
             Format::Gzip => {
                 let input = layer::Counted::new(&mut r);
                 let consumed = input.counter();
-                let dec = flate2::read::MultiGzDecoder::new(input);
+                let dec = gzip::GzReader::new(io::BufReader::with_capacity(128 << 10, input));
                 let mut layer = Layer::new(dec, &self.members, "gzip", self.budget, Some(consumed), true);
                 self.stream(&mut layer, depth + 1)
             }

@@ -1,0 +1,250 @@
+//! Capture conditions of checks: equality or `{ eq, ne, gt, ge, lt, le, in,
+//! regex, within }`, where a value may be a literal, `@capture` (another
+//! capture of the same record) or `@param:key` (from `--param key=value`).
+
+use crate::output::EvidenceRecord;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// `--param key=value` values (numbers when they parse as numbers).
+#[derive(Debug, Clone, Default)]
+pub struct Params(pub BTreeMap<String, Value>);
+
+impl Params {
+    pub fn parse(pairs: &[String]) -> Result<Params, String> {
+        let mut map = BTreeMap::new();
+        for p in pairs {
+            let (k, v) = p.split_once('=').ok_or_else(|| format!("--param {p:?}: expected key=value"))?;
+            map.insert(k.trim().to_string(), literal(v.trim()));
+        }
+        Ok(Params(map))
+    }
+
+    pub fn with_defaults(&self, defaults: &toml::Table) -> Params {
+        let mut map = self.0.clone();
+        for (k, v) in defaults {
+            map.entry(k.clone())
+                .or_insert_with(|| serde_json::to_value(v).unwrap_or(Value::Null));
+        }
+        Params(map)
+    }
+
+    /// The value of `@param:key`, if `s` is one and it was given.
+    pub fn resolve_str(&self, s: &str) -> Option<Value> {
+        let key = s.strip_prefix("@param:")?;
+        self.0.get(key).cloned()
+    }
+}
+
+fn literal(s: &str) -> Value {
+    s.parse::<f64>().ok().filter(|f| f.is_finite()).map(Value::from).unwrap_or_else(|| Value::String(s.into()))
+}
+
+#[derive(Debug, Clone)]
+enum Operand {
+    Lit(Value),
+    Capture(String),
+    Param(String),
+}
+
+impl Operand {
+    fn from(v: &toml::Value) -> Operand {
+        match v {
+            toml::Value::String(s) if s.starts_with("@param:") => Operand::Param(s["@param:".len()..].to_string()),
+            toml::Value::String(s) if s.starts_with('@') => Operand::Capture(s[1..].to_string()),
+            other => Operand::Lit(serde_json::to_value(other).unwrap_or(Value::Null)),
+        }
+    }
+
+    /// Ok(None): a capture the record lacks. Err: a parameter not given.
+    fn value(&self, r: &EvidenceRecord, p: &Params) -> Result<Option<Value>, String> {
+        match self {
+            Operand::Lit(v) => Ok(Some(v.clone())),
+            Operand::Capture(c) => Ok(capture(r, c)),
+            Operand::Param(k) => p.0.get(k).cloned().map(Some).ok_or_else(|| k.clone()),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Eq(Operand),
+    Ne(Operand),
+    Gt(Operand),
+    Ge(Operand),
+    Lt(Operand),
+    Le(Operand),
+    In(Vec<Operand>),
+    Regex(regex::Regex),
+    Within(Operand, f64),
+}
+
+/// All of its operations must hold.
+#[derive(Debug, Clone)]
+pub struct Cond(Vec<Op>);
+
+impl Cond {
+    pub fn parse(v: &toml::Value) -> Result<Cond, String> {
+        let toml::Value::Table(t) = v else {
+            return Ok(Cond(vec![Op::Eq(Operand::from(v))]));
+        };
+        let mut ops = Vec::new();
+        for (k, v) in t {
+            ops.push(match k.as_str() {
+                "eq" => Op::Eq(Operand::from(v)),
+                "ne" => Op::Ne(Operand::from(v)),
+                "gt" => Op::Gt(Operand::from(v)),
+                "ge" => Op::Ge(Operand::from(v)),
+                "lt" => Op::Lt(Operand::from(v)),
+                "le" => Op::Le(Operand::from(v)),
+                "in" => match v {
+                    toml::Value::Array(a) => Op::In(a.iter().map(Operand::from).collect()),
+                    _ => return Err("`in` takes an array".into()),
+                },
+                "regex" => match v {
+                    toml::Value::String(s) => Op::Regex(regex::Regex::new(s).map_err(|e| e.to_string())?),
+                    _ => return Err("`regex` takes a string".into()),
+                },
+                "within" => match v.as_array().map(|a| a.as_slice()) {
+                    Some([target, tol]) => {
+                        let tol = tol.as_float().or(tol.as_integer().map(|i| i as f64)).ok_or("within tolerance must be a number")?;
+                        Op::Within(Operand::from(target), tol)
+                    }
+                    _ => return Err("`within` takes [value, tolerance]".into()),
+                },
+                other => return Err(format!("unknown condition {other:?}")),
+            });
+        }
+        Ok(Cond(ops))
+    }
+
+    fn params(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut add = |o: &Operand| {
+            if let Operand::Param(k) = o {
+                out.push(k.clone());
+            }
+        };
+        for op in &self.0 {
+            match op {
+                Op::Eq(o) | Op::Ne(o) | Op::Gt(o) | Op::Ge(o) | Op::Lt(o) | Op::Le(o) | Op::Within(o, _) => add(o),
+                Op::In(os) => os.iter().for_each(&mut add),
+                Op::Regex(_) => {}
+            }
+        }
+        out
+    }
+
+    fn holds(&self, got: Option<&Value>, r: &EvidenceRecord, p: &Params) -> Result<bool, String> {
+        let Some(got) = got else { return Ok(false) };
+        let mut missing = None;
+        for op in &self.0 {
+            let ok = match op {
+                Op::Regex(re) => re.is_match(&as_text(got)),
+                Op::In(list) => {
+                    let mut any = false;
+                    for o in list {
+                        match o.value(r, p) {
+                            Ok(Some(v)) => any |= json_eq(&Some(got.clone()), &Some(v)),
+                            Ok(None) => {}
+                            Err(k) => missing = Some(k),
+                        }
+                    }
+                    any
+                }
+                Op::Eq(o) | Op::Ne(o) | Op::Gt(o) | Op::Ge(o) | Op::Lt(o) | Op::Le(o) | Op::Within(o, _) => {
+                    let want = match o.value(r, p) {
+                        Ok(Some(v)) => v,
+                        Ok(None) => return Ok(false),
+                        Err(k) => {
+                            missing = Some(k);
+                            continue;
+                        }
+                    };
+                    match op {
+                        Op::Eq(_) => json_eq(&Some(got.clone()), &Some(want)),
+                        Op::Ne(_) => !json_eq(&Some(got.clone()), &Some(want)),
+                        Op::Within(_, tol) => match (num(got), num(&want)) {
+                            (Some(a), Some(b)) => (a - b).abs() <= *tol + 1e-12,
+                            _ => false,
+                        },
+                        _ => match (num(got), num(&want)) {
+                            (Some(a), Some(b)) => match op {
+                                Op::Gt(_) => a > b,
+                                Op::Ge(_) => a >= b,
+                                Op::Lt(_) => a < b,
+                                _ => a <= b,
+                            },
+                            _ => false,
+                        },
+                    }
+                }
+            };
+            if !ok {
+                return Ok(false);
+            }
+        }
+        match missing {
+            Some(k) => Err(k),
+            None => Ok(true),
+        }
+    }
+}
+
+fn capture(r: &EvidenceRecord, name: &str) -> Option<Value> {
+    r.captures.as_ref()?.get(name).cloned()
+}
+
+fn num(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse().ok(),
+        Value::Bool(b) => Some(f64::from(u8::from(*b))),
+        _ => None,
+    }
+}
+
+fn as_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Equality that treats `3.77`, `"3.77"` and `3.770` alike.
+pub fn json_eq(a: &Option<Value>, b: &Option<Value>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => match (num(a), num(b)) {
+            (Some(x), Some(y)) if !(a.is_string() && b.is_string()) => (x - y).abs() <= 1e-9 * x.abs().max(1.0),
+            _ => a == b || as_text(a) == as_text(b),
+        },
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+/// Whether every condition holds on `r`. A condition whose parameter was
+/// not given is left out; `Err(key)` reports it when nothing failed.
+pub fn all_hold(conds: &[(String, Cond)], r: &EvidenceRecord, p: &Params) -> Result<bool, String> {
+    let mut missing = None;
+    for (cap, c) in conds {
+        match c.holds(capture(r, cap).as_ref(), r, p) {
+            Ok(true) => {}
+            Ok(false) => return Ok(false),
+            Err(k) => missing = Some(k),
+        }
+    }
+    match missing {
+        Some(k) => Err(k),
+        None => Ok(true),
+    }
+}
+
+/// Parameters the conditions use that were not given.
+pub fn skipped_params(conds: &[(String, Cond)], p: &Params) -> Vec<String> {
+    conds
+        .iter()
+        .flat_map(|(_, c)| c.params())
+        .filter(|k| !p.0.contains_key(k))
+        .collect()
+}

@@ -1,0 +1,65 @@
+//! `artiscan packs list|show|test|lint`.
+
+use crate::pack::{RuleSet, selftest};
+use std::io::Write;
+
+pub fn list(rules: &RuleSet, out: &mut dyn Write) -> anyhow::Result<()> {
+    for r in &rules.rules {
+        writeln!(out, "{:<32} {:<8} {}", r.id, r.pack, r.description)?;
+    }
+    Ok(())
+}
+
+pub fn show(rules: &RuleSet, id: &str, out: &mut dyn Write) -> anyhow::Result<bool> {
+    let Some(r) = rules.rule(id) else { return Ok(false) };
+    writeln!(out, "id: {}\npack: {} (version {})\nfile: {}:{}", r.id, r.pack, r.pack_version, r.file, r.line)?;
+    writeln!(out, "description: {}\ntags: {}", r.description, r.tags.join(", "))?;
+    for (k, t) in &r.captures {
+        writeln!(out, "capture {k}: {t:?}")?;
+    }
+    if !r.aggregate.is_empty() {
+        writeln!(out, "aggregate: {}", r.aggregate.join(", "))?;
+    }
+    for &v in &r.variants {
+        let v = &rules.variants[v];
+        writeln!(out, "variant ({:?}):", v.kind)?;
+        for (name, re) in [("regex", &v.regex), ("start", &v.start), ("each", &v.each), ("end", &v.end)] {
+            if let Some(re) = re {
+                writeln!(out, "  {name}: {}", re.as_str())?;
+            }
+        }
+        if !v.member_globs.is_empty() {
+            writeln!(out, "  members: {}", v.member_globs.join(", "))?;
+        }
+        let how = if v.prefilter_explicit { "explicit" } else { "derived" };
+        writeln!(out, "  prefilter ({how}): {:?}", v.prefilter)?;
+    }
+    writeln!(out, "examples: {}", r.examples.len())?;
+    Ok(true)
+}
+
+/// Runs all examples; returns whether all passed.
+pub fn test(rules: &RuleSet, out: &mut dyn Write) -> anyhow::Result<bool> {
+    let report = selftest::test(rules);
+    for f in &report.failures {
+        writeln!(out, "FAIL {f}")?;
+    }
+    writeln!(
+        out,
+        "{} rules, {} examples: {} passed, {} failed",
+        report.rules,
+        report.examples,
+        report.examples - report.failures.len(),
+        report.failures.len()
+    )?;
+    Ok(report.failures.is_empty())
+}
+
+pub fn lint(rules: &RuleSet, out: &mut dyn Write) -> anyhow::Result<bool> {
+    let warnings = selftest::lint(rules);
+    for w in &warnings {
+        writeln!(out, "warning: {w}")?;
+    }
+    writeln!(out, "{} rules, {} warnings", rules.rules.len(), warnings.len())?;
+    Ok(warnings.is_empty())
+}

@@ -1,0 +1,177 @@
+//! `artiscan scan ARTIFACTS...`: evidence JSON Lines from the pack rules.
+
+use super::Status;
+use crate::engine;
+use crate::location::Location;
+use crate::output::{self, CoverageRecord, SummaryRecord};
+use crate::pack::{self, RuleSet, compile::Selection};
+use crate::scan::{Record, ScanOptions, scan_artifact};
+use crate::source::{self, Limits};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// How records are printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// One JSON record per line (default when stdout is not a terminal).
+    Jsonl,
+    /// One JSON document: `{"schema_version", "records": [...]}`.
+    Json,
+    /// A readable listing per artifact (default on a terminal).
+    Text,
+    /// A Markdown table (checks).
+    Markdown,
+}
+
+impl Format {
+    pub fn default_for_stdout() -> Format {
+        use std::io::IsTerminal;
+        if std::io::stdout().is_terminal() { Format::Text } else { Format::Jsonl }
+    }
+}
+
+/// Built-in packs plus `--pack` files or folders, compiled with a selection.
+pub fn load_rules(extra: &[PathBuf], selection: &Selection, builtin: bool) -> anyhow::Result<RuleSet> {
+    let mut packs = if builtin { pack::builtin()? } else { Vec::new() };
+    for p in extra {
+        packs.extend(pack::load_path(p)?);
+    }
+    Ok(RuleSet::compile(&packs, selection)?)
+}
+
+pub fn run(
+    inputs: &[String],
+    rules: &RuleSet,
+    opts: ScanOptions,
+    limits: &Limits,
+    threads: usize,
+    format: Format,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<Status> {
+    let start = Instant::now();
+    let (artifacts, walk_errors) = source::walk(inputs);
+    let mut summary = SummaryRecord::new();
+    for (path, e) in &walk_errors {
+        writeln!(err, "artiscan: {path}: {e}")?;
+        summary.errors += 1;
+    }
+    let json_doc = format == Format::Json;
+    if json_doc {
+        write!(out, "{{\"schema_version\":\"{}\",\"records\":[", output::SCHEMA_VERSION)?;
+    }
+    let mut first = true;
+    let mut io_result: std::io::Result<()> = Ok(());
+    engine::parallel(
+        &artifacts,
+        threads,
+        |a| scan_artifact(rules, a, limits, opts),
+        |a, scan| {
+            summary.artifacts += 1;
+            summary.members += scan.coverage.members;
+            summary.bytes += scan.coverage.bytes;
+            summary.errors += scan.coverage.errors.len() as u64;
+            summary.incomplete += u64::from(!scan.coverage.complete());
+            for (rule, n) in &scan.counts {
+                *summary.rules.entry(rule.clone()).or_default() += n;
+                summary.matches += n;
+            }
+            let coverage = CoverageRecord::new(&a.path, scan.sha256.clone(), &scan.coverage);
+            let mut buf = Vec::new();
+            match format {
+                Format::Jsonl | Format::Json => {
+                    for r in &scan.records {
+                        if json_doc && !std::mem::take(&mut first) {
+                            buf.push(b',');
+                        }
+                        output::write_jsonl(&mut buf, r);
+                    }
+                    if json_doc && !std::mem::take(&mut first) {
+                        buf.push(b',');
+                    }
+                    output::write_jsonl(&mut buf, &coverage);
+                }
+                Format::Text | Format::Markdown => text(&mut buf, &a.path, &scan.records, &coverage),
+            }
+            for e in &scan.coverage.errors {
+                let cite = Location::member_citation(&a.path, &e.members);
+                let _ = writeln!(err, "artiscan: {cite}: {:?}: {}", e.kind, e.message);
+            }
+            if io_result.is_ok() {
+                io_result = out.write_all(&buf);
+            }
+        },
+    );
+    io_result?;
+    summary.elapsed_s = start.elapsed().as_secs_f64();
+    let mut buf = Vec::new();
+    match format {
+        Format::Jsonl => output::write_jsonl(&mut buf, &summary),
+        Format::Json => {
+            if !first {
+                buf.push(b',');
+            }
+            output::write_jsonl(&mut buf, &summary);
+            buf.extend_from_slice(b"]}\n");
+        }
+        Format::Text | Format::Markdown => {
+            let _ = writeln!(
+                buf,
+                "{} artifact(s), {} incomplete, {} member(s), {} evidence line(s), {:.2}s",
+                summary.artifacts, summary.incomplete, summary.members, summary.matches, summary.elapsed_s
+            );
+        }
+    }
+    out.write_all(&buf)?;
+    out.flush()?;
+    Ok(Status {
+        found: summary.matches > 0,
+        errors: summary.errors > 0,
+    })
+}
+
+fn text(buf: &mut Vec<u8>, path: &str, records: &[Record], cov: &CoverageRecord) {
+    let state = if cov.complete { "complete" } else { "INCOMPLETE" };
+    let _ = writeln!(buf, "== {path} ({state}, {} members, {} bytes)", cov.members, cov.bytes);
+    for r in records {
+        match r {
+            Record::Evidence(e) => {
+                let caps = e
+                    .captures
+                    .iter()
+                    .flatten()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let rank = e
+                    .rank
+                    .iter()
+                    .flatten()
+                    .map(|(k, v)| format!("{}{v}", k.to_uppercase()))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let _ = writeln!(buf, "  {}  {}  {caps}  {rank}", e.citation, e.rule);
+            }
+            Record::Aggregate(a) => {
+                let stats = a
+                    .stats
+                    .iter()
+                    .map(|(k, s)| format!("{k} min {} mean {:.3} max {}", s.min, s.mean, s.max))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let group = serde_json::Value::Object(a.group.clone());
+                let _ = writeln!(buf, "  {}..{}  {} x{} {group} {stats}", a.first, a.last.rsplit(':').next().unwrap_or(""), a.rule, a.count);
+            }
+        }
+    }
+    for e in &cov.errors {
+        let _ = writeln!(
+            buf,
+            "  ! {} {:?}: {}",
+            Location::member_citation(path, &e.members),
+            e.kind,
+            e.message
+        );
+    }
+}

@@ -1,0 +1,225 @@
+//! Pattern packs: TOML files of rules (see `patterns/README.md`), loaded,
+//! validated and compiled into one [`RuleSet`] whose literal prefilter picks
+//! the few rules worth running on a line.
+
+pub mod compile;
+pub mod selftest;
+
+pub use compile::{CapType, Rule, RuleSet, Variant, VariantKind};
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+use toml::Spanned;
+
+include!(concat!(env!("OUT_DIR"), "/builtin.rs"));
+
+/// A pack file could not be used. Names the file, the rule and the line.
+#[derive(Debug, thiserror::Error)]
+pub enum PackError {
+    #[error("{file}: {message}")]
+    Parse { file: String, message: String },
+    #[error("{file}:{line}: rule {rule}: {message}")]
+    Rule {
+        file: String,
+        line: usize,
+        rule: String,
+        message: String,
+    },
+    #[error("{file}: {message}")]
+    Io { file: String, message: String },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackDef {
+    pub name: String,
+    pub version: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default, rename = "rule")]
+    pub rules: Vec<RuleDef>,
+}
+
+#[derive(Debug, Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct RuleDef {
+    pub id: Spanned<String>,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    #[serde(default)]
+    pub captures: BTreeMap<String, String>,
+    #[serde(default)]
+    pub aggregate: Vec<String>,
+    #[serde(default, rename = "example")]
+    pub examples: Vec<ExampleDef>,
+    #[serde(default, rename = "variant")]
+    pub variants: Vec<VariantDef>,
+    // A rule with one shape may give the variant fields inline.
+    #[serde(default)]
+    pub members: Option<Vec<String>>,
+    #[serde(default)]
+    pub prefilter: Option<Vec<String>>,
+    #[serde(default)]
+    pub regex: Option<String>,
+    #[serde(default)]
+    pub each: Option<String>,
+    #[serde(default)]
+    pub set: Option<toml::Table>,
+    #[serde(default)]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub start: Option<String>,
+    #[serde(default)]
+    pub end: Option<String>,
+}
+
+#[derive(Debug, Deserialize, Clone, Default)]
+#[serde(deny_unknown_fields)]
+pub struct VariantDef {
+    #[serde(default)]
+    pub members: Option<Vec<String>>,
+    #[serde(default)]
+    pub prefilter: Option<Vec<String>>,
+    #[serde(default)]
+    pub regex: Option<String>,
+    #[serde(default)]
+    pub each: Option<String>,
+    #[serde(default)]
+    pub set: Option<toml::Table>,
+    #[serde(default)]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub start: Option<String>,
+    #[serde(default)]
+    pub end: Option<String>,
+}
+
+#[derive(Debug, Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct ExampleDef {
+    #[serde(default)]
+    pub line: Option<String>,
+    #[serde(default)]
+    pub lines: Option<Vec<String>>,
+    #[serde(default)]
+    pub captures: Option<toml::Table>,
+    #[serde(default)]
+    pub expect: Option<Vec<toml::Table>>,
+    #[serde(default)]
+    pub rank: Option<BTreeMap<String, u32>>,
+    #[serde(default)]
+    pub records: Option<usize>,
+    #[serde(default = "yes")]
+    pub matches: bool,
+    /// Member name the example is read from (for rules restricted by `members`).
+    #[serde(default)]
+    pub member: Option<String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl RuleDef {
+    /// The variants, whether given inline or as `[[rule.variant]]`.
+    pub fn variant_defs(&self) -> Vec<VariantDef> {
+        let inline = VariantDef {
+            members: self.members.clone(),
+            prefilter: self.prefilter.clone(),
+            regex: self.regex.clone(),
+            each: self.each.clone(),
+            set: self.set.clone(),
+            kind: self.kind.clone(),
+            start: self.start.clone(),
+            end: self.end.clone(),
+        };
+        let has_inline = inline.regex.is_some() || inline.start.is_some() || inline.kind.is_some();
+        let mut out = Vec::new();
+        if has_inline {
+            out.push(inline);
+        }
+        for v in &self.variants {
+            let mut v = v.clone();
+            // Rule-level members/set apply to variants that do not override them.
+            if v.members.is_none() {
+                v.members = self.members.clone();
+            }
+            if v.set.is_none() {
+                v.set = self.set.clone();
+            }
+            out.push(v);
+        }
+        out
+    }
+}
+
+/// A parsed pack and where it came from.
+#[derive(Debug)]
+pub struct LoadedPack {
+    pub file: String,
+    pub source: String,
+    pub def: PackDef,
+}
+
+impl LoadedPack {
+    /// 1-based line of a byte offset in the pack file.
+    pub fn line_of(&self, offset: usize) -> usize {
+        self.source[..offset.min(self.source.len())].matches('\n').count() + 1
+    }
+}
+
+pub fn parse_pack(file: &str, source: &str) -> Result<LoadedPack, PackError> {
+    let def: PackDef = toml::from_str(source).map_err(|e| {
+        let line = e.span().map(|s| source[..s.start].matches('\n').count() + 1);
+        PackError::Parse {
+            file: file.to_string(),
+            message: match line {
+                Some(l) => format!("line {l}: {}", e.message()),
+                None => e.message().to_string(),
+            },
+        }
+    })?;
+    Ok(LoadedPack {
+        file: file.to_string(),
+        source: source.to_string(),
+        def,
+    })
+}
+
+/// The built-in packs, parsed.
+pub fn builtin() -> Result<Vec<LoadedPack>, PackError> {
+    BUILTIN_PACKS
+        .iter()
+        .map(|(file, src)| parse_pack(&format!("patterns/{file}"), src))
+        .collect()
+}
+
+/// Packs from a file or every `*.toml` directly in a folder.
+pub fn load_path(path: &Path) -> Result<Vec<LoadedPack>, PackError> {
+    let io = |e: std::io::Error| PackError::Io {
+        file: path.display().to_string(),
+        message: e.to_string(),
+    };
+    let mut files = Vec::new();
+    if path.is_dir() {
+        for e in std::fs::read_dir(path).map_err(io)? {
+            let p = e.map_err(io)?.path();
+            if p.extension().is_some_and(|x| x == "toml") {
+                files.push(p);
+            }
+        }
+        files.sort();
+    } else {
+        files.push(path.to_path_buf());
+    }
+    files
+        .iter()
+        .map(|f| {
+            let src = std::fs::read_to_string(f).map_err(io)?;
+            parse_pack(&f.display().to_string(), &src)
+        })
+        .collect()
+}

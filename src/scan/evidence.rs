@@ -1,0 +1,357 @@
+//! Pack rules over the lines of a member: evidence records with typed
+//! captures and ranks, aggregates for high-frequency rules.
+
+use super::rank::rank_of;
+use crate::engine;
+use crate::lines::{Line, LineReader, LineSink, clean};
+use crate::location::Location;
+use crate::output::{self, AggregateRecord, EvidenceRecord, Stats};
+use crate::pack::{RuleSet, VariantKind};
+use crate::source::{self, Artifact, Coverage, Limits};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, HashMap};
+
+/// A scan output record, in the order it was found.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Record {
+    Evidence(EvidenceRecord),
+    Aggregate(AggregateRecord),
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ScanOptions {
+    /// One record per matching line even for rules that aggregate.
+    pub every_match: bool,
+    /// Ignore prefilters: run every rule on every line (pack self-tests).
+    pub force: bool,
+}
+
+/// Everything one artifact yielded.
+#[derive(Debug, Default)]
+pub struct ArtifactScan {
+    pub records: Vec<Record>,
+    pub coverage: Coverage,
+    pub sha256: Option<String>,
+    /// Matching lines per rule (aggregated ones included).
+    pub counts: BTreeMap<String, u64>,
+}
+
+impl ArtifactScan {
+    pub fn evidence(&self) -> impl Iterator<Item = &EvidenceRecord> {
+        self.records.iter().filter_map(|r| match r {
+            Record::Evidence(e) => Some(e),
+            Record::Aggregate(_) => None,
+        })
+    }
+}
+
+/// Scans one artifact with `set`; hashes the file alongside.
+pub fn scan_artifact(set: &RuleSet, artifact: &Artifact, limits: &Limits, opts: ScanOptions) -> ArtifactScan {
+    let (sha256, mut scan) = rayon::join(
+        || engine::sha256_of(artifact),
+        || {
+            let mut scan = ArtifactScan::default();
+            let mut lines = LineReader::new(limits.max_line, limits.binary);
+            source::for_each_member(artifact, limits, &mut scan.coverage, |leaf| {
+                let name = leaf
+                    .members
+                    .last()
+                    .map(String::as_str)
+                    .unwrap_or_else(|| artifact.path.rsplit('/').next().unwrap_or(&artifact.path));
+                let mut sink = MemberScan::new(set, &artifact.path, leaf.members, name, opts);
+                let result = lines.scan(leaf.reader, &mut sink);
+                sink.finish(&mut scan.records, &mut scan.counts);
+                let outcome = result?;
+                engine::account(leaf.coverage, leaf.members, &outcome, limits.max_line);
+                Ok(())
+            });
+            scan
+        },
+    );
+    let key = sha256.clone().unwrap_or_else(|| artifact.path.clone());
+    for r in &mut scan.records {
+        if let Record::Evidence(e) = r {
+            e.id = Some(evidence_id(&key, e));
+        }
+    }
+    scan.sha256 = sha256;
+    scan
+}
+
+/// Stable id of an evidence record: artifact sha256 (or path for stdin),
+/// members, line, rule and column.
+pub fn evidence_id(artifact_key: &str, e: &EvidenceRecord) -> String {
+    let mut h = Sha256::new();
+    h.update(artifact_key.as_bytes());
+    for m in &e.location.members {
+        h.update(b"\0");
+        h.update(m.as_bytes());
+    }
+    h.update(format!("\0{}\0{}\0{}", e.location.line, e.rule, e.location.column.unwrap_or(0)).as_bytes());
+    engine::hex(&h.finalize()[..12])
+}
+
+struct Agg {
+    group: Map<String, Value>,
+    count: u64,
+    first: (u64, u64),
+    last: (u64, u64),
+    stats: BTreeMap<String, (f64, f64, f64)>,
+}
+
+/// Rule matching over one member's lines.
+pub struct MemberScan<'a> {
+    set: &'a RuleSet,
+    path: &'a str,
+    members: &'a [String],
+    active: Vec<bool>,
+    every_line: bool,
+    opts: ScanOptions,
+    /// Open blocks: variant and the captures of the line that opened it.
+    blocks: Vec<(usize, Map<String, Value>)>,
+    hits: Vec<usize>,
+    scratch: Vec<u8>,
+    records: Vec<Record>,
+    aggs: HashMap<(usize, String), Agg>,
+    agg_order: Vec<(usize, String)>,
+    counts: BTreeMap<usize, u64>,
+}
+
+impl<'a> MemberScan<'a> {
+    pub fn new(set: &'a RuleSet, path: &'a str, members: &'a [String], name: &str, opts: ScanOptions) -> Self {
+        let active = set.active_for(name);
+        let every_line = opts.force || set.needs_every_line(&active);
+        MemberScan {
+            set,
+            path,
+            members,
+            active,
+            every_line,
+            opts,
+            blocks: Vec::new(),
+            hits: Vec::new(),
+            scratch: Vec::new(),
+            records: Vec::new(),
+            aggs: HashMap::new(),
+            agg_order: Vec::new(),
+            counts: BTreeMap::new(),
+        }
+    }
+
+    /// Flushes aggregates and hands the member's records over.
+    pub fn finish(mut self, records: &mut Vec<Record>, counts: &mut BTreeMap<String, u64>) {
+        records.append(&mut self.records);
+        for key in std::mem::take(&mut self.agg_order) {
+            let a = self.aggs.remove(&key).expect("aggregate");
+            let rule = &self.set.rules[key.0];
+            let cite = |(line, _)| Location::member_citation(self.path, self.members) + &format!(":{line}");
+            records.push(Record::Aggregate(AggregateRecord {
+                kind: "aggregate",
+                rule: rule.id.clone(),
+                pack: rule.pack.clone(),
+                path: self.path.to_string(),
+                members: self.members.to_vec(),
+                group: a.group,
+                count: a.count,
+                stats: a
+                    .stats
+                    .into_iter()
+                    .map(|(k, (min, max, sum))| {
+                        (
+                            k,
+                            Stats {
+                                min,
+                                max,
+                                mean: sum / a.count as f64,
+                            },
+                        )
+                    })
+                    .collect(),
+                first: cite(a.first),
+                last: cite(a.last),
+            }));
+        }
+        for (rule, n) in self.counts {
+            *counts.entry(self.set.rules[rule].id.clone()).or_default() += n;
+        }
+    }
+
+    fn emit(&mut self, variant: usize, line: &Line<'_>, text: &[u8], column: usize, captures: Map<String, Value>) {
+        let rule_index = self.set.variants[variant].rule;
+        let rule = &self.set.rules[rule_index];
+        *self.counts.entry(rule_index).or_default() += 1;
+        let rank = rank_of(text);
+        if !rule.aggregate.is_empty() && !self.opts.every_match {
+            let mut group = Map::new();
+            for key in &rule.aggregate {
+                if key == "rank" {
+                    for (k, v) in rank.iter().flatten() {
+                        group.insert(k.clone(), Value::from(*v));
+                    }
+                } else if let Some(v) = captures.get(key) {
+                    group.insert(key.clone(), v.clone());
+                }
+            }
+            let gkey = (rule_index, Value::Object(group.clone()).to_string());
+            let at = (line.number, line.offset);
+            let agg = self.aggs.entry(gkey.clone()).or_insert_with(|| {
+                self.agg_order.push(gkey);
+                Agg {
+                    group,
+                    count: 0,
+                    first: at,
+                    last: at,
+                    stats: BTreeMap::new(),
+                }
+            });
+            agg.count += 1;
+            agg.last = at;
+            for (k, v) in &captures {
+                if let Some(x) = v.as_f64() {
+                    let s = agg.stats.entry(k.clone()).or_insert((x, x, 0.0));
+                    s.0 = s.0.min(x);
+                    s.1 = s.1.max(x);
+                    s.2 += x;
+                }
+            }
+            return;
+        }
+        let location = Location {
+            path: self.path.to_string(),
+            members: self.members.to_vec(),
+            line: line.number,
+            byte_offset: line.offset,
+            column: Some(column as u64 + 1),
+        };
+        let (text, lossy) = output::line_text(text);
+        self.records.push(Record::Evidence(EvidenceRecord {
+            kind: "evidence",
+            rule: rule.id.clone(),
+            pack: Some(rule.pack.clone()),
+            citation: location.to_string(),
+            location,
+            text,
+            lossy,
+            truncated: line.truncated,
+            captures: Some(captures),
+            rank,
+            id: None,
+        }));
+    }
+
+    /// Lines inside open blocks: records, or the block closes.
+    fn continue_blocks(&mut self, line: &Line<'_>, text: &[u8]) {
+        let mut i = 0;
+        while i < self.blocks.len() {
+            let vi = self.blocks[i].0;
+            let v = &self.set.variants[vi];
+            if v.end.as_ref().is_some_and(|e| e.is_match(text)) {
+                self.blocks.remove(i);
+                continue;
+            }
+            let each = v.each.as_ref().expect("block has each");
+            if let Some(c) = each.captures(text) {
+                let mut caps = self.blocks[i].1.clone();
+                caps.extend(self.set.captures(v, &[&c], &[each]));
+                let column = c.get(0).map_or(0, |m| m.start());
+                self.emit(vi, line, text, column, caps);
+                i += 1;
+            } else if is_blank_or_comment(text) {
+                i += 1;
+            } else {
+                self.blocks.remove(i);
+            }
+        }
+    }
+
+    /// Runs the rules whose literal is on the line; the first matching
+    /// variant of each rule wins.
+    fn rules(&mut self, line: &Line<'_>, text: &[u8]) {
+        let mut hits = std::mem::take(&mut self.hits);
+        if self.opts.force {
+            hits.clear();
+            hits.extend((0..self.set.variants.len()).filter(|&v| self.active[v]));
+        } else {
+            self.set.hits(text, &self.active, &mut hits);
+        }
+        let mut done_rule = usize::MAX;
+        for &vi in &hits {
+            let v = &self.set.variants[vi];
+            if v.rule == done_rule {
+                continue;
+            }
+            let matched = match v.kind {
+                VariantKind::Line => {
+                    let re = v.regex.as_ref().expect("line variant has regex");
+                    match re.captures(text) {
+                        None => false,
+                        Some(c) => match &v.each {
+                            None => {
+                                let caps = self.set.captures(v, &[&c], &[re]);
+                                let column = c.get(0).map_or(0, |m| m.start());
+                                self.emit(vi, line, text, column, caps);
+                                true
+                            }
+                            Some(each) => {
+                                let span = c.get(0).expect("group 0");
+                                let mut any = false;
+                                for e in each.captures_iter(&text[span.start()..span.end()]) {
+                                    let caps = self.set.captures(v, &[&c, &e], &[re, each]);
+                                    let column = span.start() + e.get(0).map_or(0, |m| m.start());
+                                    self.emit(vi, line, text, column, caps);
+                                    any = true;
+                                }
+                                any
+                            }
+                        },
+                    }
+                }
+                VariantKind::Block => {
+                    let start = v.start.as_ref().expect("block has start");
+                    match start.captures(text) {
+                        None => false,
+                        Some(c) => {
+                            let caps = self.set.captures(v, &[&c], &[start]);
+                            self.blocks.retain(|b| b.0 != vi);
+                            self.blocks.push((vi, caps));
+                            true
+                        }
+                    }
+                }
+            };
+            if matched {
+                done_rule = v.rule;
+            }
+        }
+        self.hits = hits;
+    }
+}
+
+impl LineSink for MemberScan<'_> {
+    fn candidate(&mut self, hay: &[u8]) -> Option<usize> {
+        if self.every_line || !self.blocks.is_empty() {
+            return Some(0);
+        }
+        self.set.candidate(hay)
+    }
+
+    fn line(&mut self, line: &Line<'_>) -> bool {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let text = clean(line.raw, &mut scratch);
+        if !self.blocks.is_empty() {
+            self.continue_blocks(line, text);
+        }
+        self.rules(line, text);
+        self.scratch = scratch;
+        true
+    }
+}
+
+/// Blank lines and `#` comments do not end a block (YAML recipes have both).
+fn is_blank_or_comment(text: &[u8]) -> bool {
+    let t = text.trim_ascii_start();
+    t.is_empty() || t.starts_with(b"#")
+}
