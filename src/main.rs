@@ -31,6 +31,8 @@ enum Command {
     Check(CheckArgs),
     /// Reopen a citation: print the line with context, the artifact sha256 and byte offset
     Cite(CiteArgs),
+    /// Audit many runs into an SQLite store: resumable, sharded, queryable
+    Audit(commands::audit::AuditArgs),
     /// List, show, test and lint pattern packs
     Packs {
         #[command(subcommand)]
@@ -238,6 +240,7 @@ fn main() -> ExitCode {
         Command::Scan(a) => scan(a, &mut out, &mut err),
         Command::Check(a) => check(a, &mut out, &mut err),
         Command::Cite(a) => cite(a, &mut out, &mut err),
+        Command::Audit(a) => commands::audit::run(a, &mut out, &mut err),
         Command::Packs { command } => packs(command, &mut out),
     };
     match result {

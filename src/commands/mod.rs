@@ -1,5 +1,6 @@
 //! The commands behind the CLI, callable without a process.
 
+pub mod audit;
 pub mod check;
 pub mod cite;
 pub mod grep;
