@@ -15,7 +15,10 @@ fn embed(dir: &Path, out: &mut String, name: &str) {
         println!("cargo:rerun-if-changed={}", f.display());
         let file = f.file_name().unwrap().to_string_lossy().into_owned();
         let abs = std::fs::canonicalize(&f).unwrap();
-        out.push_str(&format!("    ({file:?}, include_str!({:?})),\n", abs.display().to_string()));
+        out.push_str(&format!(
+            "    ({file:?}, include_str!({:?})),\n",
+            abs.display().to_string()
+        ));
     }
     out.push_str("];\n");
 }

@@ -2,8 +2,8 @@
 //! each artifact's output kept together, handed to one consumer in order of
 //! completion (input order with one thread).
 
-use crate::source::{Artifact, ArtifactKind, Coverage, NoteKind};
 use crate::lines::Outcome;
+use crate::source::{Artifact, ArtifactKind, Coverage, NoteKind};
 use sha2::{Digest, Sha256};
 use std::io::{self, Read};
 use std::path::Path;
@@ -77,23 +77,32 @@ pub fn sha256_of(artifact: &Artifact) -> Option<String> {
 
 pub fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }
 
 /// Adds what reading one leaf found to the artifact's coverage.
 pub fn account(coverage: &mut Coverage, members: &[String], outcome: &Outcome, max_line: usize) {
     coverage.bytes += outcome.bytes;
     if outcome.binary {
-        coverage.note(members, NoteKind::Binary, "binary member (NUL in the first block) not searched; --binary searches it");
+        coverage.note(
+            members,
+            NoteKind::Binary,
+            "binary member (NUL in the first block) not searched; --binary searches it",
+        );
     }
     if outcome.long_lines > 0 {
         coverage.note(
             members,
             NoteKind::LongLine,
-            format!("{} line(s) longer than --max-line {max_line} searched up to the cap", outcome.long_lines),
+            format!(
+                "{} line(s) longer than --max-line {max_line} searched up to the cap",
+                outcome.long_lines
+            ),
         );
     }
 }

@@ -105,6 +105,11 @@ impl LineReader {
                     continue;
                 }
                 probed = true;
+                // A UTF-8 BOM is not part of line 1: skip it (offsets stay
+                // member offsets, so line 1 starts at byte 3).
+                if buf[..filled].starts_with(b"\xef\xbb\xbf") {
+                    start = 3;
+                }
                 if !self.binary && memchr::memchr(0, &buf[..filled.min(BINARY_PROBE)]).is_some() {
                     st.out.binary = true;
                     return Ok(st.out);
@@ -175,16 +180,15 @@ impl State {
         let origin = self.base + at as u64;
         let mut pos = 0;
         while pos < region.len() {
-            let Some(i) = sink.candidate(&region[pos..]) else { break };
+            let Some(i) = sink.candidate(&region[pos..]) else {
+                break;
+            };
             let c = pos + i;
             let ls = memchr::memrchr(b'\n', &region[pos..c]).map_or(pos, |j| pos + j + 1);
             self.line_no += bytecount::count(&region[pos..ls], b'\n') as u64;
             let le = memchr::memchr(b'\n', &region[c..]).map_or(region.len(), |j| c + j);
             let offset = origin + ls as u64;
-            let mut raw = &region[ls..le];
-            if offset == 0 {
-                raw = raw.strip_prefix(b"\xef\xbb\xbf").unwrap_or(raw);
-            }
+            let raw = &region[ls..le];
             let line = Line {
                 number: self.line_no,
                 offset,
@@ -265,7 +269,12 @@ mod tests {
     struct Collect(Vec<(u64, u64, String, bool)>);
     impl LineSink for Collect {
         fn line(&mut self, l: &Line<'_>) -> bool {
-            self.0.push((l.number, l.offset, String::from_utf8_lossy(l.raw).into_owned(), l.truncated));
+            self.0.push((
+                l.number,
+                l.offset,
+                String::from_utf8_lossy(l.raw).into_owned(),
+                l.truncated,
+            ));
             true
         }
     }
@@ -273,7 +282,9 @@ mod tests {
     fn lines(data: &[u8], max_line: usize) -> (Vec<(u64, u64, String, bool)>, Outcome) {
         let mut sink = Collect(Vec::new());
         let mut r = data;
-        let out = LineReader::new(max_line, false).scan(&mut r, &mut sink).unwrap();
+        let out = LineReader::new(max_line, false)
+            .scan(&mut r, &mut sink)
+            .unwrap();
         (sink.0, out)
     }
 
@@ -307,13 +318,19 @@ mod tests {
         let (l, out) = lines(&data, 1000);
         assert_eq!(out.long_lines, 1);
         assert_eq!((l[0].0, l[0].2.len(), l[0].3), (1, 1000, true));
-        assert_eq!((l[1].0, l[1].1, l[1].2.as_str()), (2, 3 * MIN_BUF as u64 + 1, "after"));
+        assert_eq!(
+            (l[1].0, l[1].1, l[1].2.as_str()),
+            (2, 3 * MIN_BUF as u64 + 1, "after")
+        );
     }
 
     #[test]
     fn clean_strips_ansi_and_cr() {
         let mut s = Vec::new();
-        assert_eq!(clean(b"\x1b[1;36m(Worker_TP1 pid=530)\x1b[0;0m hi\r", &mut s), b"(Worker_TP1 pid=530) hi");
+        assert_eq!(
+            clean(b"\x1b[1;36m(Worker_TP1 pid=530)\x1b[0;0m hi\r", &mut s),
+            b"(Worker_TP1 pid=530) hi"
+        );
         let mut s = Vec::new();
         assert_eq!(clean(b"50%|\r60%|\r", &mut s), b"50%|\r60%|");
     }

@@ -2,20 +2,24 @@
 //! to an exit code. All logic lives in the library.
 
 use artiscan::commands;
-use artiscan::output::ColorChoice;
-use artiscan::scan::grep::GrepOptions;
-use artiscan::source::Limits;
-use clap::{Args, Parser, Subcommand};
 use artiscan::commands::scan::Format;
+use artiscan::output::ColorChoice;
 use artiscan::pack::RuleSet;
 use artiscan::pack::compile::Selection;
 use artiscan::scan::ScanOptions;
+use artiscan::scan::grep::GrepOptions;
+use artiscan::source::Limits;
+use clap::{Args, Parser, Subcommand};
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "artiscan", version, about = "Evidence from LLM-serving benchmark CI artifacts: greps and scans inside nested zips and tarballs, with exact citations")]
+#[command(
+    name = "artiscan",
+    version,
+    about = "Evidence from LLM-serving benchmark CI artifacts: greps and scans inside nested zips and tarballs, with exact citations"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -183,7 +187,9 @@ impl InputArgs {
     }
 
     fn threads(&self) -> usize {
-        self.threads.unwrap_or_else(artiscan::engine::default_threads).max(1)
+        self.threads
+            .unwrap_or_else(artiscan::engine::default_threads)
+            .max(1)
     }
 }
 
@@ -192,8 +198,7 @@ struct GrepArgs {
     /// Pattern (a regex unless -F); omit when -e is given
     #[arg(required_unless_present = "regexp")]
     pattern: Option<String>,
-    /// Files, folders (recursive) or `-` for stdin
-    #[arg(default_value = "-")]
+    /// Files, folders (recursive) or `-` for stdin (the default)
     paths: Vec<String>,
     /// A pattern; repeat for several
     #[arg(short = 'e', long = "regexp")]
@@ -269,8 +274,8 @@ fn grep(a: GrepArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
         (Some(p), false) => paths.insert(0, p.clone()),
         (None, _) => {}
     }
-    if paths.len() > 1 {
-        paths.retain(|p| p != "-" || a.paths.iter().filter(|x| *x == "-").count() > 0);
+    if paths.is_empty() {
+        paths.push("-".into());
     }
     let opts = GrepOptions {
         patterns,
@@ -285,7 +290,14 @@ fn grep(a: GrepArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
         json: a.json,
         color: a.color.enabled() && !a.json,
     };
-    let status = commands::grep::run(&paths, &opts, &a.input.limits(), a.input.threads(), out, err)?;
+    let status = commands::grep::run(
+        &paths,
+        &opts,
+        &a.input.limits(),
+        a.input.threads(),
+        out,
+        err,
+    )?;
     Ok(status.exit_code())
 }
 
@@ -297,7 +309,16 @@ fn scan(a: ScanArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
     };
     let format = a.format.unwrap_or_else(Format::default_for_stdout);
     let limits = a.input.limits();
-    let status = commands::scan::run(&a.paths, &rules, opts, &limits, a.input.threads(), format, out, err)?;
+    let status = commands::scan::run(
+        &a.paths,
+        &rules,
+        opts,
+        &limits,
+        a.input.threads(),
+        format,
+        out,
+        err,
+    )?;
     Ok(status.exit_code())
 }
 
@@ -334,7 +355,17 @@ fn check(a: CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
     let params = artiscan::check::CheckParams::parse(&a.params).map_err(anyhow::Error::msg)?;
     let format = a.format.unwrap_or_else(Format::default_for_stdout);
     let limits = a.input.limits();
-    commands::check::run(&a.paths, &checks, &rules, &params, &limits, a.input.threads(), format, out, err)
+    commands::check::run(
+        &a.paths,
+        &checks,
+        &rules,
+        &params,
+        &limits,
+        a.input.threads(),
+        format,
+        out,
+        err,
+    )
 }
 
 fn cite(a: CiteArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {

@@ -14,7 +14,9 @@ impl Params {
     pub fn parse(pairs: &[String]) -> Result<Params, String> {
         let mut map = BTreeMap::new();
         for p in pairs {
-            let (k, v) = p.split_once('=').ok_or_else(|| format!("--param {p:?}: expected key=value"))?;
+            let (k, v) = p
+                .split_once('=')
+                .ok_or_else(|| format!("--param {p:?}: expected key=value"))?;
             map.insert(k.trim().to_string(), literal(v.trim()));
         }
         Ok(Params(map))
@@ -37,7 +39,11 @@ impl Params {
 }
 
 fn literal(s: &str) -> Value {
-    s.parse::<f64>().ok().filter(|f| f.is_finite()).map(Value::from).unwrap_or_else(|| Value::String(s.into()))
+    s.parse::<f64>()
+        .ok()
+        .filter(|f| f.is_finite())
+        .map(Value::from)
+        .unwrap_or_else(|| Value::String(s.into()))
 }
 
 #[derive(Debug, Clone)]
@@ -50,7 +56,9 @@ enum Operand {
 impl Operand {
     fn from(v: &toml::Value) -> Operand {
         match v {
-            toml::Value::String(s) if s.starts_with("@param:") => Operand::Param(s["@param:".len()..].to_string()),
+            toml::Value::String(s) if s.starts_with("@param:") => {
+                Operand::Param(s["@param:".len()..].to_string())
+            }
             toml::Value::String(s) if s.starts_with('@') => Operand::Capture(s[1..].to_string()),
             other => Operand::Lit(serde_json::to_value(other).unwrap_or(Value::Null)),
         }
@@ -102,12 +110,17 @@ impl Cond {
                     _ => return Err("`in` takes an array".into()),
                 },
                 "regex" => match v {
-                    toml::Value::String(s) => Op::Regex(regex::Regex::new(s).map_err(|e| e.to_string())?),
+                    toml::Value::String(s) => {
+                        Op::Regex(regex::Regex::new(s).map_err(|e| e.to_string())?)
+                    }
                     _ => return Err("`regex` takes a string".into()),
                 },
                 "within" => match v.as_array().map(|a| a.as_slice()) {
                     Some([target, tol]) => {
-                        let tol = tol.as_float().or(tol.as_integer().map(|i| i as f64)).ok_or("within tolerance must be a number")?;
+                        let tol = tol
+                            .as_float()
+                            .or(tol.as_integer().map(|i| i as f64))
+                            .ok_or("within tolerance must be a number")?;
                         Op::Within(Operand::from(target), tol)
                     }
                     _ => return Err("`within` takes [value, tolerance]".into()),
@@ -127,7 +140,13 @@ impl Cond {
         };
         for op in &self.0 {
             match op {
-                Op::Eq(o) | Op::Ne(o) | Op::Gt(o) | Op::Ge(o) | Op::Lt(o) | Op::Le(o) | Op::Within(o, _) => add(o),
+                Op::Eq(o)
+                | Op::Ne(o)
+                | Op::Gt(o)
+                | Op::Ge(o)
+                | Op::Lt(o)
+                | Op::Le(o)
+                | Op::Within(o, _) => add(o),
                 Op::In(os) => os.iter().for_each(&mut add),
                 Op::Regex(_) => {}
             }
@@ -152,7 +171,13 @@ impl Cond {
                     }
                     any
                 }
-                Op::Eq(o) | Op::Ne(o) | Op::Gt(o) | Op::Ge(o) | Op::Lt(o) | Op::Le(o) | Op::Within(o, _) => {
+                Op::Eq(o)
+                | Op::Ne(o)
+                | Op::Gt(o)
+                | Op::Ge(o)
+                | Op::Lt(o)
+                | Op::Le(o)
+                | Op::Within(o, _) => {
                     let want = match o.value(r, p) {
                         Ok(Some(v)) => v,
                         Ok(None) => return Ok(false),
@@ -215,7 +240,9 @@ fn as_text(v: &Value) -> String {
 pub fn json_eq(a: &Option<Value>, b: &Option<Value>) -> bool {
     match (a, b) {
         (Some(a), Some(b)) => match (num(a), num(b)) {
-            (Some(x), Some(y)) if !(a.is_string() && b.is_string()) => (x - y).abs() <= 1e-9 * x.abs().max(1.0),
+            (Some(x), Some(y)) if !(a.is_string() && b.is_string()) => {
+                (x - y).abs() <= 1e-9 * x.abs().max(1.0)
+            }
             _ => a == b || as_text(a) == as_text(b),
         },
         (None, None) => true,

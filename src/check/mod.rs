@@ -18,7 +18,11 @@ pub enum CheckError {
     #[error("{file}: {message}")]
     Parse { file: String, message: String },
     #[error("{file}: check {check}: {message}")]
-    Check { file: String, check: String, message: String },
+    Check {
+        file: String,
+        check: String,
+        message: String,
+    },
 }
 
 #[derive(Debug, Deserialize)]
@@ -113,7 +117,10 @@ pub fn builtin_set(name: &str) -> Option<&'static str> {
 }
 
 pub fn builtin_set_names() -> Vec<&'static str> {
-    BUILTIN_CHECKS.iter().map(|(f, _)| f.trim_end_matches(".toml")).collect()
+    BUILTIN_CHECKS
+        .iter()
+        .map(|(f, _)| f.trim_end_matches(".toml"))
+        .collect()
 }
 
 pub fn parse_checks(file: &str, src: &str) -> Result<Vec<Check>, CheckError> {
@@ -143,7 +150,11 @@ pub fn parse_checks(file: &str, src: &str) -> Result<Vec<Check>, CheckError> {
                 },
                 toml::Value::Table(t) => {
                     if let Some(toml::Value::Table(n)) = t.get("count") {
-                        let get = |k: &str| n.get(k).and_then(|v| v.as_integer()).map(|i| i.max(0) as u64);
+                        let get = |k: &str| {
+                            n.get(k)
+                                .and_then(|v| v.as_integer())
+                                .map(|i| i.max(0) as u64)
+                        };
                         Expect::Count {
                             min: get("min"),
                             max: get("max"),
@@ -266,12 +277,15 @@ impl Check {
             .collect();
         let complete = incomplete.is_empty();
         let unread = |v: &mut VerdictRecord| {
-            v.missing.insert("members".into(), Value::from(incomplete.clone()));
+            v.missing
+                .insert("members".into(), Value::from(incomplete.clone()));
         };
         for w in &self.within {
             if records(scope, w).is_empty() {
                 v.reason = if complete {
-                    format!("no {w} evidence in this scope: the source this claim needs was not found")
+                    format!(
+                        "no {w} evidence in this scope: the source this claim needs was not found"
+                    )
                 } else {
                     unread(&mut v);
                     format!("no {w} evidence, and part of the artifact could not be read")
@@ -291,13 +305,22 @@ impl Check {
                 }
             }
         }
-        v.evidence = matching.iter().take(MAX_CITES).map(|r| r.citation.clone()).collect();
+        v.evidence = matching
+            .iter()
+            .take(MAX_CITES)
+            .map(|r| r.citation.clone())
+            .collect();
         // Value conditions on the matching records.
-        let all_fail = matching.iter().find_map(|r| match cond::all_hold(&self.all, r, &params) {
-            Ok(true) | Err(_) => None,
-            Ok(false) => Some(*r),
-        });
-        let any_ok = self.any.is_empty() || matching.iter().any(|r| cond::all_hold(&self.any, r, &params) == Ok(true));
+        let all_fail = matching
+            .iter()
+            .find_map(|r| match cond::all_hold(&self.all, r, &params) {
+                Ok(true) | Err(_) => None,
+                Ok(false) => Some(*r),
+            });
+        let any_ok = self.any.is_empty()
+            || matching
+                .iter()
+                .any(|r| cond::all_hold(&self.any, r, &params) == Ok(true));
         let cond_note = cond::skipped_params(&self.all, &params)
             .into_iter()
             .chain(cond::skipped_params(&self.any, &params))
@@ -307,7 +330,11 @@ impl Check {
         let conditions_fail = |v: &mut VerdictRecord| -> bool {
             if let Some(r) = all_fail {
                 v.status = Status::Fail;
-                v.reason = format!("{} does not satisfy the condition: {}", r.citation, describe(r));
+                v.reason = format!(
+                    "{} does not satisfy the condition: {}",
+                    r.citation,
+                    describe(r)
+                );
                 v.evidence = vec![r.citation.clone()];
                 return true;
             }
@@ -336,7 +363,10 @@ impl Check {
                     v.reason = format!("{n} matching record(s), first {}", matching[0].citation);
                 } else if complete {
                     v.status = Status::Pass;
-                    v.reason = format!("no matching {} record; every member was read completely", self.rule);
+                    v.reason = format!(
+                        "no matching {} record; every member was read completely",
+                        self.rule
+                    );
                 } else {
                     unread(&mut v);
                     v.reason = format!(
@@ -357,7 +387,10 @@ impl Check {
                     v.reason = format!("{n} matching record(s), fewer than {}", min.unwrap_or(0));
                 } else if !lo {
                     unread(&mut v);
-                    v.reason = format!("{n} matching record(s), fewer than {}, and part of the artifact could not be read", min.unwrap_or(0));
+                    v.reason = format!(
+                        "{n} matching record(s), fewer than {}, and part of the artifact could not be read",
+                        min.unwrap_or(0)
+                    );
                 } else if !conditions_fail(&mut v) {
                     v.status = Status::Pass;
                     v.reason = format!("{n} matching record(s){cond_note}");
@@ -371,7 +404,8 @@ impl Check {
                     }
                 } else {
                     let first = matching[0];
-                    let value = |r: &EvidenceRecord| r.captures.as_ref().and_then(|c| c.get(cap)).cloned();
+                    let value =
+                        |r: &EvidenceRecord| r.captures.as_ref().and_then(|c| c.get(cap)).cloned();
                     let v0 = value(first);
                     if let Some(other) = matching.iter().find(|r| !cond::json_eq(&value(r), &v0)) {
                         v.status = Status::Fail;
@@ -401,18 +435,34 @@ impl Check {
                     .iter()
                     .filter_map(|r| r.rank.as_ref()?.get(&self.rank_key).copied())
                     .collect();
-                let missing: Vec<u32> = expected.iter().filter(|r| !seen.contains(r)).copied().collect();
+                let missing: Vec<u32> = expected
+                    .iter()
+                    .filter(|r| !seen.contains(r))
+                    .copied()
+                    .collect();
                 let key = self.rank_key.to_uppercase();
                 if missing.is_empty() {
                     if !conditions_fail(&mut v) {
                         v.status = Status::Pass;
-                        v.reason = format!("{} on every rank ({}){cond_note}", self.rule, ranges(&key, &seen));
+                        v.reason = format!(
+                            "{} on every rank ({}){cond_note}",
+                            self.rule,
+                            ranges(&key, &seen)
+                        );
                     }
                 } else {
-                    v.missing.insert("ranks".into(), Value::from(missing.clone()));
-                    let seen_s = if seen.is_empty() { "no rank".to_string() } else { ranges(&key, &seen) };
+                    v.missing
+                        .insert("ranks".into(), Value::from(missing.clone()));
+                    let seen_s = if seen.is_empty() {
+                        "no rank".to_string()
+                    } else {
+                        ranges(&key, &seen)
+                    };
                     let missing_s = ranges(&key, &missing.iter().copied().collect());
-                    let what = format!("{seen_s} logged it; {missing_s} never logged a matching {} line", self.rule);
+                    let what = format!(
+                        "{seen_s} logged it; {missing_s} never logged a matching {} line",
+                        self.rule
+                    );
                     if complete {
                         v.status = Status::Fail;
                         v.reason = what;
@@ -431,7 +481,10 @@ impl Check {
             let n = match r {
                 toml::Value::Integer(i) => *i,
                 toml::Value::String(s) => match params.resolve_str(s) {
-                    Some(v) => v.as_f64().map(|f| f as i64).ok_or_else(|| format!("ranks {s} is not a number"))?,
+                    Some(v) => v
+                        .as_f64()
+                        .map(|f| f as i64)
+                        .ok_or_else(|| format!("ranks {s} is not a number"))?,
                     None => return Err(format!("ranks {s}: parameter not given")),
                 },
                 _ => return Err("ranks must be a number".into()),
@@ -444,7 +497,10 @@ impl Check {
                 .filter_map(|r| r.rank.as_ref()?.get(&self.rank_key).copied())
                 .collect();
             if set.is_empty() {
-                return Err(format!("no {rule} record with a {} rank: the expected ranks are unknown", self.rank_key));
+                return Err(format!(
+                    "no {rule} record with a {} rank: the expected ranks are unknown",
+                    self.rank_key
+                ));
             }
             return Ok(set);
         }

@@ -16,12 +16,19 @@ pub fn load_checks(files: &[PathBuf], sets: &[String]) -> anyhow::Result<Vec<Che
     let mut out = Vec::new();
     for s in sets {
         let src = check::builtin_set(s).ok_or_else(|| {
-            anyhow::anyhow!("no built-in check set {s:?} (have: {})", check::builtin_set_names().join(", "))
+            anyhow::anyhow!(
+                "no built-in check set {s:?} (have: {})",
+                check::builtin_set_names().join(", ")
+            )
         })?;
-        out.extend(check::parse_checks(&format!("patterns/checks/{s}.toml"), src)?);
+        out.extend(check::parse_checks(
+            &format!("patterns/checks/{s}.toml"),
+            src,
+        )?);
     }
     for f in files {
-        let src = std::fs::read_to_string(f).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+        let src =
+            std::fs::read_to_string(f).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
         out.extend(check::parse_checks(&f.display().to_string(), &src)?);
     }
     if out.is_empty() {
@@ -44,13 +51,20 @@ pub fn rules_for(checks: &[Check], extra_packs: &[PathBuf]) -> anyhow::Result<Ru
 
 /// Judges every check over the scanned artifacts: per artifact, or per run
 /// (artifacts of the same folder) for `scope = "run"` checks.
-pub fn judge(checks: &[Check], scans: &[(String, ArtifactScan)], params: &CheckParams) -> Vec<VerdictRecord> {
+pub fn judge(
+    checks: &[Check],
+    scans: &[(String, ArtifactScan)],
+    params: &CheckParams,
+) -> Vec<VerdictRecord> {
     let mut verdicts = Vec::new();
     for c in checks {
         if c.run_scope {
             let mut runs: BTreeMap<String, Vec<(&str, &ArtifactScan)>> = BTreeMap::new();
             for (path, scan) in scans.iter().filter(|(p, _)| c.applies_to(p)) {
-                let run = path.rsplit_once('/').map_or(".", |(dir, _)| dir).to_string();
+                let run = path
+                    .rsplit_once('/')
+                    .map_or(".", |(dir, _)| dir)
+                    .to_string();
                 runs.entry(run).or_default().push((path, scan));
             }
             for (name, scans) in runs {
@@ -101,11 +115,18 @@ pub fn run(
         force: false,
     };
     let mut scans = Vec::new();
-    engine::parallel(&artifacts, threads, |a| scan_artifact(rules, a, limits, opts), |a, s| {
-        scans.push((a.path.clone(), s))
-    });
+    engine::parallel(
+        &artifacts,
+        threads,
+        |a| scan_artifact(rules, a, limits, opts),
+        |a, s| scans.push((a.path.clone(), s)),
+    );
     // Completion order varies with threads; verdicts follow input order.
-    let order: BTreeMap<&str, usize> = artifacts.iter().enumerate().map(|(i, a)| (a.path.as_str(), i)).collect();
+    let order: BTreeMap<&str, usize> = artifacts
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (a.path.as_str(), i))
+        .collect();
     scans.sort_by_key(|(p, _)| order.get(p.as_str()).copied().unwrap_or(usize::MAX));
     let verdicts = judge(checks, &scans, params);
     let mut buf = Vec::new();
@@ -115,7 +136,10 @@ pub fn run(
                 output::write_jsonl(&mut buf, v);
             }
             for (path, s) in &scans {
-                output::write_jsonl(&mut buf, &CoverageRecord::new(path, s.sha256.clone(), &s.coverage));
+                output::write_jsonl(
+                    &mut buf,
+                    &CoverageRecord::new(path, s.sha256.clone(), &s.coverage),
+                );
             }
         }
         Format::Json => {
@@ -130,7 +154,11 @@ pub fn run(
         Format::Text => {
             for v in &verdicts {
                 let status = format!("{:?}", v.status).to_uppercase();
-                let _ = writeln!(buf, "{status:<7} {}  {}\n        {}", v.check, v.scope, v.reason);
+                let _ = writeln!(
+                    buf,
+                    "{status:<7} {}  {}\n        {}",
+                    v.check, v.scope, v.reason
+                );
                 for c in v.evidence.iter().take(3) {
                     let _ = writeln!(buf, "        {c}");
                 }
@@ -157,7 +185,11 @@ pub fn markdown(buf: &mut Vec<u8>, verdicts: &[VerdictRecord]) {
         };
         let artifact = v.scope.rsplit('/').next().unwrap_or(&v.scope);
         let cites: Vec<String> = v.evidence.iter().take(4).map(|c| short(c)).collect();
-        let more = if v.evidence.len() > 4 { format!(" +{}", v.evidence.len() - 4) } else { String::new() };
+        let more = if v.evidence.len() > 4 {
+            format!(" +{}", v.evidence.len() - 4)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             buf,
             "| {} | {} | {icon} | {} | {}{more} |",

@@ -68,9 +68,18 @@ impl LineSink for Grab {
 
 /// Returns the exit code: 0 confirmed, 1 the quote or hash does not match,
 /// 2 the citation does not resolve.
-pub fn run(citation: &str, o: &CiteOptions, limits: &Limits, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+pub fn run(
+    citation: &str,
+    o: &CiteOptions,
+    limits: &Limits,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
     let Some((path, members, line)) = Location::parse(citation) else {
-        writeln!(err, "artiscan: {citation:?} is not a citation (path!member!member:line)")?;
+        writeln!(
+            err,
+            "artiscan: {citation:?} is not a citation (path!member!member:line)"
+        )?;
         return Ok(2);
     };
     let file = match &o.root {
@@ -105,17 +114,35 @@ pub fn run(citation: &str, o: &CiteOptions, limits: &Limits, out: &mut dyn Write
         Ok(())
     });
     let Some((offset, text)) = grab.hit.take() else {
-        let what = if found_member { format!("has no line {line}") } else { "is not in the artifact".into() };
-        writeln!(err, "artiscan: {}: member {what}", Location::member_citation(&path, &members))?;
+        let what = if found_member {
+            format!("has no line {line}")
+        } else {
+            "is not in the artifact".into()
+        };
+        writeln!(
+            err,
+            "artiscan: {}: member {what}",
+            Location::member_citation(&path, &members)
+        )?;
         for e in &coverage.errors {
-            writeln!(err, "artiscan: note: {}: {:?}: {}", Location::member_citation(&path, &e.members), e.kind, e.message)?;
+            writeln!(
+                err,
+                "artiscan: note: {}: {:?}: {}",
+                Location::member_citation(&path, &e.members),
+                e.kind,
+                e.message
+            )?;
         }
         return Ok(2);
     };
     let (text, _) = output::line_text(&text);
     let expect_ok = o.expect.as_ref().map(|e| text.contains(e.as_str()));
     let sha256_ok = o.sha256.as_ref().map(|h| h.eq_ignore_ascii_case(&sha));
-    let lossy = |v: Vec<(u64, Vec<u8>)>| v.into_iter().map(|(n, t)| (n, output::line_text(&t).0)).collect::<Vec<_>>();
+    let lossy = |v: Vec<(u64, Vec<u8>)>| {
+        v.into_iter()
+            .map(|(n, t)| (n, output::line_text(&t).0))
+            .collect::<Vec<_>>()
+    };
     let rec = CiteRecord {
         kind: "cite",
         citation: citation.to_string(),
@@ -138,7 +165,12 @@ pub fn run(citation: &str, o: &CiteOptions, limits: &Limits, out: &mut dyn Write
         output::write_jsonl(&mut buf, &rec);
         out.write_all(&buf)?;
     } else {
-        writeln!(out, "artifact: {}\nsha256:   {sha}\nmember:   {}\nline:     {line} (byte offset {offset})", file.display(), rec.location.members.join("!"))?;
+        writeln!(
+            out,
+            "artifact: {}\nsha256:   {sha}\nmember:   {}\nline:     {line} (byte offset {offset})",
+            file.display(),
+            rec.location.members.join("!")
+        )?;
         for (n, t) in &rec.before {
             writeln!(out, "{n:>8}- {t}")?;
         }
@@ -153,7 +185,10 @@ pub fn run(citation: &str, o: &CiteOptions, limits: &Limits, out: &mut dyn Write
         return Ok(1);
     }
     if expect_ok == Some(false) {
-        writeln!(err, "artiscan: the cited line does not contain the expected text")?;
+        writeln!(
+            err,
+            "artiscan: the cited line does not contain the expected text"
+        )?;
         return Ok(1);
     }
     Ok(0)

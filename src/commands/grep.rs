@@ -39,7 +39,13 @@ pub fn run(
         let mut matches = 0;
         let mut lines = LineReader::new(limits.max_line, limits.binary);
         let (sha256, ()) = rayon::join(
-            || if opts.json { engine::sha256_of(a) } else { None },
+            || {
+                if opts.json {
+                    engine::sha256_of(a)
+                } else {
+                    None
+                }
+            },
             || {
                 source::for_each_member(a, limits, &mut coverage, |leaf| {
                     let mut sink = GrepSink::new(&matcher, opts, &a.path, leaf.members, &mut buf);
@@ -70,11 +76,10 @@ pub fn run(
         if opts.json {
             let rec = CoverageRecord::new(&a.path, done.sha256.take(), &done.coverage);
             output::write_jsonl(&mut done.out, &rec);
-        } else {
-            for e in &done.coverage.errors {
-                let cite = Location::member_citation(&a.path, &e.members);
-                let _ = writeln!(err, "artiscan: {cite}: {:?}: {}", e.kind, e.message);
-            }
+        }
+        for e in &done.coverage.errors {
+            let cite = Location::member_citation(&a.path, &e.members);
+            let _ = writeln!(err, "artiscan: {cite}: {:?}: {}", e.kind, e.message);
         }
         if io_result.is_ok() {
             io_result = out.write_all(&done.out);

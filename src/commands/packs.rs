@@ -11,9 +11,20 @@ pub fn list(rules: &RuleSet, out: &mut dyn Write) -> anyhow::Result<()> {
 }
 
 pub fn show(rules: &RuleSet, id: &str, out: &mut dyn Write) -> anyhow::Result<bool> {
-    let Some(r) = rules.rule(id) else { return Ok(false) };
-    writeln!(out, "id: {}\npack: {} (version {})\nfile: {}:{}", r.id, r.pack, r.pack_version, r.file, r.line)?;
-    writeln!(out, "description: {}\ntags: {}", r.description, r.tags.join(", "))?;
+    let Some(r) = rules.rule(id) else {
+        return Ok(false);
+    };
+    writeln!(
+        out,
+        "id: {}\npack: {} (version {})\nfile: {}:{}",
+        r.id, r.pack, r.pack_version, r.file, r.line
+    )?;
+    writeln!(
+        out,
+        "description: {}\ntags: {}",
+        r.description,
+        r.tags.join(", ")
+    )?;
     for (k, t) in &r.captures {
         writeln!(out, "capture {k}: {t:?}")?;
     }
@@ -23,7 +34,12 @@ pub fn show(rules: &RuleSet, id: &str, out: &mut dyn Write) -> anyhow::Result<bo
     for &v in &r.variants {
         let v = &rules.variants[v];
         writeln!(out, "variant ({:?}):", v.kind)?;
-        for (name, re) in [("regex", &v.regex), ("start", &v.start), ("each", &v.each), ("end", &v.end)] {
+        for (name, re) in [
+            ("regex", &v.regex),
+            ("start", &v.start),
+            ("each", &v.each),
+            ("end", &v.end),
+        ] {
             if let Some(re) = re {
                 writeln!(out, "  {name}: {}", re.as_str())?;
             }
@@ -31,7 +47,11 @@ pub fn show(rules: &RuleSet, id: &str, out: &mut dyn Write) -> anyhow::Result<bo
         if !v.member_globs.is_empty() {
             writeln!(out, "  members: {}", v.member_globs.join(", "))?;
         }
-        let how = if v.prefilter_explicit { "explicit" } else { "derived" };
+        let how = if v.prefilter_explicit {
+            "explicit"
+        } else {
+            "derived"
+        };
         writeln!(out, "  prefilter ({how}): {:?}", v.prefilter)?;
     }
     writeln!(out, "examples: {}", r.examples.len())?;
@@ -60,6 +80,11 @@ pub fn lint(rules: &RuleSet, out: &mut dyn Write) -> anyhow::Result<bool> {
     for w in &warnings {
         writeln!(out, "warning: {w}")?;
     }
-    writeln!(out, "{} rules, {} warnings", rules.rules.len(), warnings.len())?;
+    writeln!(
+        out,
+        "{} rules, {} warnings",
+        rules.rules.len(),
+        warnings.len()
+    )?;
     Ok(warnings.is_empty())
 }

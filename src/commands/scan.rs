@@ -27,19 +27,32 @@ pub enum Format {
 impl Format {
     pub fn default_for_stdout() -> Format {
         use std::io::IsTerminal;
-        if std::io::stdout().is_terminal() { Format::Text } else { Format::Jsonl }
+        if std::io::stdout().is_terminal() {
+            Format::Text
+        } else {
+            Format::Jsonl
+        }
     }
 }
 
 /// Built-in packs plus `--pack` files or folders, compiled with a selection.
-pub fn load_rules(extra: &[PathBuf], selection: &Selection, builtin: bool) -> anyhow::Result<RuleSet> {
-    let mut packs = if builtin { pack::builtin()? } else { Vec::new() };
+pub fn load_rules(
+    extra: &[PathBuf],
+    selection: &Selection,
+    builtin: bool,
+) -> anyhow::Result<RuleSet> {
+    let mut packs = if builtin {
+        pack::builtin()?
+    } else {
+        Vec::new()
+    };
     for p in extra {
         packs.extend(pack::load_path(p)?);
     }
     Ok(RuleSet::compile(&packs, selection)?)
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     inputs: &[String],
     rules: &RuleSet,
@@ -59,7 +72,11 @@ pub fn run(
     }
     let json_doc = format == Format::Json;
     if json_doc {
-        write!(out, "{{\"schema_version\":\"{}\",\"records\":[", output::SCHEMA_VERSION)?;
+        write!(
+            out,
+            "{{\"schema_version\":\"{}\",\"records\":[",
+            output::SCHEMA_VERSION
+        )?;
     }
     let mut first = true;
     let mut io_result: std::io::Result<()> = Ok(());
@@ -92,7 +109,9 @@ pub fn run(
                     }
                     output::write_jsonl(&mut buf, &coverage);
                 }
-                Format::Text | Format::Markdown => text(&mut buf, &a.path, &scan.records, &coverage),
+                Format::Text | Format::Markdown => {
+                    text(&mut buf, &a.path, &scan.records, &coverage)
+                }
             }
             for e in &scan.coverage.errors {
                 let cite = Location::member_citation(&a.path, &e.members);
@@ -119,7 +138,11 @@ pub fn run(
             let _ = writeln!(
                 buf,
                 "{} artifact(s), {} incomplete, {} member(s), {} evidence line(s), {:.2}s",
-                summary.artifacts, summary.incomplete, summary.members, summary.matches, summary.elapsed_s
+                summary.artifacts,
+                summary.incomplete,
+                summary.members,
+                summary.matches,
+                summary.elapsed_s
             );
         }
     }
@@ -132,8 +155,16 @@ pub fn run(
 }
 
 fn text(buf: &mut Vec<u8>, path: &str, records: &[Record], cov: &CoverageRecord) {
-    let state = if cov.complete { "complete" } else { "INCOMPLETE" };
-    let _ = writeln!(buf, "== {path} ({state}, {} members, {} bytes)", cov.members, cov.bytes);
+    let state = if cov.complete {
+        "complete"
+    } else {
+        "INCOMPLETE"
+    };
+    let _ = writeln!(
+        buf,
+        "== {path} ({state}, {} members, {} bytes)",
+        cov.members, cov.bytes
+    );
     for r in records {
         match r {
             Record::Evidence(e) => {
@@ -161,7 +192,14 @@ fn text(buf: &mut Vec<u8>, path: &str, records: &[Record], cov: &CoverageRecord)
                     .collect::<Vec<_>>()
                     .join(", ");
                 let group = serde_json::Value::Object(a.group.clone());
-                let _ = writeln!(buf, "  {}..{}  {} x{} {group} {stats}", a.first, a.last.rsplit(':').next().unwrap_or(""), a.rule, a.count);
+                let _ = writeln!(
+                    buf,
+                    "  {}..{}  {} x{} {group} {stats}",
+                    a.first,
+                    a.last.rsplit(':').next().unwrap_or(""),
+                    a.rule,
+                    a.count
+                );
             }
         }
     }

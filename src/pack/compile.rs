@@ -39,7 +39,10 @@ impl CapType {
             CapType::Str => Value::String(s.to_string()),
             CapType::Int => {
                 let digits: String = t.chars().filter(|c| *c != ',' && *c != '_').collect();
-                digits.parse::<i64>().map(Value::from).unwrap_or(Value::Null)
+                digits
+                    .parse::<i64>()
+                    .map(Value::from)
+                    .unwrap_or(Value::Null)
             }
             CapType::Float => t
                 .parse::<f64>()
@@ -160,13 +163,19 @@ pub fn derive_literals(src: &str) -> Vec<String> {
     let mut ex = Extractor::new();
     ex.kind(ExtractKind::Prefix);
     let seq = ex.extract(&hir);
-    let Some(lits) = seq.literals() else { return Vec::new() };
+    let Some(lits) = seq.literals() else {
+        return Vec::new();
+    };
     let out: Vec<String> = lits
         .iter()
         .filter_map(|l| std::str::from_utf8(l.as_bytes()).ok().map(str::to_string))
         .collect();
     // Too short or too many literals filter nothing.
-    if out.is_empty() || out.len() > 16 || out.iter().any(|l| l.trim().len() < 3) || out.len() != lits.len() {
+    if out.is_empty()
+        || out.len() > 16
+        || out.iter().any(|l| l.trim().len() < 3)
+        || out.len() != lits.len()
+    {
         return Vec::new();
     }
     out
@@ -202,7 +211,9 @@ impl RuleSet {
                 if let Some(other) = seen.insert(id.clone(), pack.file.clone()) {
                     return Err(err(format!("duplicate rule id (also in {other})")));
                 }
-                if only.as_ref().is_some_and(|g| !g.is_match(&id)) || skip.as_ref().is_some_and(|g| g.is_match(&id)) {
+                if only.as_ref().is_some_and(|g| !g.is_match(&id))
+                    || skip.as_ref().is_some_and(|g| g.is_match(&id))
+                {
                     continue;
                 }
                 let rule_index = rules.len();
@@ -223,13 +234,17 @@ impl RuleSet {
                         err(format!("capture {name}: unknown type {ty:?} (int, float, string, bool, int_list)"))
                     })?;
                     if !names.contains(name) {
-                        return Err(err(format!("capture {name} is typed but no regex names it")));
+                        return Err(err(format!(
+                            "capture {name} is typed but no regex names it"
+                        )));
                     }
                     captures.insert(name.clone(), t);
                 }
                 for key in &def.aggregate {
                     if key != "rank" && !names.contains(key) {
-                        return Err(err(format!("aggregate key {key} is neither \"rank\" nor a capture")));
+                        return Err(err(format!(
+                            "aggregate key {key} is neither \"rank\" nor a capture"
+                        )));
                     }
                 }
                 rules.push(Rule {
@@ -327,7 +342,12 @@ impl RuleSet {
 
     /// Typed captures of a record: named groups of `caps` (then `more`), the
     /// variant's constants, converted by the rule's types.
-    pub fn captures(&self, v: &Variant, sources: &[&Captures<'_>], regexes: &[&Regex]) -> Map<String, Value> {
+    pub fn captures(
+        &self,
+        v: &Variant,
+        sources: &[&Captures<'_>],
+        regexes: &[&Regex],
+    ) -> Map<String, Value> {
         let rule = &self.rules[v.rule];
         let mut map = Map::new();
         for (caps, re) in sources.iter().zip(regexes) {
@@ -368,7 +388,11 @@ fn toml_to_json(t: &toml::Table) -> Map<String, Value> {
         .collect()
 }
 
-fn compile_variant(rule: usize, v: &VariantDef, names: &mut BTreeSet<String>) -> Result<Variant, String> {
+fn compile_variant(
+    rule: usize,
+    v: &VariantDef,
+    names: &mut BTreeSet<String>,
+) -> Result<Variant, String> {
     let kind = match v.kind.as_deref() {
         None | Some("line") => VariantKind::Line,
         Some("block") => VariantKind::Block,
@@ -434,7 +458,10 @@ mod tests {
 
     #[test]
     fn capture_types() {
-        assert_eq!(CapType::IntList.convert("[1, 2, 4]"), serde_json::json!([1, 2, 4]));
+        assert_eq!(
+            CapType::IntList.convert("[1, 2, 4]"),
+            serde_json::json!([1, 2, 4])
+        );
         assert_eq!(CapType::Int.convert("123,456"), serde_json::json!(123456));
         assert_eq!(CapType::Float.convert("3.77"), serde_json::json!(3.77));
         assert_eq!(CapType::Float.convert("N/A"), Value::Null);
@@ -443,7 +470,10 @@ mod tests {
 
     #[test]
     fn literals_from_prefix() {
-        assert_eq!(derive_literals(r"monokernel routing check: (?P<k>\S+)"), vec!["monokernel routing check: "]);
+        assert_eq!(
+            derive_literals(r"monokernel routing check: (?P<k>\S+)"),
+            vec!["monokernel routing check: "]
+        );
         assert!(derive_literals(r"(?P<name>[A-Z_]+)=").is_empty());
         assert_eq!(derive_literals(r"Decode batch[.,]").len(), 2);
     }

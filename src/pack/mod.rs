@@ -167,13 +167,18 @@ pub struct LoadedPack {
 impl LoadedPack {
     /// 1-based line of a byte offset in the pack file.
     pub fn line_of(&self, offset: usize) -> usize {
-        self.source[..offset.min(self.source.len())].matches('\n').count() + 1
+        self.source[..offset.min(self.source.len())]
+            .matches('\n')
+            .count()
+            + 1
     }
 }
 
 pub fn parse_pack(file: &str, source: &str) -> Result<LoadedPack, PackError> {
     let def: PackDef = toml::from_str(source).map_err(|e| {
-        let line = e.span().map(|s| source[..s.start].matches('\n').count() + 1);
+        let line = e
+            .span()
+            .map(|s| source[..s.start].matches('\n').count() + 1);
         PackError::Parse {
             file: file.to_string(),
             message: match line {

@@ -35,60 +35,18 @@ pub struct Report {
     pub failures: Vec<Failure>,
 }
 
-fn run_example(set: &RuleSet, ex: &ExampleDef, force: bool) -> Vec<(u64, u64, Value, Option<BTreeMap<String, u32>>)> {
-    let text = match (&ex.line, &ex.lines) {
-        (Some(l), _) => l.clone(),
-        (None, Some(ls)) => ls.join("\n"),
-        (None, None) => String::new(),
-    };
-    let member = vec![ex.member.clone().unwrap_or_else(|| "example.log".into())];
-    let opts = ScanOptions {
-        every_match: true,
-        force,
-    };
-    let mut sink = MemberScan::new(set, "example", &member, &member[0], opts);
-    let mut reader = LineReader::new(1 << 20, true);
-    let mut bytes = text.as_bytes();
-    let _ = reader.scan(&mut bytes, &mut sink);
-    let mut records = Vec::new();
-    let mut counts = BTreeMap::new();
-    sink.finish(&mut records, &mut counts);
-    records
-        .into_iter()
-        .filter_map(|r| match r {
-            Record::Evidence(e) => Some(e),
-            Record::Aggregate(_) => None,
-        })
-        .map(|e| {
-            let caps = Value::Object(e.captures.unwrap_or_default());
-            (e.location.line, e.location.column.unwrap_or(0), caps, e.rank)
-                .into_rule(e.rule)
-        })
-        .collect::<Vec<_>>()
-        .into_iter()
-        .filter(|(rule, _)| rule.is_some())
-        .map(|(_, t)| t)
-        .collect()
-}
-
-// Keeps the rule id with each tuple so results can be filtered per rule.
-trait IntoRule {
-    fn into_rule(self, rule: String) -> (Option<String>, (u64, u64, Value, Option<BTreeMap<String, u32>>));
-}
-
-impl IntoRule for (u64, u64, Value, Option<BTreeMap<String, u32>>) {
-    fn into_rule(self, rule: String) -> (Option<String>, (u64, u64, Value, Option<BTreeMap<String, u32>>)) {
-        (Some(rule), self)
-    }
-}
-
 fn values_equal(want: &Value, got: &Value) -> bool {
     match (want, got) {
         (Value::Number(a), Value::Number(b)) => {
-            let (a, b) = (a.as_f64().unwrap_or(f64::NAN), b.as_f64().unwrap_or(f64::NAN));
+            let (a, b) = (
+                a.as_f64().unwrap_or(f64::NAN),
+                b.as_f64().unwrap_or(f64::NAN),
+            );
             (a - b).abs() <= 1e-9 * a.abs().max(1.0)
         }
-        (Value::Array(a), Value::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| values_equal(x, y)),
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| values_equal(x, y))
+        }
         _ => want == got,
     }
 }
@@ -120,12 +78,19 @@ pub fn test(set: &RuleSet) -> Report {
                 message,
             };
             if ex.line.is_none() && ex.lines.is_none() {
-                report.failures.push(fail("example has neither `line` nor `lines`".into()));
+                report
+                    .failures
+                    .push(fail("example has neither `line` nor `lines`".into()));
                 continue;
             }
-            let filtered = by_rule(set, ex, false, &rule.id);
-            let forced = by_rule(set, ex, true, &rule.id);
-            if filtered.len() != forced.len() || filtered.iter().zip(&forced).any(|(a, b)| a.0 != b.0 || a.1 != b.1 || a.2 != b.2) {
+            let filtered = run_example_for(set, ex, false, &rule.id);
+            let forced = run_example_for(set, ex, true, &rule.id);
+            if filtered.len() != forced.len()
+                || filtered
+                    .iter()
+                    .zip(&forced)
+                    .any(|(a, b)| a.0 != b.0 || a.1 != b.1 || a.2 != b.2)
+            {
                 report.failures.push(fail(format!(
                     "the prefilter changes the result: {} record(s) with it, {} without",
                     filtered.len(),
@@ -143,19 +108,14 @@ pub fn test(set: &RuleSet) -> Report {
 
 type Got = (u64, u64, Value, Option<BTreeMap<String, u32>>);
 
-fn by_rule(set: &RuleSet, ex: &ExampleDef, force: bool, id: &str) -> Vec<Got> {
-    // Records of other rules are dropped: examples speak for their own rule.
-    let _ = id;
-    run_example_for(set, ex, force, id)
-}
-
+/// The records an example yields for rule `id`; other rules' records are
+/// dropped (examples speak for their own rule).
 fn run_example_for(set: &RuleSet, ex: &ExampleDef, force: bool, id: &str) -> Vec<Got> {
     let text = match (&ex.line, &ex.lines) {
         (Some(l), _) => l.clone(),
         (None, Some(ls)) => ls.join("\n"),
         (None, None) => String::new(),
     };
-    let _ = run_example;
     let member = vec![ex.member.clone().unwrap_or_else(|| "example.log".into())];
     let opts = ScanOptions {
         every_match: true,
@@ -186,7 +146,11 @@ fn check(ex: &ExampleDef, got: &[Got]) -> Result<(), String> {
     if !ex.matches {
         return match got.first() {
             None => Ok(()),
-            Some(g) => Err(format!("must not match, but yields {} record(s), first {}", got.len(), g.2)),
+            Some(g) => Err(format!(
+                "must not match, but yields {} record(s), first {}",
+                got.len(),
+                g.2
+            )),
         };
     }
     let Some(first) = got.first() else {
@@ -202,7 +166,11 @@ fn check(ex: &ExampleDef, got: &[Got]) -> Result<(), String> {
     }
     if let Some(list) = &ex.expect {
         if list.len() > got.len() {
-            return Err(format!("expected at least {} records, got {}", list.len(), got.len()));
+            return Err(format!(
+                "expected at least {} records, got {}",
+                list.len(),
+                got.len()
+            ));
         }
         for (i, (w, g)) in list.iter().zip(got).enumerate() {
             subset(w, &g.2).map_err(|m| format!("record {}: {m}", i + 1))?;

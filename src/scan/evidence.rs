@@ -49,18 +49,22 @@ impl ArtifactScan {
 }
 
 /// Scans one artifact with `set`; hashes the file alongside.
-pub fn scan_artifact(set: &RuleSet, artifact: &Artifact, limits: &Limits, opts: ScanOptions) -> ArtifactScan {
+pub fn scan_artifact(
+    set: &RuleSet,
+    artifact: &Artifact,
+    limits: &Limits,
+    opts: ScanOptions,
+) -> ArtifactScan {
     let (sha256, mut scan) = rayon::join(
         || engine::sha256_of(artifact),
         || {
             let mut scan = ArtifactScan::default();
             let mut lines = LineReader::new(limits.max_line, limits.binary);
             source::for_each_member(artifact, limits, &mut scan.coverage, |leaf| {
-                let name = leaf
-                    .members
-                    .last()
-                    .map(String::as_str)
-                    .unwrap_or_else(|| artifact.path.rsplit('/').next().unwrap_or(&artifact.path));
+                let name =
+                    leaf.members.last().map(String::as_str).unwrap_or_else(|| {
+                        artifact.path.rsplit('/').next().unwrap_or(&artifact.path)
+                    });
                 let mut sink = MemberScan::new(set, &artifact.path, leaf.members, name, opts);
                 let result = lines.scan(leaf.reader, &mut sink);
                 sink.finish(&mut scan.records, &mut scan.counts);
@@ -90,7 +94,15 @@ pub fn evidence_id(artifact_key: &str, e: &EvidenceRecord) -> String {
         h.update(b"\0");
         h.update(m.as_bytes());
     }
-    h.update(format!("\0{}\0{}\0{}", e.location.line, e.rule, e.location.column.unwrap_or(0)).as_bytes());
+    h.update(
+        format!(
+            "\0{}\0{}\0{}",
+            e.location.line,
+            e.rule,
+            e.location.column.unwrap_or(0)
+        )
+        .as_bytes(),
+    );
     engine::hex(&h.finalize()[..12])
 }
 
@@ -121,7 +133,13 @@ pub struct MemberScan<'a> {
 }
 
 impl<'a> MemberScan<'a> {
-    pub fn new(set: &'a RuleSet, path: &'a str, members: &'a [String], name: &str, opts: ScanOptions) -> Self {
+    pub fn new(
+        set: &'a RuleSet,
+        path: &'a str,
+        members: &'a [String],
+        name: &str,
+        opts: ScanOptions,
+    ) -> Self {
         let active = set.active_for(name);
         let every_line = opts.force || set.needs_every_line(&active);
         MemberScan {
@@ -147,7 +165,9 @@ impl<'a> MemberScan<'a> {
         for key in std::mem::take(&mut self.agg_order) {
             let a = self.aggs.remove(&key).expect("aggregate");
             let rule = &self.set.rules[key.0];
-            let cite = |(line, _)| Location::member_citation(self.path, self.members) + &format!(":{line}");
+            let cite = |(line, _)| {
+                Location::member_citation(self.path, self.members) + &format!(":{line}")
+            };
             records.push(Record::Aggregate(AggregateRecord {
                 kind: "aggregate",
                 rule: rule.id.clone(),
@@ -179,7 +199,14 @@ impl<'a> MemberScan<'a> {
         }
     }
 
-    fn emit(&mut self, variant: usize, line: &Line<'_>, text: &[u8], column: usize, captures: Map<String, Value>) {
+    fn emit(
+        &mut self,
+        variant: usize,
+        line: &Line<'_>,
+        text: &[u8],
+        column: usize,
+        captures: Map<String, Value>,
+    ) {
         let rule_index = self.set.variants[variant].rule;
         let rule = &self.set.rules[rule_index];
         *self.counts.entry(rule_index).or_default() += 1;

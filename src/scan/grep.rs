@@ -144,7 +144,11 @@ impl<'a> GrepSink<'a> {
             let matcher = self.matcher;
             output::text::citation_line(self.out, &loc, sep, text, self.opts.color, |t| {
                 if is_match && !self.opts.invert {
-                    matcher.re.find_iter(t).map(|m| (m.start(), m.end())).collect()
+                    matcher
+                        .re
+                        .find_iter(t)
+                        .map(|m| (m.start(), m.end()))
+                        .collect()
                 } else {
                     Vec::new()
                 }
@@ -206,7 +210,8 @@ impl LineSink for GrepSink<'_> {
                 if self.before.len() == self.opts.before {
                     self.before.pop_front();
                 }
-                self.before.push_back((line.number, line.offset, text.to_vec()));
+                self.before
+                    .push_back((line.number, line.offset, text.to_vec()));
             }
             keep_going = true;
         }

@@ -12,11 +12,15 @@ pub type Rank = BTreeMap<String, u32>;
 const HEAD: usize = 400;
 
 static SGLANG: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?((?: (?:DP|PP|ATTN_CP|MOE_DP|TP|EP)\d+)+)\]").unwrap()
+    Regex::new(
+        r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?((?: (?:DP|PP|ATTN_CP|MOE_DP|TP|EP)\d+)+)\]",
+    )
+    .unwrap()
 });
 static VLLM: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\([A-Za-z]+((?:_(?:DP|PP|TP|EP)\d+)+) pid=\d+").unwrap());
-static TAG: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(DP|PP|ATTN_CP|MOE_DP|TP|EP)(\d+)").unwrap());
+static TAG: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(DP|PP|ATTN_CP|MOE_DP|TP|EP)(\d+)").unwrap());
 static TRTLLM: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\[RANK (\d+)\]").unwrap());
 static SRUN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s{0,8}(\d{1,5}): ").unwrap());
 
@@ -54,20 +58,35 @@ mod tests {
     use super::*;
 
     fn r(s: &str) -> Vec<(String, u32)> {
-        rank_of(s.as_bytes()).unwrap_or_default().into_iter().collect()
+        rank_of(s.as_bytes())
+            .unwrap_or_default()
+            .into_iter()
+            .collect()
     }
 
     #[test]
     fn prefixes() {
-        assert_eq!(r("[2026-10-29 04:21:13 TP7 EP7] x"), vec![("ep".into(), 7), ("tp".into(), 7)]);
+        assert_eq!(
+            r("[2026-10-29 04:21:13 TP7 EP7] x"),
+            vec![("ep".into(), 7), ("tp".into(), 7)]
+        );
         assert_eq!(
             r("[2026-10-29 04:21:13.512 DP0 TP3 EP3] x"),
             vec![("dp".into(), 0), ("ep".into(), 3), ("tp".into(), 3)]
         );
-        assert_eq!(r("(Worker_PP0_TP1 pid=530) INFO x"), vec![("pp".into(), 0), ("tp".into(), 1)]);
+        assert_eq!(
+            r("(Worker_PP0_TP1 pid=530) INFO x"),
+            vec![("pp".into(), 0), ("tp".into(), 1)]
+        );
         assert_eq!(r("(EngineCore_DP0 pid=163) INFO"), vec![("dp".into(), 0)]);
-        assert_eq!(r("[10/29/2026-04:21:13] [TRT-LLM] [RANK 3] [I] x"), vec![("rank".into(), 3)]);
-        assert_eq!(r(" 3: [2026-10-29 04:21:13 TP3] x"), vec![("rank".into(), 3), ("tp".into(), 3)]);
+        assert_eq!(
+            r("[10/29/2026-04:21:13] [TRT-LLM] [RANK 3] [I] x"),
+            vec![("rank".into(), 3)]
+        );
+        assert_eq!(
+            r(" 3: [2026-10-29 04:21:13 TP3] x"),
+            vec![("rank".into(), 3), ("tp".into(), 3)]
+        );
         assert!(r("[2026-10-29 04:10:01] main").is_empty());
     }
 }

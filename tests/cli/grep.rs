@@ -1,0 +1,312 @@
+//! `artiscan grep`: citations and line numbers against an independent
+//! extraction, formats, damaged inputs, flags and exit codes.
+
+use crate::harness::*;
+
+const MULTI: &str = "multinode_server_logs_dsv4_fp4_sglang_tp8-pp1-dcp1-pcp1-ep8-dpatrue_disagg-true_spec-mtp_conc128_gb200-nv_01.zip";
+
+fn hits(stdout: &str, prefix: &str) -> Vec<u64> {
+    stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix(prefix))
+        .map(|rest| rest.split(':').next().unwrap().parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn zip_in_tar_gz_citations_match_grep_n() {
+    let art = sample(MULTI);
+    let run = artiscan(&["grep", "target_verify", &art]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for member in [
+        "gb200-node01_decode_w0.out",
+        "gb200-node01_decode_w0.err.gz",
+    ] {
+        let data = extract(&art, &["multinode_server_logs.tar.gz", member]);
+        let want = grep_n(&data, "target_verify");
+        assert!(!want.is_empty(), "{member} has target_verify lines");
+        let prefix = format!("{art}!multinode_server_logs.tar.gz!{member}:");
+        assert_eq!(hits(&run.stdout, &prefix), want, "{member}");
+    }
+}
+
+#[test]
+fn json_offsets_point_at_the_line_start() {
+    let art = sample(MULTI);
+    let run = artiscan(&["grep", "--json", "-e", r"SGLANG_\w+=", &art]);
+    assert_eq!(run.code, 0);
+    let ev = run.of_type("evidence");
+    assert!(ev.len() >= 3);
+    for e in &ev {
+        let members: Vec<&str> = e["location"]["members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap())
+            .collect();
+        let data = extract(&art, &members);
+        let off = e["location"]["byte_offset"].as_u64().unwrap() as usize;
+        let line = e["location"]["line"].as_u64().unwrap() as usize;
+        let text = e["text"].as_str().unwrap();
+        assert!(
+            data[off..].starts_with(text.as_bytes()),
+            "offset of {}",
+            e["citation"]
+        );
+        let nth = data.split(|&b| b == b'\n').nth(line - 1).unwrap();
+        assert_eq!(nth, text.as_bytes());
+        assert_eq!(
+            e["citation"],
+            format!(
+                "{}:{line}",
+                [vec![art.as_str()], members].concat().join("!")
+            )
+        );
+    }
+    let cov = run.of_type("coverage");
+    assert_eq!(cov.len(), 1);
+    assert_eq!(cov[0]["complete"], true);
+    assert_eq!(cov[0]["sha256"].as_str().unwrap().len(), 64);
+    assert_eq!(run.of_type("summary")[0]["schema_version"], "1");
+}
+
+#[test]
+fn context_lines_and_separators() {
+    let art = sample(
+        "server_logs_dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc64_mi355x-amds_03.zip",
+    );
+    let run = artiscan(&["grep", "-F", "Finished streaming dequant", "-C", "2", &art]);
+    assert_eq!(run.code, 0);
+    let data = extract(&art, &["server.log"]);
+    let want = grep_n(&data, "Finished streaming dequant");
+    let matched = run.stdout.lines().filter(|l| {
+        l.contains("!server.log:")
+            && l.split_once("!server.log:")
+                .unwrap()
+                .1
+                .split_once(':')
+                .is_some_and(|(n, _)| n.parse::<u64>().is_ok())
+    });
+    let got: Vec<u64> = matched
+        .filter_map(|l| {
+            l.split("!server.log:")
+                .nth(1)?
+                .split(':')
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect();
+    assert_eq!(got, want);
+    assert!(
+        run.stdout
+            .lines()
+            .any(|l| l.contains(&format!("!server.log:{}-", want[0] - 1))),
+        "before-context line"
+    );
+}
+
+#[test]
+fn stdin_gzip_and_multi_member_numbering() {
+    let gz = std::fs::read(root().join(sample("plain/server.log.gz"))).unwrap();
+    let run = artiscan_stdin(&["grep", "routing check", "-"], &gz);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let data = extract(&sample("plain/server.log.gz"), &[]);
+    let want = grep_n(&data, "routing check");
+    assert_eq!(hits(&run.stdout, "-:"), want);
+    assert!(
+        want.iter().any(|&n| n > 47),
+        "a hit in the second gzip member"
+    );
+}
+
+#[test]
+fn crlf_ansi_and_invalid_utf8() {
+    let art = sample("plain/vllm_server.log");
+    let run = artiscan(&["grep", "--json", "Mean acceptance length", &art]);
+    let ev = run.of_type("evidence");
+    let data = std::fs::read(root().join(&art)).unwrap();
+    assert_eq!(
+        ev.iter()
+            .map(|e| e["location"]["line"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        grep_n(&data, "Mean acceptance length")
+    );
+    for e in &ev {
+        let t = e["text"].as_str().unwrap();
+        assert!(!t.contains('\x1b') && !t.ends_with('\r'), "cleaned: {t:?}");
+    }
+    // A match split by colour codes in the raw bytes is still found.
+    let run = artiscan(&["grep", "-F", "-c", "(Worker_TP1 pid=", &art]);
+    let raw_hits = grep_n(&data, "(Worker_TP1 pid=").len();
+    let count: usize = run
+        .stdout
+        .trim()
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(count >= raw_hits && count > 0, "{count} vs {raw_hits}");
+    // Invalid UTF-8 on the lines around a match hides nothing.
+    let run = artiscan(&[
+        "grep",
+        "--json",
+        "-e",
+        "Received request cmpl-9f1c20aa|garbled bytes|Mean acceptance length: 2.69",
+        &art,
+    ]);
+    let ev = run.of_type("evidence");
+    assert_eq!(
+        ev.iter()
+            .map(|e| e["location"]["line"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        vec![59, 60, 61]
+    );
+    assert_eq!(
+        ev.iter().map(|e| e["lossy"] == true).collect::<Vec<_>>(),
+        vec![true, false, true]
+    );
+}
+
+#[test]
+fn bom_is_ignored_on_the_first_line() {
+    let art = sample("logs_12345678.zip");
+    let run = artiscan(&["grep", "--json", "^2026-10-29T", &art]);
+    let firsts: Vec<_> = run
+        .of_type("evidence")
+        .into_iter()
+        .filter(|e| e["location"]["line"] == 1)
+        .collect();
+    assert_eq!(
+        firsts.len(),
+        3,
+        "line 1 of each job log matches ^ once the BOM is dropped"
+    );
+}
+
+#[test]
+fn damaged_artifacts_keep_what_is_readable() {
+    let trunc = sample(
+        "damaged/truncated_multinode_server_logs_dsv4_fp4_sglang_tp8-pp1-dcp1-pcp1-ep8-dpatrue_disagg-true_spec-mtp_conc128_gb200-nv_01.tar.gz",
+    );
+    let run = artiscan(&[
+        "grep",
+        "--json",
+        "SGLANG_SIMULATE_ACC_LEN|routing check",
+        &trunc,
+    ]);
+    assert_eq!(run.code, 0, "matches despite the error");
+    let ev = run.of_type("evidence");
+    assert!(
+        ev.iter()
+            .any(|e| e["location"]["members"][0] == "sweep_8812345.log")
+    );
+    assert!(
+        ev.iter()
+            .any(|e| e["location"]["members"][0] == "gb200-node01_decode_w0.out"),
+        "complete lines of the cut member"
+    );
+    let cov = &run.of_type("coverage")[0];
+    assert_eq!(cov["complete"], false);
+    assert_eq!(cov["errors"][0]["kind"], "truncated");
+    assert_eq!(cov["errors"][0]["members"][0], "gb200-node01_decode_w0.out");
+    assert!(run.stderr.contains("gb200-node01_decode_w0.out"));
+
+    let cut = sample(
+        "damaged/cut_server_logs_dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc64_mi355x-amds_03.zip",
+    );
+    let run = artiscan(&["grep", "--json", "routing check", &cut]);
+    assert_eq!(
+        run.of_type("evidence").len(),
+        8,
+        "every routing line of the cut zip's server.log"
+    );
+    let cov = &run.of_type("coverage")[0];
+    assert_eq!(
+        (cov["complete"].as_bool(), cov["members"].as_u64()),
+        (Some(false), Some(3))
+    );
+
+    let corrupt = sample("damaged/corrupt_server.log.gz");
+    let run = artiscan(&["grep", "--json", "routing check", &corrupt]);
+    assert_eq!(
+        run.of_type("evidence").len(),
+        16,
+        "lines before the bad block"
+    );
+    assert_eq!(run.of_type("coverage")[0]["errors"][0]["kind"], "corrupt");
+
+    let core = sample("damaged/core_dump_artifact.zip");
+    let run = artiscan(&["grep", "--json", "target_verify", &core]);
+    assert_eq!(run.of_type("evidence").len(), 1);
+    let cov = &run.of_type("coverage")[0];
+    assert_eq!(cov["complete"], true);
+    assert_eq!(cov["notes"][0]["kind"], "binary");
+    assert_eq!(cov["notes"][0]["members"][0], "core.12345");
+    let run = artiscan(&["grep", "-c", "--binary", "ELF", &core]);
+    assert!(run.stdout.contains("core.12345:1"), "{}", run.stdout);
+}
+
+#[test]
+fn bad_artifact_does_not_stop_the_others() {
+    let run = artiscan(&[
+        "grep",
+        "-c",
+        "routing check",
+        "samples/artifacts/damaged",
+        "no-such-file.zip",
+    ]);
+    assert_eq!(run.code, 0);
+    assert!(run.stderr.contains("no-such-file.zip"));
+    assert!(run.stdout.contains("core_dump_artifact.zip!server.log:1"));
+    assert!(run.stdout.contains("corrupt_server.log.gz:16"));
+}
+
+#[test]
+fn flags_and_exit_codes() {
+    let art = sample(
+        "server_logs_dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc64_mi355x-amds_03.zip",
+    );
+    let data = extract(&art, &["server.log"]);
+    let total = data.split(|&b| b == b'\n').count() as u64 - u64::from(data.ends_with(b"\n"));
+    let n = grep_n(&data, "Decode batch").len() as u64;
+    let count = |args: &[&str]| -> u64 {
+        let run = artiscan(&[&["grep", "-c"], args, &[art.as_str()]].concat());
+        run.stdout
+            .lines()
+            .find(|l| l.contains("!server.log:"))
+            .unwrap()
+            .rsplit(':')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(count(&["Decode batch"]), n);
+    assert_eq!(count(&["-v", "Decode batch"]), total - n);
+    assert_eq!(count(&["-i", "decode BATCH"]), n);
+    assert_eq!(count(&["-w", "Decode"]), n);
+    assert_eq!(count(&["-w", "Decod"]), 0);
+    let run = artiscan(&["grep", "-l", "Decode batch", &art]);
+    assert_eq!(run.stdout.trim(), format!("{art}!server.log"));
+    assert_eq!(artiscan(&["grep", "no such text anywhere", &art]).code, 1);
+    assert_eq!(artiscan(&["grep", "x", "missing.zip"]).code, 2);
+    assert_eq!(artiscan(&["grep", "(unclosed", &art]).code, 2);
+}
+
+#[test]
+fn one_thread_output_is_in_walk_order() {
+    let artifact = |l: &str| l.split('!').next().unwrap().to_string();
+    let run = artiscan(&["grep", "-j1", "-l", "routing check", "samples/artifacts"]);
+    let order: Vec<String> = run.stdout.lines().map(artifact).collect();
+    let mut sorted = order.clone();
+    sorted.sort();
+    assert_eq!(order, sorted);
+    let run2 = artiscan(&["grep", "-j2", "-l", "routing check", "samples/artifacts"]);
+    let mut l1: Vec<&str> = run.stdout.lines().collect();
+    let mut l2: Vec<&str> = run2.stdout.lines().collect();
+    l1.sort();
+    l2.sort();
+    assert_eq!(l1, l2);
+}

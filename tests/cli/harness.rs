@@ -1,0 +1,130 @@
+//! A small harness: run the binary, parse JSON Lines, find samples.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Path of a committed sample artifact, relative to the repo root.
+pub fn sample(rel: &str) -> String {
+    format!("samples/artifacts/{rel}")
+}
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// The stdout as JSON Lines.
+    pub fn records(&self) -> Vec<Value> {
+        self.stdout
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad JSON line {l:?}: {e}")))
+            .collect()
+    }
+
+    pub fn of_type(&self, t: &str) -> Vec<Value> {
+        self.records()
+            .into_iter()
+            .filter(|r| r["type"] == t)
+            .collect()
+    }
+}
+
+fn finish(out: Output) -> Run {
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Runs `artiscan ARGS` in the repo root.
+pub fn artiscan(args: &[&str]) -> Run {
+    artiscan_in(&root(), args)
+}
+
+pub fn artiscan_in(dir: &Path, args: &[&str]) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_artiscan"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run artiscan");
+    finish(out)
+}
+
+/// Runs `artiscan ARGS` with `input` on stdin.
+pub fn artiscan_stdin(args: &[&str], input: &[u8]) -> Run {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_artiscan"))
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn artiscan");
+    let mut stdin = child.stdin.take().unwrap();
+    let data = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&data);
+    });
+    let out = child.wait_with_output().expect("wait");
+    writer.join().unwrap();
+    finish(out)
+}
+
+/// The bytes of one member, extracted with Python's standard library (an
+/// independent reader) from a chain like ["x.tar.gz", "a.log"].
+pub fn extract(artifact: &str, members: &[&str]) -> Vec<u8> {
+    let script = r#"
+import sys, io, gzip, tarfile, zipfile, subprocess
+data = open(sys.argv[1], 'rb').read()
+def peel(b):
+    while b[:2] == b'\x1f\x8b':
+        b = gzip.decompress(b)
+    if b[:4] == b'\x28\xb5\x2f\xfd':
+        b = subprocess.run(['zstd', '-dc'], input=b, capture_output=True).stdout
+    return b
+data = peel(data)
+for m in sys.argv[2:]:
+    if data[:2] == b'PK':
+        data = zipfile.ZipFile(io.BytesIO(data)).read(m)
+    else:
+        t = tarfile.open(fileobj=io.BytesIO(data))
+        names = {n.lstrip('./') if n.startswith('./') else n: n for n in t.getnames()}
+        data = t.extractfile(names[m]).read()
+    data = peel(data)
+sys.stdout.buffer.write(data)
+"#;
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(root().join(artifact))
+        .args(members)
+        .output()
+        .expect("python3");
+    assert!(
+        out.status.success(),
+        "extract failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// `grep -n`-style numbering of `pattern` in `data`: the 1-based numbers of
+/// lines containing it (independent of artiscan's line reader).
+pub fn grep_n(data: &[u8], pattern: &str) -> Vec<u64> {
+    data.split(|&b| b == b'\n')
+        .enumerate()
+        .filter(|(_, l)| l.windows(pattern.len()).any(|w| w == pattern.as_bytes()))
+        .map(|(i, _)| i as u64 + 1)
+        .collect()
+}

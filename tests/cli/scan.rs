@@ -1,0 +1,224 @@
+//! `artiscan scan`: typed, rank-aware evidence from the built-in packs.
+
+use crate::harness::*;
+use serde_json::{Value, json};
+
+const MULTI: &str = "multinode_server_logs_dsv4_fp4_sglang_tp8-pp1-dcp1-pcp1-ep8-dpatrue_disagg-true_spec-mtp_conc128_gb200-nv_01.zip";
+const SINGLE: &str = "server_logs_dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc64_mi355x-amds_03.zip";
+
+fn members(e: &Value) -> Vec<&str> {
+    e["location"]["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn simulated_acceptance_from_every_env_style() {
+    let art = sample(MULTI);
+    let run = artiscan(&["scan", &art]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let ev = run.of_type("evidence");
+    let acc: Vec<&Value> = ev
+        .iter()
+        .filter(|e| e["rule"] == "spec.simulate_acc_len")
+        .collect();
+    let mut sources: Vec<&str> = acc
+        .iter()
+        .map(|e| e["captures"]["source"].as_str().unwrap())
+        .collect();
+    sources.sort();
+    sources.dedup();
+    for style in ["srt_env", "json", "export", "inline", "yaml"] {
+        assert!(sources.contains(&style), "style {style} in {sources:?}");
+    }
+    for e in &acc {
+        assert_eq!(e["captures"]["value"], json!(3.77), "{}", e["citation"]);
+        assert!(e["captures"]["value"].is_f64());
+        // The citation names the line that holds the variable.
+        let data = extract(&art, &members(e));
+        let line = e["location"]["line"].as_u64().unwrap() as usize;
+        let text = data.split(|&b| b == b'\n').nth(line - 1).unwrap();
+        assert!(
+            String::from_utf8_lossy(text).contains("SIMULATE_ACC_LEN")
+                || String::from_utf8_lossy(text).contains("3.77")
+        );
+    }
+    let env: Vec<&Value> = ev
+        .iter()
+        .filter(|e| e["rule"] == "env.var" && e["captures"]["name"] == "SGLANG_SIMULATE_ACC_LEN")
+        .collect();
+    let mut styles: Vec<&str> = env
+        .iter()
+        .map(|e| e["captures"]["style"].as_str().unwrap())
+        .collect();
+    styles.sort();
+    styles.dedup();
+    assert_eq!(styles, ["export", "inline", "json", "srt_env", "yaml"]);
+    // One Env: line gives one record per variable, each with its own column.
+    let srt: Vec<&Value> = ev
+        .iter()
+        .filter(|e| e["rule"] == "env.var" && e["captures"]["style"] == "srt_env")
+        .collect();
+    assert!(srt.len() >= 10);
+    let mut cols: Vec<u64> = srt
+        .iter()
+        .map(|e| e["location"]["column"].as_u64().unwrap())
+        .collect();
+    cols.dedup();
+    assert_eq!(cols.len(), srt.len());
+}
+
+#[test]
+fn routing_lines_on_every_rank_with_typed_captures() {
+    let run = artiscan(&["scan", "--only", "sglang.*", &sample(SINGLE)]);
+    let routing: Vec<Value> = run
+        .of_type("evidence")
+        .into_iter()
+        .filter(|e| {
+            e["rule"] == "sglang.monokernel_routing" && e["captures"]["phase"] == "target_verify"
+        })
+        .collect();
+    let mut tps: Vec<u64> = routing
+        .iter()
+        .map(|e| e["rank"]["tp"].as_u64().unwrap())
+        .collect();
+    tps.sort();
+    assert_eq!(tps, (0..8).collect::<Vec<_>>());
+    let e = &routing[0];
+    assert_eq!(e["captures"]["kernel"], "muse_spark_dflash2_draft_hip");
+    assert_eq!(e["captures"]["arch"], "gfx950");
+    assert_eq!(e["captures"]["bs"], json!([1, 2]));
+    assert_eq!(
+        (
+            e["captures"]["tokens"].as_i64(),
+            e["captures"]["routed"].as_i64(),
+            e["captures"]["total"].as_i64()
+        ),
+        (Some(8), Some(2), Some(2))
+    );
+    assert_eq!(e["rank"]["ep"], e["rank"]["tp"]);
+    assert_eq!(e["id"].as_str().unwrap().len(), 24);
+    let data = extract(&sample(SINGLE), &["server.log"]);
+    let want = grep_n(&data, "serves target_verify");
+    let mut got: Vec<u64> = routing
+        .iter()
+        .map(|e| e["location"]["line"].as_u64().unwrap())
+        .collect();
+    got.sort();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn accept_len_aggregates_unless_every_match() {
+    let art = sample(SINGLE);
+    let run = artiscan(&["scan", "--only", "spec.accept_len", &art]);
+    let aggs = run.of_type("aggregate");
+    assert_eq!(aggs.len(), 1, "one member, one rank");
+    let a = &aggs[0];
+    assert_eq!(a["group"], json!({"ep": 0, "tp": 0}));
+    let data = extract(&art, &["server.log"]);
+    let lines = grep_n(&data, "Decode batch");
+    assert_eq!(a["count"].as_u64().unwrap() as usize, lines.len());
+    assert!((a["stats"]["value"]["mean"].as_f64().unwrap() - 3.77).abs() < 0.01);
+    assert_eq!(a["first"], format!("{art}!server.log:{}", lines[0]));
+    assert_eq!(
+        a["last"],
+        format!("{art}!server.log:{}", lines[lines.len() - 1])
+    );
+    assert!(run.of_type("evidence").is_empty());
+    let run = artiscan(&["scan", "--only", "spec.accept_len", "--every-match", &art]);
+    assert_eq!(run.of_type("evidence").len(), lines.len());
+    let summary = &run.of_type("summary")[0];
+    assert_eq!(
+        summary["rules"]["spec.accept_len"].as_u64().unwrap() as usize,
+        lines.len()
+    );
+}
+
+#[test]
+fn every_builtin_rule_family_finds_evidence_in_samples() {
+    let run = artiscan(&["scan", "--every-match", "samples/artifacts"]);
+    let summary = &run.of_type("summary")[0];
+    for rule in [
+        "sglang.monokernel_routing",
+        "sglang.cuda_graph_capture",
+        "sglang.server_args",
+        "sglang.load_weight_end",
+        "quant.dequant",
+        "spec.accept_len",
+        "spec.simulate_acc_len",
+        "env.var",
+        "eval.score",
+        "version.framework",
+        "error.traceback",
+        "error.oom",
+        "error.nccl",
+        "error.child_failed",
+    ] {
+        assert!(
+            summary["rules"][rule].as_u64().unwrap_or(0) > 0,
+            "{rule}: {}",
+            summary["rules"]
+        );
+    }
+    let gsm: Vec<Value> = run
+        .of_type("evidence")
+        .into_iter()
+        .filter(|e| {
+            e["rule"] == "eval.score"
+                && e["captures"]["task"] == "gsm8k"
+                && e["captures"]["filter"] == "strict-match"
+                && e["captures"]["metric"] == "exact_match"
+        })
+        .collect();
+    assert_eq!(gsm[0]["captures"]["value"], json!(0.9773));
+}
+
+#[test]
+fn json_document_and_user_packs() {
+    let run = artiscan(&[
+        "scan",
+        "--format",
+        "json",
+        "--only",
+        "quant.*",
+        &sample(SINGLE),
+    ]);
+    let doc: Value = serde_json::from_str(&run.stdout).expect("one JSON document");
+    let recs = doc["records"].as_array().unwrap();
+    assert_eq!(recs.last().unwrap()["type"], "summary");
+    assert!(
+        recs.iter()
+            .all(|r| r["type"] != "evidence" || r["rule"] == "quant.dequant")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let pack = dir.path().join("mine.toml");
+    std::fs::write(
+        &pack,
+        r#"name = "mine"
+version = "1"
+description = "user pack"
+[[rule]]
+id = "mine.segfault"
+description = "segfaults"
+regex = 'Fatal Python error: (?P<what>Segmentation fault)'
+[[rule.example]]
+line = 'Fatal Python error: Segmentation fault'
+"#,
+    )
+    .unwrap();
+    let run = artiscan(&[
+        "scan",
+        "--pack",
+        pack.to_str().unwrap(),
+        "--only",
+        "mine.*",
+        "samples/artifacts/damaged/core_dump_artifact.zip",
+    ]);
+    let ev = run.of_type("evidence");
+    assert_eq!(ev.len(), 1, "{}", run.stderr);
+    assert_eq!(ev[0]["pack"], "mine");
+}
