@@ -1,13 +1,14 @@
 //! Pack rules over the lines of a member: evidence records with typed
 //! captures and ranks, aggregates for high-frequency rules.
 
-use super::rank::rank_of;
+use super::rank::RankKey;
 use crate::engine;
 use crate::lines::{Line, LineReader, LineSink, clean};
 use crate::location::Location;
 use crate::output::{self, AggregateRecord, EvidenceRecord, Stats};
-use crate::pack::{RuleSet, VariantKind};
+use crate::pack::{CapType, RuleSet, VariantKind};
 use crate::source::{self, Artifact, Coverage, Limits};
+use regex::bytes::Captures;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -106,6 +107,9 @@ pub fn evidence_id(artifact_key: &str, e: &EvidenceRecord) -> String {
     engine::hex(&h.finalize()[..12])
 }
 
+/// Rule, rank and the values of the other group captures.
+type AggKey = (usize, RankKey, String);
+
 struct Agg {
     group: Map<String, Value>,
     count: u64,
@@ -127,8 +131,8 @@ pub struct MemberScan<'a> {
     hits: Vec<usize>,
     scratch: Vec<u8>,
     records: Vec<Record>,
-    aggs: HashMap<(usize, String), Agg>,
-    agg_order: Vec<(usize, String)>,
+    aggs: HashMap<AggKey, Agg>,
+    agg_order: Vec<AggKey>,
     counts: BTreeMap<usize, u64>,
 }
 
@@ -210,42 +214,7 @@ impl<'a> MemberScan<'a> {
         let rule_index = self.set.variants[variant].rule;
         let rule = &self.set.rules[rule_index];
         *self.counts.entry(rule_index).or_default() += 1;
-        let rank = rank_of(text);
-        if !rule.aggregate.is_empty() && !self.opts.every_match {
-            let mut group = Map::new();
-            for key in &rule.aggregate {
-                if key == "rank" {
-                    for (k, v) in rank.iter().flatten() {
-                        group.insert(k.clone(), Value::from(*v));
-                    }
-                } else if let Some(v) = captures.get(key) {
-                    group.insert(key.clone(), v.clone());
-                }
-            }
-            let gkey = (rule_index, Value::Object(group.clone()).to_string());
-            let at = (line.number, line.offset);
-            let agg = self.aggs.entry(gkey.clone()).or_insert_with(|| {
-                self.agg_order.push(gkey);
-                Agg {
-                    group,
-                    count: 0,
-                    first: at,
-                    last: at,
-                    stats: BTreeMap::new(),
-                }
-            });
-            agg.count += 1;
-            agg.last = at;
-            for (k, v) in &captures {
-                if let Some(x) = v.as_f64() {
-                    let s = agg.stats.entry(k.clone()).or_insert((x, x, 0.0));
-                    s.0 = s.0.min(x);
-                    s.1 = s.1.max(x);
-                    s.2 += x;
-                }
-            }
-            return;
-        }
+        let rank = RankKey::parse(text).to_map();
         let location = Location {
             path: self.path.to_string(),
             members: self.members.to_vec(),
@@ -269,6 +238,89 @@ impl<'a> MemberScan<'a> {
         }));
     }
 
+    fn aggregates(&self, variant: usize) -> bool {
+        !self.opts.every_match
+            && !self.set.rules[self.set.variants[variant].rule]
+                .aggregate
+                .is_empty()
+    }
+
+    /// Counts a line of an aggregating rule: no record, no allocation once
+    /// its group exists.
+    fn aggregate(&mut self, variant: usize, line: &Line<'_>, text: &[u8], caps: &[&Captures<'_>]) {
+        let rule_index = self.set.variants[variant].rule;
+        let rule = &self.set.rules[rule_index];
+        *self.counts.entry(rule_index).or_default() += 1;
+        let rank = if rule.aggregate.iter().any(|k| k == "rank") {
+            RankKey::parse(text)
+        } else {
+            RankKey::default()
+        };
+        let capture = |name: &str| {
+            caps.iter()
+                .find_map(|c| c.name(name))
+                .map(|m| String::from_utf8_lossy(m.as_bytes()))
+        };
+        let mut extra = String::new();
+        for key in rule.aggregate.iter().filter(|k| *k != "rank") {
+            extra.push_str(&capture(key).unwrap_or_default());
+            extra.push('\0');
+        }
+        let key = (rule_index, rank, extra);
+        let at = (line.number, line.offset);
+        if !self.aggs.contains_key(&key) {
+            let mut group = Map::new();
+            for k in &rule.aggregate {
+                if k == "rank" {
+                    for (n, v) in rank.to_map().into_iter().flatten() {
+                        group.insert(n, Value::from(v));
+                    }
+                } else if let Some(v) = capture(k) {
+                    let t = rule.captures.get(k).copied().unwrap_or(CapType::Str);
+                    group.insert(k.clone(), t.convert(&v));
+                }
+            }
+            self.agg_order.push(key.clone());
+            self.aggs.insert(
+                key.clone(),
+                Agg {
+                    group,
+                    count: 0,
+                    first: at,
+                    last: at,
+                    stats: BTreeMap::new(),
+                },
+            );
+        }
+        let agg = self.aggs.get_mut(&key).expect("aggregate");
+        agg.count += 1;
+        agg.last = at;
+        for (name, t) in &rule.captures {
+            if !matches!(t, CapType::Int | CapType::Float) {
+                continue;
+            }
+            let Some(x) = caps.iter().find_map(|c| c.name(name)).and_then(|m| {
+                std::str::from_utf8(m.as_bytes())
+                    .ok()?
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+            }) else {
+                continue;
+            };
+            match agg.stats.get_mut(name.as_str()) {
+                Some(s) => {
+                    s.0 = s.0.min(x);
+                    s.1 = s.1.max(x);
+                    s.2 += x;
+                }
+                None => {
+                    agg.stats.insert(name.clone(), (x, x, x));
+                }
+            }
+        }
+    }
+
     /// Lines inside open blocks: records, or the block closes.
     fn continue_blocks(&mut self, line: &Line<'_>, text: &[u8]) {
         let mut i = 0;
@@ -281,6 +333,11 @@ impl<'a> MemberScan<'a> {
             }
             let each = v.each.as_ref().expect("block has each");
             if let Some(c) = each.captures(text) {
+                if self.aggregates(vi) {
+                    self.aggregate(vi, line, text, &[&c]);
+                    i += 1;
+                    continue;
+                }
                 let mut caps = self.blocks[i].1.clone();
                 caps.extend(self.set.captures(v, &[&c], &[each]));
                 let column = c.get(0).map_or(0, |m| m.start());
@@ -316,6 +373,10 @@ impl<'a> MemberScan<'a> {
                     match re.captures(text) {
                         None => false,
                         Some(c) => match &v.each {
+                            None if self.aggregates(vi) => {
+                                self.aggregate(vi, line, text, &[&c]);
+                                true
+                            }
                             None => {
                                 let caps = self.set.captures(v, &[&c], &[re]);
                                 let column = c.get(0).map_or(0, |m| m.start());
@@ -326,6 +387,11 @@ impl<'a> MemberScan<'a> {
                                 let span = c.get(0).expect("group 0");
                                 let mut any = false;
                                 for e in each.captures_iter(&text[span.start()..span.end()]) {
+                                    if self.aggregates(vi) {
+                                        self.aggregate(vi, line, text, &[&c, &e]);
+                                        any = true;
+                                        continue;
+                                    }
                                     let caps = self.set.captures(v, &[&c, &e], &[re, each]);
                                     let column = span.start() + e.get(0).map_or(0, |m| m.start());
                                     self.emit(vi, line, text, column, caps);

@@ -1,56 +1,124 @@
 //! The rank a line came from, read off its prefix: SGLang `[ts DP0 TP3 EP3]`,
 //! vLLM `(Worker_TP1 pid=..)` / `(EngineCore_DP0 pid=..)`, TRT-LLM
-//! `[RANK 3]`, srun ` 3: `.
+//! `[RANK 3]`, srun ` 3: `. Parsed by hand: this runs on every matching
+//! line, often millions of `Decode batch` lines.
 
-use regex::bytes::Regex;
+use memchr::memmem;
 use std::collections::BTreeMap;
-use std::sync::LazyLock;
 
 pub type Rank = BTreeMap<String, u32>;
 
 /// Prefixes are short: only the head of a line is looked at.
 const HEAD: usize = 400;
 
-static SGLANG: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?((?: (?:DP|PP|ATTN_CP|MOE_DP|TP|EP)\d+)+)\]",
-    )
-    .unwrap()
-});
-static VLLM: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\([A-Za-z]+((?:_(?:DP|PP|TP|EP)\d+)+) pid=\d+").unwrap());
-static TAG: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(DP|PP|ATTN_CP|MOE_DP|TP|EP)(\d+)").unwrap());
-static TRTLLM: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\[RANK (\d+)\]").unwrap());
-static SRUN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s{0,8}(\d{1,5}): ").unwrap());
+/// Rank fields in a fixed order; `None` where the prefix does not say.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct RankKey(pub [Option<u32>; 7]);
 
-fn num(b: &[u8]) -> Option<u32> {
+const NAMES: [&str; 7] = ["attn_cp", "dp", "ep", "moe_dp", "pp", "rank", "tp"];
+
+fn slot(tag: &[u8]) -> Option<usize> {
+    Some(match tag {
+        b"ATTN_CP" => 0,
+        b"DP" => 1,
+        b"EP" => 2,
+        b"MOE_DP" => 3,
+        b"PP" => 4,
+        b"TP" => 6,
+        _ => return None,
+    })
+}
+
+fn digits(b: &[u8]) -> Option<u32> {
+    if b.is_empty() || b.len() > 9 || !b.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
     std::str::from_utf8(b).ok()?.parse().ok()
 }
 
-pub fn rank_of(line: &[u8]) -> Option<Rank> {
-    let head = &line[..line.len().min(HEAD)];
-    let mut rank = Rank::new();
-    if let Some(c) = SRUN.captures(head) {
-        if let Some(n) = num(&c[1]) {
-            rank.insert("rank".into(), n);
-        }
-    }
-    if let Some(c) = TRTLLM.captures(head) {
-        if let Some(n) = num(&c[1]) {
-            rank.insert("rank".into(), n);
-        }
-    }
-    let tags = SGLANG.captures(head).or_else(|| VLLM.captures(head));
-    if let Some(c) = tags {
-        for t in TAG.captures_iter(&c[1]) {
-            if let Some(n) = num(&t[2]) {
-                let key = String::from_utf8_lossy(&t[1]).to_ascii_lowercase();
-                rank.insert(key, n);
+/// `TP3` → (slot, 3).
+fn tag(tok: &[u8]) -> Option<(usize, u32)> {
+    let split = tok.iter().position(u8::is_ascii_digit)?;
+    Some((slot(&tok[..split])?, digits(&tok[split..])?))
+}
+
+impl RankKey {
+    pub fn parse(line: &[u8]) -> RankKey {
+        let head = &line[..line.len().min(HEAD)];
+        let mut key = RankKey::default();
+        // srun: `  3: ...`
+        let trimmed = head.trim_ascii_start();
+        if head.len() - trimmed.len() <= 8 {
+            if let Some(colon) = memchr::memchr(b':', &trimmed[..trimmed.len().min(7)]) {
+                if trimmed.get(colon + 1) == Some(&b' ') {
+                    if let Some(n) = digits(&trimmed[..colon]) {
+                        key.0[5] = Some(n);
+                    }
+                }
             }
         }
+        // TRT-LLM: `[RANK 3]`
+        if let Some(i) = memmem::find(head, b"[RANK ") {
+            let rest = &head[i + 6..];
+            if let Some(end) = memchr::memchr(b']', rest) {
+                if let Some(n) = digits(&rest[..end]) {
+                    key.0[5] = Some(n);
+                }
+            }
+        }
+        // SGLang: `[2026-10-29 04:21:13(.512) DP0 TP3 EP3]`
+        let mut from = 0;
+        while let Some(i) = memmem::find(&head[from..], b"[20") {
+            let start = from + i + 1;
+            let Some(end) = memchr::memchr(b']', &head[start..]) else {
+                break;
+            };
+            let inner = &head[start..start + end];
+            let is_ts = inner.len() >= 19
+                && inner[4] == b'-'
+                && inner[7] == b'-'
+                && inner[10] == b' '
+                && inner[13] == b':';
+            if is_ts {
+                for tok in inner[19..].split(|&b| b == b' ').filter(|t| !t.is_empty()) {
+                    if let Some((s, n)) = tag(tok) {
+                        key.0[s] = Some(n);
+                    }
+                }
+                return key;
+            }
+            from = start;
+        }
+        // vLLM: `(Worker_PP0_TP1 pid=530)`, `(EngineCore_DP0 pid=163)`
+        if let Some(i) = memmem::find(head, b" pid=") {
+            if let Some(open) = memchr::memrchr(b'(', &head[..i]) {
+                let name = &head[open + 1..i];
+                for tok in name.split(|&b| b == b'_').skip(1) {
+                    if let Some((s, n)) = tag(tok) {
+                        key.0[s] = Some(n);
+                    }
+                }
+            }
+        }
+        key
     }
-    (!rank.is_empty()).then_some(rank)
+
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(Option::is_none)
+    }
+
+    pub fn to_map(self) -> Option<Rank> {
+        let map: Rank = NAMES
+            .iter()
+            .zip(self.0)
+            .filter_map(|(n, v)| Some((n.to_string(), v?)))
+            .collect();
+        (!map.is_empty()).then_some(map)
+    }
+}
+
+pub fn rank_of(line: &[u8]) -> Option<Rank> {
+    RankKey::parse(line).to_map()
 }
 
 #[cfg(test)]
@@ -87,6 +155,16 @@ mod tests {
             r(" 3: [2026-10-29 04:21:13 TP3] x"),
             vec![("rank".into(), 3), ("tp".into(), 3)]
         );
+        assert_eq!(
+            r("(SGLangEngine pid=111711, ip=10.15.36.1) [2026-10-29 04:21:13 TP2 EP2] x"),
+            vec![("ep".into(), 2), ("tp".into(), 2)]
+        );
+        assert_eq!(
+            r("sglang_0  | [2026-10-29 04:21:13 PP1 TP0] x"),
+            vec![("pp".into(), 1), ("tp".into(), 0)]
+        );
         assert!(r("[2026-10-29 04:10:01] main").is_empty());
+        assert!(r("2026-10-29 04:01:05 [INFO] Env: A=1").is_empty());
+        assert!(r("2026-10-29T04:12:33.1234567Z [2026-10-29 04:21:13] x").is_empty());
     }
 }
