@@ -4,6 +4,7 @@
 //! `pack` (load, compile) → `scan` (match, evidence) → `check` → `output`.
 //! `commands` wires them into the CLI's subcommands; `main.rs` only parses.
 
+pub mod audit;
 pub mod check;
 pub mod commands;
 pub mod engine;

@@ -1,15 +1,233 @@
-//! `artiscan audit`: batch audit of historical runs into SQLite (stub; see issue 6).
+//! `artiscan audit`: batch audit of historical runs into an SQLite store
+//! (see `crate::audit` and `docs/audit.md`).
+//!
+//! ```text
+//! artiscan audit PATHS... --db FILE [--shard I/N] [--set NAME] [--checks FILE] [--param K=V] [--pack P] [-j N]
+//! artiscan audit merge OUT IN...
+//! artiscan audit report --db FILE [--format text|markdown|csv|jsonl] [--since X] [--where FIELD=VALUE]
+//! artiscan audit export --db FILE [--format jsonl] [--verdicts] [--since X] [--where FIELD=VALUE]
+//! ```
 
-use std::io::Write;
+use crate::audit::export::ExportFormat;
+use crate::audit::report::{Filter, ReportFormat};
+use crate::audit::{self, AuditOptions, CheckSet, Shard};
+use crate::pack::compile::Selection;
+use crate::source::Limits;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 
 /// Arguments of `artiscan audit` (and its subcommands).
 #[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct AuditArgs {
-    /// Folders or artifacts to audit
+    #[command(subcommand)]
+    pub command: Option<AuditCommand>,
+    /// Folders (recursive) or artifact files to audit
+    #[arg(required = true)]
     pub paths: Vec<String>,
+    /// The SQLite store (created if missing)
+    #[arg(long, required = true)]
+    pub db: Option<PathBuf>,
+    /// Audit only slice I of N (1-based), chosen by a hash of each artifact path
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// A built-in check set (repeatable; default: inferencex)
+    #[arg(long = "set")]
+    pub sets: Vec<String>,
+    /// A check file (repeatable), judged in addition to the sets
+    #[arg(long = "checks")]
+    pub checks: Vec<PathBuf>,
+    /// Judge no built-in set (only --checks files)
+    #[arg(long)]
+    pub no_builtin_checks: bool,
+    /// A parameter referenced as "@param:KEY" in check files
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
+    /// Extra pack file or folder
+    #[arg(long = "pack")]
+    pub packs: Vec<PathBuf>,
+    /// Run id of every artifact (default: the nearest folder named by a number)
+    #[arg(long)]
+    pub run_id: Option<String>,
+    /// Hash every artifact, even when its size and modification time are unchanged
+    #[arg(long)]
+    pub rehash: bool,
+    /// No progress bar, even on a terminal
+    #[arg(long)]
+    pub no_progress: bool,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
-pub fn run(_args: AuditArgs, _out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
-    writeln!(err, "artiscan: audit is not implemented yet")?;
-    Ok(2)
+/// Read limits and threads (as for scan).
+#[derive(clap::Args, Debug, Clone)]
+pub struct LimitArgs {
+    /// Worker threads (default: number of cores)
+    #[arg(short = 'j', long = "threads")]
+    pub threads: Option<usize>,
+    /// Deepest nesting of compression layers and containers
+    #[arg(long, default_value_t = Limits::default().max_depth)]
+    pub max_depth: usize,
+    /// Decompressed bytes allowed per artifact
+    #[arg(long, default_value_t = Limits::default().max_bytes)]
+    pub max_bytes: u64,
+    /// Decompressed bytes allowed per member
+    #[arg(long, default_value_t = Limits::default().max_member_bytes)]
+    pub max_member_bytes: u64,
+    /// Largest decompressed/compressed ratio of a member (checked past 64 MiB)
+    #[arg(long, default_value_t = Limits::default().max_ratio)]
+    pub max_ratio: f64,
+    /// Longest line searched, in bytes
+    #[arg(long, default_value_t = Limits::default().max_line)]
+    pub max_line: usize,
+    /// Search binary members too
+    #[arg(long)]
+    pub binary: bool,
+}
+
+impl LimitArgs {
+    fn limits(&self) -> Limits {
+        Limits {
+            max_depth: self.max_depth,
+            max_bytes: self.max_bytes,
+            max_member_bytes: self.max_member_bytes,
+            max_ratio: self.max_ratio,
+            max_line: self.max_line,
+            binary: self.binary,
+            ..Limits::default()
+        }
+    }
+}
+
+/// `--since` and `--where`: which artifacts a report or export covers.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct FilterArgs {
+    /// Runs with an id >= this, or artifact files modified on or after this date (YYYY-MM-DD)
+    #[arg(long)]
+    pub since: Option<String>,
+    /// FIELD=VALUE on parsed name fields (kind, exp, precision, framework, tp, ep, dpa, disagg, spec,
+    /// conc, runner, run_id, ...); VALUE may be a,b (any), a glob, or empty (null); repeatable (all hold)
+    #[arg(long = "where", value_name = "FIELD=VALUE")]
+    pub wheres: Vec<String>,
+}
+
+impl FilterArgs {
+    fn filter(&self) -> Filter {
+        Filter {
+            since: self.since.clone(),
+            wheres: self.wheres.clone(),
+        }
+    }
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum AuditCommand {
+    /// Combine stores (e.g. shards) into OUT; idempotent
+    Merge {
+        /// The store to merge into (created if missing)
+        out: PathBuf,
+        /// Stores to merge from
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+    },
+    /// Pass/fail/unknown per run and per check, failing artifacts with their first citation
+    Report {
+        #[arg(long)]
+        db: PathBuf,
+        /// Output format (default: text on a terminal, else jsonl)
+        #[arg(long, value_enum)]
+        format: Option<ReportFormat>,
+        #[command(flatten)]
+        filter: FilterArgs,
+    },
+    /// The stored evidence in the scan's JSON Lines format
+    Export {
+        #[arg(long)]
+        db: PathBuf,
+        #[arg(long, value_enum, default_value = "jsonl")]
+        format: ExportFormat,
+        /// Also write verdict records (after the evidence)
+        #[arg(long)]
+        verdicts: bool,
+        #[command(flatten)]
+        filter: FilterArgs,
+    },
+}
+
+pub fn run(args: AuditArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+    match args.command {
+        Some(AuditCommand::Merge {
+            out: target,
+            inputs,
+        }) => {
+            let s = audit::merge::merge(&target, &inputs, err)?;
+            writeln!(
+                err,
+                "audit merge: {} inputs: {} artifacts taken, {} already present; {} runs judged; {}",
+                s.inputs,
+                s.taken,
+                s.kept,
+                s.judged.runs,
+                target.display()
+            )?;
+            Ok(0)
+        }
+        Some(AuditCommand::Report { db, format, filter }) => {
+            let conn = audit::store::open(&db, false)?;
+            let report = audit::report::build(&conn, &db.display().to_string(), &filter.filter())?;
+            let format = format.unwrap_or(if std::io::stdout().is_terminal() {
+                ReportFormat::Text
+            } else {
+                ReportFormat::Jsonl
+            });
+            audit::report::write(&report, format, out)?;
+            Ok(0)
+        }
+        Some(AuditCommand::Export {
+            db,
+            format: ExportFormat::Jsonl,
+            verdicts,
+            filter,
+        }) => {
+            let conn = audit::store::open(&db, false)?;
+            audit::export::export(&conn, &filter.filter(), verdicts, out)?;
+            Ok(0)
+        }
+        None => audit_paths(args, err),
+    }
+}
+
+fn audit_paths(args: AuditArgs, err: &mut dyn Write) -> anyhow::Result<i32> {
+    let Some(db) = args.db.clone() else {
+        anyhow::bail!("audit needs --db FILE");
+    };
+    let mut sets = args.sets.clone();
+    if sets.is_empty() && !args.no_builtin_checks {
+        sets.push("inferencex".into());
+    }
+    let checks = CheckSet::load(&args.checks, &sets, &args.params)?;
+    // Every built-in rule (evidence for SQL), plus extra packs.
+    let rules = super::scan::load_rules(&args.packs, &Selection::default(), true)?;
+    for c in &checks.checks {
+        if rules.rule(&c.rule).is_none() {
+            anyhow::bail!("check {}: no rule {:?} in the packs", c.id, c.rule);
+        }
+    }
+    let opts = AuditOptions {
+        db,
+        paths: args.paths.clone(),
+        shard: args.shard.as_deref().map(Shard::parse).transpose()?,
+        run_id: args.run_id.clone(),
+        rehash: args.rehash,
+        threads: args
+            .limits
+            .threads
+            .unwrap_or_else(crate::engine::default_threads)
+            .max(1),
+        limits: args.limits.limits(),
+        progress: !args.no_progress && std::io::stderr().is_terminal(),
+    };
+    let summary = audit::audit(&opts, &rules, &checks, err)?;
+    writeln!(err, "{summary}")?;
+    Ok(if summary.errors > 0 { 2 } else { 0 })
 }

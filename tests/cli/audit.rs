@@ -1,1 +1,956 @@
-//! placeholder
+//! Tests of `artiscan audit` (see the issue): a folder of a few dozen
+//! artifacts is generated in a temp dir from the committed samples, laid out
+//! as runs (`runs/<run id>/<artifact>_<n>_<id>.zip`, the storage backup
+//! naming), then audited, re-audited, changed, killed, sharded and reported.
+
+use crate::harness::{Run, artiscan_in, root};
+use rusqlite::Connection;
+use rusqlite::types::ValueRef;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const RF1: &str =
+    "dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc64_mi355x-amds_03";
+const RF2: &str =
+    "dsv4_fp4_sglang_tp8-pp1-dcp1-pcp1-ep8-dpatrue_disagg-true_spec-mtp_conc128_gb200-nv_01";
+const RF3: &str =
+    "dsv4_fp4_sglang_tp8-pp1-dcp1-pcp1-ep8-dpatrue_disagg-true_spec-mtp_conc256_gb200-nv_02";
+
+/// The run whose conc256 artifact sets SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1.
+const NEXTN_RUN: u64 = 18_000_003;
+/// The run holding the damaged samples.
+const DAMAGED_RUN: u64 = 18_000_005;
+
+fn run_id(i: usize) -> u64 {
+    18_000_000 + i as u64
+}
+
+fn copy(from: &str, to: &Path) {
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    std::fs::copy(root().join("samples/artifacts").join(from), to)
+        .unwrap_or_else(|e| panic!("{from}: {e}"));
+}
+
+/// `runs/<id>/...` for `runs` runs: every run has server logs, a conc128
+/// multinode artifact, an eval and its job logs; run 3 adds the conc256
+/// artifact (sets the NEXTN MOE variable), run 5 the damaged samples, even
+/// runs a TensorRT-LLM tarball and a plain vLLM log. Returns the artifact count.
+fn make_runs(dir: &Path, runs: usize) -> usize {
+    let mut n = 0;
+    for i in 1..=runs {
+        let run = dir.join(format!("runs/{}", run_id(i)));
+        let backup = |name: &str, k: usize| format!("{name}_1_{}.zip", 9_000_000 + i * 10 + k);
+        copy(
+            &format!("server_logs_{RF1}.zip"),
+            &run.join(backup(&format!("server_logs_{RF1}"), 1)),
+        );
+        copy(
+            &format!("multinode_server_logs_{RF2}.zip"),
+            &run.join(backup(&format!("multinode_server_logs_{RF2}"), 2)),
+        );
+        copy(
+            &format!("eval_gsm8k_{RF1}.zip"),
+            &run.join(backup(&format!("eval_gsm8k_{RF1}"), 3)),
+        );
+        copy(
+            "logs_12345678.zip",
+            &run.join(format!("logs_{}.zip", run_id(i))),
+        );
+        n += 4;
+        if run_id(i) == NEXTN_RUN {
+            copy(
+                &format!("multinode_server_logs_{RF3}.zip"),
+                &run.join(backup(&format!("multinode_server_logs_{RF3}"), 4)),
+            );
+            n += 1;
+        }
+        if run_id(i) == DAMAGED_RUN {
+            for f in std::fs::read_dir(root().join("samples/artifacts/damaged")).unwrap() {
+                let name = f.unwrap().file_name().to_string_lossy().into_owned();
+                copy(&format!("damaged/{name}"), &run.join(&name));
+                n += 1;
+            }
+        }
+        if i % 2 == 0 {
+            copy("trtllm_logs.tar.zst", &run.join("trtllm_logs.tar.zst"));
+            copy("plain/vllm_server.log", &run.join("vllm_server.log"));
+            n += 2;
+        }
+    }
+    n
+}
+
+fn audit(dir: &Path, args: &[&str]) -> Run {
+    let mut all = vec!["audit"];
+    all.extend_from_slice(args);
+    let run = artiscan_in(dir, &all);
+    assert_eq!(
+        run.code, 0,
+        "artiscan {all:?}\nstdout: {}\nstderr: {}",
+        run.stdout, run.stderr
+    );
+    run
+}
+
+/// `(scanned, unchanged)` from the summary line.
+fn counts(run: &Run) -> (u64, u64) {
+    let line = run
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("audit: "))
+        .unwrap_or_else(|| panic!("no summary line in {}", run.stderr));
+    let num = |label: &str| -> u64 {
+        let i = line
+            .find(label)
+            .unwrap_or_else(|| panic!("{label:?} not in {line}"));
+        line[..i]
+            .trim_end()
+            .rsplit([' ', ':'])
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    (num(" scanned"), num(" unchanged"))
+}
+
+fn db(path: &Path) -> Connection {
+    Connection::open(path).unwrap()
+}
+
+fn one<T: rusqlite::types::FromSql>(c: &Connection, sql: &str) -> T {
+    c.query_row(sql, [], |r| r.get(0))
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+}
+
+fn cell(v: ValueRef<'_>) -> String {
+    match v {
+        ValueRef::Null => "NULL".into(),
+        ValueRef::Integer(i) => i.to_string(),
+        ValueRef::Real(f) => format!("{f:?}"),
+        ValueRef::Text(t) => format!("{:?}", String::from_utf8_lossy(t)),
+        ValueRef::Blob(b) => format!("blob{b:?}"),
+    }
+}
+
+/// Every row of the result tables, sorted, without the columns that record
+/// when or how fast something ran.
+fn dump(path: &Path) -> Vec<String> {
+    let c = db(path);
+    let skip = ["scanned_at", "scanned_ns", "hashed_ns", "scan_ms"];
+    let mut out = Vec::new();
+    for table in [
+        "artifacts",
+        "coverage",
+        "coverage_errors",
+        "evidence",
+        "aggregates",
+        "aggregate_stats",
+        "verdicts",
+        "checks",
+        "dirty_runs",
+    ] {
+        let mut stmt = c.prepare(&format!("SELECT * FROM {table}")).unwrap();
+        let names: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
+        let mut rows = stmt.query([]).unwrap();
+        while let Some(r) = rows.next().unwrap() {
+            let cells: Vec<String> = (0..names.len())
+                .filter(|i| !skip.contains(&names[*i].as_str()))
+                .map(|i| format!("{}={}", names[i], cell(r.get_ref(i).unwrap())))
+                .collect();
+            out.push(format!("{table}: {}", cells.join(" ")));
+        }
+    }
+    out.sort();
+    out
+}
+
+fn count_rows(c: &Connection, table: &str) -> i64 {
+    one(c, &format!("SELECT count(*) FROM {table}"))
+}
+
+#[test]
+fn first_audit_stores_every_artifact_with_parsed_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = make_runs(dir.path(), 6);
+    assert!(n >= 30, "{n}");
+    let run = audit(dir.path(), &["runs", "--db", "audit.sqlite", "-j", "2"]);
+    assert_eq!(counts(&run), (n as u64, 0), "{}", run.stderr);
+    let c = db(&dir.path().join("audit.sqlite"));
+    assert_eq!(one::<i64>(&c, "PRAGMA user_version"), 1);
+    assert_eq!(count_rows(&c, "artifacts"), n as i64);
+    assert_eq!(count_rows(&c, "coverage"), n as i64);
+    assert_eq!(count_rows(&c, "dirty_runs"), 0);
+    assert_eq!(
+        one::<i64>(&c, "SELECT count(DISTINCT run_id) FROM artifacts"),
+        6
+    );
+
+    // Parsed name fields of a storage backup name.
+    let fields: Vec<String> = c
+        .query_row(
+            "SELECT kind, exp, precision, framework, tp, pp, dcp, pcp, ep, dpa, disagg, spec, conc, runner,
+                    backup_n, artifact_id, run_id, eval_task
+             FROM artifacts WHERE path = ?1",
+            [format!("runs/{NEXTN_RUN}/multinode_server_logs_{RF3}_1_9000034.zip")],
+            |r| Ok((0..18).map(|i| cell(r.get_ref(i).unwrap())).collect()),
+        )
+        .unwrap();
+    let want = [
+        "\"multinode_server_logs\"",
+        "\"dsv4\"",
+        "\"fp4\"",
+        "\"sglang\"",
+        "8",
+        "1",
+        "1",
+        "1",
+        "8",
+        "1",
+        "1",
+        "\"mtp\"",
+        "256",
+        "\"gb200-nv_02\"",
+        "1",
+        "9000034",
+        "\"18000003\"",
+        "NULL",
+    ];
+    assert_eq!(fields, want);
+    let eval: (String, String) = c
+        .query_row(
+            "SELECT kind, eval_task FROM artifacts WHERE artifact LIKE 'eval_%' LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(eval, ("eval".into(), "gsm8k".into()));
+    assert_eq!(
+        one::<String>(
+            &c,
+            "SELECT DISTINCT kind FROM artifacts WHERE artifact LIKE 'logs_%'"
+        ),
+        "logs"
+    );
+
+    // Unparseable names still audit, with null fields; damaged artifacts are
+    // recorded with their coverage errors.
+    let damaged = format!("runs/{DAMAGED_RUN}/cut_server_logs_{RF1}.zip");
+    let (kind, complete, err_kind): (Option<String>, bool, String) = c
+        .query_row(
+            "SELECT a.kind, a.complete, e.kind FROM artifacts a JOIN coverage_errors e USING (path) WHERE path = ?1",
+            [&damaged],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        (kind, complete, err_kind.as_str()),
+        (None, false, "truncated")
+    );
+    assert_eq!(
+        one::<i64>(&c, "SELECT count(*) FROM artifacts WHERE NOT complete"),
+        3
+    );
+    assert!(run.stderr.contains("3 incomplete"), "{}", run.stderr);
+
+    // Evidence, aggregates and verdicts are there.
+    assert!(
+        one::<i64>(
+            &c,
+            "SELECT count(*) FROM evidence WHERE rule = 'sglang.monokernel_routing'"
+        ) > 0
+    );
+    assert!(
+        one::<i64>(
+            &c,
+            "SELECT count(*) FROM aggregates WHERE rule = 'spec.accept_len'"
+        ) > 0
+    );
+    assert_eq!(
+        one::<String>(
+            &c,
+            &format!(
+                "SELECT status FROM verdicts WHERE check_id = 'nextn-fp8-moe-unset' AND artifact = 'multinode_server_logs_{RF3}_1_9000034.zip'"
+            )
+        ),
+        "fail"
+    );
+    assert_eq!(
+        one::<i64>(
+            &c,
+            "SELECT count(*) FROM verdicts WHERE check_id = 'nextn-fp8-moe-unset' AND status = 'fail'"
+        ),
+        1
+    );
+}
+
+#[test]
+fn unchanged_reaudit_skips_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = make_runs(dir.path(), 4) as u64;
+    audit(dir.path(), &["runs", "--db", "a.sqlite"]);
+    let c = db(&dir.path().join("a.sqlite"));
+    let times = |c: &Connection| -> Vec<(String, i64)> {
+        c.prepare("SELECT path, scanned_ns FROM artifacts ORDER BY path")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let before = times(&c);
+    let dump_before = dump(&dir.path().join("a.sqlite"));
+    let again = audit(dir.path(), &["runs", "--db", "a.sqlite"]);
+    assert_eq!(counts(&again), (0, n), "{}", again.stderr);
+    assert_eq!(times(&c), before);
+    assert_eq!(dump(&dir.path().join("a.sqlite")), dump_before);
+    // --rehash hashes every file, and still finds nothing to scan.
+    let rehash = audit(dir.path(), &["runs", "--db", "a.sqlite", "--rehash"]);
+    assert_eq!(counts(&rehash), (0, n));
+}
+
+#[test]
+fn store_inside_the_audited_folder_and_dot_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = make_runs(dir.path(), 2) as u64;
+    let run = audit(dir.path(), &["runs", "--db", "runs/audit.sqlite"]);
+    assert_eq!(counts(&run), (n, 0), "{}", run.stderr);
+    let c = db(&dir.path().join("runs/audit.sqlite"));
+    assert_eq!(
+        one::<i64>(
+            &c,
+            "SELECT count(*) FROM artifacts WHERE artifact LIKE 'audit.sqlite%'"
+        ),
+        0
+    );
+    // `./runs/` walks the same artifacts under the same keys.
+    let run = audit(dir.path(), &["./runs/", "--db", "runs/audit.sqlite"]);
+    assert_eq!(counts(&run), (0, n), "{}", run.stderr);
+    assert_eq!(count_rows(&c, "artifacts"), n as i64);
+}
+
+#[test]
+fn changed_artifact_is_rescanned_and_its_old_rows_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = make_runs(dir.path(), 4) as u64;
+    audit(dir.path(), &["runs", "--db", "a.sqlite"]);
+    let c = db(&dir.path().join("a.sqlite"));
+    let target = format!(
+        "runs/{}/multinode_server_logs_{RF2}_1_9000012.zip",
+        run_id(1)
+    );
+    let reference = format!("runs/{NEXTN_RUN}/multinode_server_logs_{RF3}_1_9000034.zip");
+    let status = |c: &Connection| -> String {
+        c.query_row(
+            "SELECT status FROM verdicts WHERE check_id = 'nextn-fp8-moe-unset' AND path = ?1",
+            [&target],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    assert_eq!(status(&c), "pass");
+    let old_sha: String = c
+        .query_row(
+            "SELECT sha256 FROM artifacts WHERE path = ?1",
+            [&target],
+            |r| r.get(0),
+        )
+        .unwrap();
+    // The artifact is replaced by another upload (here: the conc256 bytes).
+    std::fs::copy(dir.path().join(&reference), dir.path().join(&target)).unwrap();
+    let run = audit(dir.path(), &["runs", "--db", "a.sqlite"]);
+    assert_eq!(counts(&run), (1, n - 1), "{}", run.stderr);
+    assert_eq!(status(&c), "fail");
+    let new_sha: String = c
+        .query_row(
+            "SELECT sha256 FROM artifacts WHERE path = ?1",
+            [&target],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_ne!(new_sha, old_sha);
+    // Old rows are gone, not duplicated: the artifact now has exactly the rows
+    // of the artifact it was copied from.
+    for table in ["evidence", "aggregates", "verdicts", "coverage"] {
+        let rows = |p: &str| -> i64 {
+            c.query_row(
+                &format!("SELECT count(*) FROM {table} WHERE path = ?1"),
+                [p],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        assert_eq!(rows(&target), rows(&reference), "{table}");
+    }
+    let ids = |p: &str| -> Vec<String> {
+        c.prepare("SELECT id FROM evidence WHERE path = ?1 ORDER BY seq")
+            .unwrap()
+            .query_map([p], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert_eq!(ids(&target), ids(&reference));
+}
+
+#[test]
+fn pack_or_check_change_rescans_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = make_runs(dir.path(), 3) as u64;
+    audit(dir.path(), &["runs", "--db", "a.sqlite"]);
+    let c = db(&dir.path().join("a.sqlite"));
+    let fp0: String = one(&c, "SELECT value FROM meta WHERE key = 'fingerprint'");
+
+    // A check file added: new fingerprint, everything scanned again, its verdicts stored.
+    std::fs::write(
+        dir.path().join("extra.toml"),
+        r#"[[check]]
+id = "acc-len-set"
+description = "SGLANG_SIMULATE_ACC_LEN is set somewhere"
+rule = "env.var"
+where = { name = "SGLANG_SIMULATE_ACC_LEN" }
+expect = "present"
+"#,
+    )
+    .unwrap();
+    let run = audit(
+        dir.path(),
+        &["runs", "--db", "a.sqlite", "--checks", "extra.toml"],
+    );
+    assert_eq!(counts(&run), (n, 0), "{}", run.stderr);
+    let fp1: String = one(&c, "SELECT value FROM meta WHERE key = 'fingerprint'");
+    assert_ne!(fp0, fp1);
+    assert_eq!(
+        one::<i64>(
+            &c,
+            &format!("SELECT count(*) FROM artifacts WHERE fingerprint != '{fp1}'")
+        ),
+        0
+    );
+    assert_eq!(
+        one::<i64>(
+            &c,
+            "SELECT count(*) FROM verdicts WHERE check_id = 'acc-len-set'"
+        ),
+        n as i64
+    );
+    let again = audit(
+        dir.path(),
+        &["runs", "--db", "a.sqlite", "--checks", "extra.toml"],
+    );
+    assert_eq!(counts(&again), (0, n));
+
+    // A pack added: everything again, and its rule's evidence is stored.
+    std::fs::write(
+        dir.path().join("mine.toml"),
+        r#"name = "mine"
+version = "1"
+description = "user pack"
+[[rule]]
+id = "mine.capture_end"
+description = "CUDA graph capture end"
+regex = 'Capture cuda graph end\. Time elapsed: (?P<secs>[0-9.]+) s'
+[rule.captures]
+secs = "float"
+[[rule.example]]
+line = 'Capture cuda graph end. Time elapsed: 6.50 s. mem usage=2.39 GB. avail mem=20.38 GB.'
+captures = { secs = 6.5 }
+"#,
+    )
+    .unwrap();
+    let run = audit(
+        dir.path(),
+        &[
+            "runs",
+            "--db",
+            "a.sqlite",
+            "--checks",
+            "extra.toml",
+            "--pack",
+            "mine.toml",
+        ],
+    );
+    assert_eq!(counts(&run), (n, 0), "{}", run.stderr);
+    assert!(
+        one::<i64>(
+            &c,
+            "SELECT count(*) FROM evidence WHERE rule = 'mine.capture_end'"
+        ) > 0
+    );
+    // Dropping the extra check: its verdicts go with the re-scan.
+    let run = audit(
+        dir.path(),
+        &["runs", "--db", "a.sqlite", "--pack", "mine.toml"],
+    );
+    assert_eq!(counts(&run), (n, 0));
+    assert_eq!(
+        one::<i64>(
+            &c,
+            "SELECT count(*) FROM verdicts WHERE check_id = 'acc-len-set'"
+        ),
+        0
+    );
+}
+
+#[test]
+fn kill_9_mid_run_then_resume_equals_a_clean_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = make_runs(dir.path(), 60) as i64;
+    let killed_db = dir.path().join("killed.sqlite");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_artiscan"))
+        .args(["audit", "runs", "--db", "killed.sqlite", "-j", "1"])
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill once some artifacts are committed.
+    let start = Instant::now();
+    let committed = loop {
+        // Read-only: never create the file before the audit does.
+        let done =
+            Connection::open_with_flags(&killed_db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+                .and_then(|c| {
+                    c.query_row("SELECT count(*) FROM artifacts", [], |r| r.get::<_, i64>(0))
+                })
+                .unwrap_or(0);
+        if done >= 5 {
+            break done;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "audit did not commit anything"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "audit ended before it could be killed"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let c = db(&killed_db);
+    let after_kill = count_rows(&c, "artifacts");
+    assert!(
+        after_kill >= committed && after_kill < n,
+        "killed too late: {after_kill} of {n}"
+    );
+    // Nothing half-written: every stored artifact has its coverage row.
+    assert_eq!(count_rows(&c, "coverage"), after_kill);
+    drop(c);
+
+    let resumed = audit(dir.path(), &["runs", "--db", "killed.sqlite", "-j", "2"]);
+    let (scanned, unchanged) = counts(&resumed);
+    assert_eq!(unchanged, after_kill as u64, "{}", resumed.stderr);
+    assert_eq!(scanned + unchanged, n as u64);
+    audit(dir.path(), &["runs", "--db", "clean.sqlite", "-j", "2"]);
+    let (killed, clean) = (dump(&killed_db), dump(&dir.path().join("clean.sqlite")));
+    assert_eq!(killed.len(), clean.len());
+    assert!(killed == clean, "resumed store differs from a clean run");
+}
+
+const RUN_CHECK: &str = r#"[[check]]
+id = "run-nextn-unset"
+description = "No artifact of the run sets SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE"
+rule = "env.var"
+where = { name = "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE" }
+expect = "absent"
+scope = "run"
+"#;
+
+#[test]
+fn two_shards_merged_equal_one_full_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = make_runs(dir.path(), 6) as i64;
+    std::fs::write(dir.path().join("run.toml"), RUN_CHECK).unwrap();
+    let common = ["--checks", "run.toml"];
+    let with = |mut a: Vec<&'static str>| {
+        a.extend(common);
+        a
+    };
+    audit(dir.path(), &with(vec!["runs", "--db", "full.sqlite"]));
+    audit(
+        dir.path(),
+        &with(vec!["runs", "--db", "s1.sqlite", "--shard", "1/2"]),
+    );
+    audit(
+        dir.path(),
+        &with(vec!["runs", "--db", "s2.sqlite", "--shard", "2/2"]),
+    );
+    let rows = |f: &str| count_rows(&db(&dir.path().join(f)), "artifacts");
+    let (a, b) = (rows("s1.sqlite"), rows("s2.sqlite"));
+    assert!(a > 0 && b > 0 && a + b == n, "{a} + {b} != {n}");
+    // Run-scope verdicts: one per run, failing for the run with the variable.
+    let full = db(&dir.path().join("full.sqlite"));
+    assert_eq!(
+        one::<i64>(&full, "SELECT count(*) FROM verdicts WHERE scope = 'run'"),
+        6
+    );
+    assert_eq!(
+        one::<String>(
+            &full,
+            "SELECT run_id FROM verdicts WHERE check_id = 'run-nextn-unset' AND status = 'fail'"
+        ),
+        NEXTN_RUN.to_string()
+    );
+
+    let merged = artiscan_in(
+        dir.path(),
+        &["audit", "merge", "merged.sqlite", "s1.sqlite", "s2.sqlite"],
+    );
+    assert_eq!(merged.code, 0, "{}", merged.stderr);
+    let want = dump(&dir.path().join("full.sqlite"));
+    assert!(
+        dump(&dir.path().join("merged.sqlite")) == want,
+        "merged shards differ from the full run"
+    );
+    // Idempotent: merging again changes nothing.
+    let again = artiscan_in(
+        dir.path(),
+        &["audit", "merge", "merged.sqlite", "s2.sqlite", "s1.sqlite"],
+    );
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(
+        again.stderr.contains(" 0 artifacts taken"),
+        "{}",
+        again.stderr
+    );
+    assert!(dump(&dir.path().join("merged.sqlite")) == want);
+    // A later audit over the merged store finds nothing to do.
+    let run = audit(dir.path(), &with(vec!["runs", "--db", "merged.sqlite"]));
+    assert_eq!(counts(&run), (0, n as u64));
+}
+
+/// A code block of docs/audit.md, found by the text of its first line.
+fn doc_sql(marker: &str) -> String {
+    let doc = std::fs::read_to_string(root().join("docs/audit.md")).unwrap();
+    let mut blocks = doc.split("```sql\n").skip(1);
+    let block = blocks
+        .find(|b| b.lines().next().is_some_and(|l| l.contains(marker)))
+        .unwrap_or_else(|| panic!("no ```sql block starting with {marker:?} in docs/audit.md"));
+    block.split("```").next().unwrap().to_string()
+}
+
+#[test]
+fn readme_sql_finds_the_runs_that_set_nextn_moe_with_citations() {
+    let dir = tempfile::tempdir().unwrap();
+    make_runs(dir.path(), 6);
+    audit(dir.path(), &["runs", "--db", "audit.sqlite"]);
+    let c = db(&dir.path().join("audit.sqlite"));
+
+    let sql = doc_sql("Which runs had SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE set");
+    let mut stmt = c.prepare(&sql).unwrap();
+    let cols: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
+    let (ri, ci, vi) = (
+        cols.iter()
+            .position(|c| c == "run_id")
+            .expect("run_id column"),
+        cols.iter()
+            .position(|c| c == "citation")
+            .expect("citation column"),
+        cols.iter()
+            .position(|c| c == "value")
+            .expect("value column"),
+    );
+    let rows: Vec<(String, String, String)> = stmt
+        .query_map([], |r| Ok((r.get(ri)?, r.get(ci)?, r.get(vi)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let (run, citation, value) = &rows[0];
+    assert_eq!(run, &NEXTN_RUN.to_string());
+    assert_eq!(value, "1");
+    assert_eq!(
+        citation,
+        &format!(
+            "runs/{NEXTN_RUN}/multinode_server_logs_{RF3}_1_9000034.zip!multinode_server_logs.tar.gz!config.yaml:30"
+        )
+    );
+    // The citation reopens.
+    let cite = artiscan_in(
+        dir.path(),
+        &[
+            "cite",
+            citation,
+            "--expect",
+            "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE",
+        ],
+    );
+    assert_eq!(cite.code, 0, "{}{}", cite.stdout, cite.stderr);
+
+    // The issue's query: artifacts where the check does not pass.
+    let sql = doc_sql("Artifacts where nextn-fp8-moe-unset does not pass");
+    let rows: Vec<(String, String, String)> = c
+        .prepare(&sql)
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let fails: Vec<_> = rows.iter().filter(|r| r.2 == "fail").collect();
+    assert_eq!(fails.len(), 1, "{rows:?}");
+    assert_eq!(fails[0].0, NEXTN_RUN.to_string());
+    assert!(fails[0].1.contains("conc256"));
+    // Unknowns are the artifacts without any env dump (or unreadable ones), never a pass.
+    assert!(rows.iter().all(|r| r.2 == "fail" || r.2 == "unknown"));
+    assert!(
+        rows.iter()
+            .any(|r| r.1 == format!("server_logs_{RF1}_1_9000011.zip") && r.2 == "unknown")
+    );
+
+    // Monokernel: the conc256 artifact's TP7 never routed.
+    let sql = doc_sql("Runs where the monokernel never routed on some rank");
+    let rows: Vec<(String, String)> = c
+        .prepare(&sql)
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0].0, NEXTN_RUN.to_string());
+}
+
+#[test]
+fn report_formats_and_filters() {
+    let dir = tempfile::tempdir().unwrap();
+    make_runs(dir.path(), 6);
+    audit(dir.path(), &["runs", "--db", "audit.sqlite"]);
+    let report = |args: &[&str]| -> Run {
+        let mut all = vec!["audit", "report", "--db", "audit.sqlite"];
+        all.extend_from_slice(args);
+        let run = artiscan_in(dir.path(), &all);
+        assert_eq!(run.code, 0, "{all:?}: {}", run.stderr);
+        run
+    };
+
+    let md = report(&["--format", "markdown"]).stdout;
+    assert!(md.starts_with("# artiscan audit report\n"), "{md}");
+    assert!(
+        md.contains("| run | artifacts | incomplete | pass | fail | unknown |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| check | pass | fail | unknown | description |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| check | run | artifact | reason | first citation |"),
+        "{md}"
+    );
+    let fail_row = format!(
+        "| nextn-fp8-moe-unset | {NEXTN_RUN} | multinode_server_logs_{RF3}_1_9000034.zip | 6 matching record(s), first runs/{NEXTN_RUN}/multinode_server_logs_{RF3}_1_9000034.zip!multinode_server_logs.tar.gz!config.yaml:30 | `runs/{NEXTN_RUN}/multinode_server_logs_{RF3}_1_9000034.zip!multinode_server_logs.tar.gz!config.yaml:30` |"
+    );
+    assert!(md.lines().any(|l| l == fail_row), "no row {fail_row}\n{md}");
+    // Runs in numeric order, the damaged run with its 3 incomplete artifacts.
+    let runs_part = &md[md.find("## Runs").unwrap()..md.find("## Checks").unwrap()];
+    let run_rows: Vec<&str> = runs_part
+        .lines()
+        .filter(|l| l.starts_with("| 18000"))
+        .collect();
+    assert_eq!(run_rows.len(), 6, "{md}");
+    assert!(
+        run_rows[0].starts_with("| 18000001 | 4 | 0 |"),
+        "{}",
+        run_rows[0]
+    );
+    assert!(
+        run_rows[4].starts_with(&format!("| {DAMAGED_RUN} | 8 | 3 |")),
+        "{}",
+        run_rows[4]
+    );
+    assert!(md.contains("## Incomplete artifacts"));
+    assert!(
+        md.contains(&format!(
+            "| {DAMAGED_RUN} | cut_server_logs_{RF1}.zip | 1 | truncated: "
+        )),
+        "{md}"
+    );
+
+    // JSON Lines: the same numbers as the store.
+    let jl = report(&["--format", "jsonl"]);
+    let recs = jl.records();
+    assert_eq!(recs[0]["type"], "audit_summary");
+    assert_eq!(recs[0]["runs"], 6);
+    assert_eq!(recs[0]["incomplete"], 3);
+    let c = db(&dir.path().join("audit.sqlite"));
+    for status in ["pass", "fail", "unknown"] {
+        let n: i64 = one(
+            &c,
+            &format!("SELECT count(*) FROM verdicts WHERE status = '{status}'"),
+        );
+        assert_eq!(recs[0][status], n, "{status}");
+    }
+    let nextn = recs
+        .iter()
+        .find(|r| r["type"] == "check" && r["check"] == "nextn-fp8-moe-unset")
+        .unwrap();
+    assert_eq!(nextn["fail"], 1);
+    assert_eq!(
+        jl.of_type("fail").len() as i64,
+        one::<i64>(&c, "SELECT count(*) FROM verdicts WHERE status = 'fail'")
+    );
+    assert_eq!(jl.of_type("incomplete").len(), 3);
+
+    // CSV: a header and one row per part.
+    let csv = report(&["--format", "csv"]).stdout;
+    assert!(csv.starts_with(
+        "record,run,check,artifact,artifacts,incomplete,pass,fail,unknown,reason,citation\n"
+    ));
+    assert_eq!(csv.lines().filter(|l| l.starts_with("run,")).count(), 6);
+    assert!(
+        csv.lines()
+            .any(|l| l.starts_with(&format!("fail,{NEXTN_RUN},nextn-fp8-moe-unset,"))),
+        "{csv}"
+    );
+
+    // Text: the terminal table.
+    let text = report(&["--format", "text"]).stdout;
+    assert!(text.contains("RUNS\nrun "), "{text}");
+    assert!(text.contains(&format!(
+        "FAIL  nextn-fp8-moe-unset  run {NEXTN_RUN}  multinode_server_logs_{RF3}_1_9000034.zip"
+    )));
+
+    // Filters on the parsed name fields.
+    let conc256 = report(&["--format", "jsonl", "--where", "conc=256"]).records();
+    assert_eq!(conc256[0]["artifacts"], 1);
+    assert_eq!(conc256[0]["runs"], 1);
+    let fp4 = report(&[
+        "--format",
+        "jsonl",
+        "--where",
+        "precision=fp4",
+        "--where",
+        "disagg=true",
+    ])
+    .records();
+    assert_eq!(fp4[0]["artifacts"], 7);
+    let globbed = report(&["--format", "jsonl", "--where", "runner=gb200*"]).records();
+    assert_eq!(globbed[0]["artifacts"], 7);
+    let unparsed = report(&["--format", "jsonl", "--where", "kind="]).records();
+    assert_eq!(unparsed[0]["artifacts"], 4 + 3 * 2);
+    let since = report(&["--format", "jsonl", "--since", "18000005"]).records();
+    assert_eq!(since[0]["runs"], 2);
+    let dated = report(&["--format", "jsonl", "--since", "2000-01-01"]).records();
+    assert_eq!(dated[0]["runs"], 6);
+    let bad = artiscan_in(
+        dir.path(),
+        &[
+            "audit",
+            "report",
+            "--db",
+            "audit.sqlite",
+            "--where",
+            "nope=1",
+        ],
+    );
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("unknown field"), "{}", bad.stderr);
+}
+
+#[test]
+fn export_is_the_scan_and_check_output() {
+    let dir = tempfile::tempdir().unwrap();
+    make_runs(dir.path(), 3);
+    audit(dir.path(), &["runs", "--db", "audit.sqlite"]);
+    let sorted = |s: &str, keep: &dyn Fn(&str) -> bool| -> Vec<String> {
+        let mut v: Vec<String> = s.lines().filter(|l| keep(l)).map(str::to_string).collect();
+        v.sort();
+        v
+    };
+    let export = artiscan_in(
+        dir.path(),
+        &[
+            "audit",
+            "export",
+            "--db",
+            "audit.sqlite",
+            "--format",
+            "jsonl",
+            "--verdicts",
+        ],
+    );
+    assert_eq!(export.code, 0, "{}", export.stderr);
+    let scan = artiscan_in(dir.path(), &["scan", "runs", "--format", "jsonl"]);
+    let not_verdict = |l: &str| !l.contains(r#""type":"verdict""#);
+    let scanned = sorted(&scan.stdout, &|l| !l.starts_with(r#"{"type":"summary""#));
+    assert!(scanned.len() > 100);
+    assert!(
+        sorted(&export.stdout, &not_verdict) == scanned,
+        "export differs from scan output"
+    );
+    let check = artiscan_in(
+        dir.path(),
+        &["check", "--set", "inferencex", "runs", "--format", "jsonl"],
+    );
+    let is_verdict = |l: &str| l.contains(r#""type":"verdict""#);
+    let verdicts = sorted(&check.stdout, &is_verdict);
+    assert!(!verdicts.is_empty());
+    assert!(
+        sorted(&export.stdout, &is_verdict) == verdicts,
+        "exported verdicts differ from check's"
+    );
+    // Filtered export: one run only.
+    let one_run = artiscan_in(
+        dir.path(),
+        &[
+            "audit",
+            "export",
+            "--db",
+            "audit.sqlite",
+            "--where",
+            "run_id=18000002",
+        ],
+    );
+    let recs = one_run.records();
+    assert!(!recs.is_empty());
+    assert!(recs.iter().all(|r| {
+        let p = r["path"]
+            .as_str()
+            .or(r["location"]["path"].as_str())
+            .unwrap();
+        p.starts_with("runs/18000002/")
+    }));
+}
+
+#[test]
+fn errors_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = artiscan_in(dir.path(), &["audit", "report", "--db", "missing.sqlite"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("no such audit database"),
+        "{}",
+        run.stderr
+    );
+    std::fs::write(
+        dir.path().join("not.sqlite"),
+        b"this is not a database, just text ........",
+    )
+    .unwrap();
+    let run = artiscan_in(
+        dir.path(),
+        &["audit", "missing_folder", "--db", "not.sqlite"],
+    );
+    assert_eq!(run.code, 2);
+    // A missing input is reported; the rest is audited, and the exit code says so.
+    std::fs::create_dir_all(dir.path().join("runs/1")).unwrap();
+    copy("logs_12345678.zip", &dir.path().join("runs/1/logs_1.zip"));
+    let run = artiscan_in(
+        dir.path(),
+        &["audit", "runs", "missing_folder", "--db", "ok.sqlite"],
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("missing_folder"));
+    assert_eq!(
+        count_rows(&db(&dir.path().join("ok.sqlite")), "artifacts"),
+        1
+    );
+    let run = artiscan_in(
+        dir.path(),
+        &["audit", "runs", "--db", "ok.sqlite", "--shard", "3/2"],
+    );
+    assert_eq!(run.code, 2);
+}

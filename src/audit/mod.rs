@@ -1,0 +1,777 @@
+//! Batch audit of historical runs into an embedded SQLite store
+//! (`artiscan audit`): every artifact under some folders is scanned with all
+//! rules and judged by the checks, and the results land in one SQLite file
+//! that SQL, `audit report` and `audit export` read.
+//!
+//! - **Incremental**: an artifact is skipped when its sha256 and the
+//!   pack/check-set [fingerprint](fingerprint) are those stored. Unchanged
+//!   size and modification time (older than the last hash by a margin, as git
+//!   does it) stand in for the hash; `--rehash` always hashes.
+//! - **Resumable**: artifacts are scanned on a worker pool and one writer (the
+//!   calling thread) commits each artifact's rows (old rows removed) in one
+//!   transaction, in WAL mode: a killed audit leaves whole artifacts only, and
+//!   the next run skips them.
+//! - **Sharded**: `--shard i/n` keeps the artifacts whose path hash falls in
+//!   slice i; [`merge`] combines shard stores.
+//! - Run-scope checks (`scope = "run"`) are judged from the store once a run's
+//!   artifacts are written ([`store`]'s `dirty_runs`), so they see every
+//!   artifact of the run, also across shards after a merge.
+
+pub mod export;
+pub mod merge;
+pub mod names;
+pub mod report;
+pub mod store;
+
+use crate::check::{self, Check, CheckParams, Status};
+use crate::commands::check::judge;
+use crate::engine;
+use crate::pack::RuleSet;
+use crate::scan::{ArtifactScan, ScanOptions, scan_artifact};
+use crate::source::{self, Artifact, ArtifactKind, Limits};
+use rusqlite::{Connection, params};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use store::{Prepared, Stamp, VerdictRow};
+
+/// Bumped when what the store holds for the same inputs changes meaning
+/// (forces a full re-scan, like a pack change).
+const AUDIT_FORMAT: &str = "audit-1";
+
+/// A file modified less than this before its hash was taken may have changed
+/// within the same timestamp tick: its size and mtime are not trusted.
+const RACY_NS: i64 = 2_000_000_000;
+
+/// The checks an audit judges, with their source text (stored, so that a
+/// merge can judge run-scope checks again) and `--param` values.
+#[derive(Debug, Clone, Default)]
+pub struct CheckSet {
+    pub checks: Vec<Check>,
+    /// (file name, text) of every check file and built-in set.
+    pub sources: Vec<(String, String)>,
+    pub params: CheckParams,
+}
+
+impl CheckSet {
+    pub fn load(files: &[PathBuf], sets: &[String], params: &[String]) -> anyhow::Result<CheckSet> {
+        let mut sources = Vec::new();
+        for s in sets {
+            let src = check::builtin_set(s).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "no built-in check set {s:?} (have: {})",
+                    check::builtin_set_names().join(", ")
+                )
+            })?;
+            sources.push((format!("patterns/checks/{s}.toml"), src.to_string()));
+        }
+        for f in files {
+            let src =
+                std::fs::read_to_string(f).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+            sources.push((f.display().to_string(), src));
+        }
+        let params = CheckParams::parse(params).map_err(anyhow::Error::msg)?;
+        CheckSet::from_sources(sources, params)
+    }
+
+    pub fn from_sources(
+        sources: Vec<(String, String)>,
+        params: CheckParams,
+    ) -> anyhow::Result<CheckSet> {
+        let mut checks = Vec::new();
+        for (name, src) in &sources {
+            checks.extend(check::parse_checks(name, src)?);
+        }
+        Ok(CheckSet {
+            checks,
+            sources,
+            params,
+        })
+    }
+
+    /// From a `fingerprints` row (merge).
+    pub fn from_stored(checks_json: &str, params_json: &str) -> anyhow::Result<CheckSet> {
+        let files: Vec<serde_json::Value> = serde_json::from_str(checks_json)?;
+        let sources = files
+            .iter()
+            .map(|f| {
+                (
+                    f["file"].as_str().unwrap_or("").to_string(),
+                    f["source"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect();
+        let params = CheckParams(serde_json::from_str(params_json)?);
+        CheckSet::from_sources(sources, params)
+    }
+
+    fn sources_json(&self) -> String {
+        let v: Vec<_> = self
+            .sources
+            .iter()
+            .map(|(f, s)| serde_json::json!({"file": f, "source": s}))
+            .collect();
+        serde_json::to_string(&v).expect("json")
+    }
+
+    fn params_json(&self) -> String {
+        serde_json::to_string(&self.params.0).expect("json")
+    }
+
+    /// Every rule a check needs lines of rather than aggregates: when one of
+    /// them aggregates, the audit stores every line of it (`every_match`).
+    pub fn needs_every_match(&self, rules: &RuleSet) -> bool {
+        let needed = check::needed_rules(&self.checks);
+        rules
+            .rules
+            .iter()
+            .any(|r| !r.aggregate.is_empty() && needed.contains(&r.id))
+    }
+}
+
+/// `--shard i/n`: slice `i` (1-based) of `n`, by a hash of the artifact path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u64,
+    pub count: u64,
+}
+
+impl Shard {
+    pub fn parse(s: &str) -> anyhow::Result<Shard> {
+        let err = || anyhow::anyhow!("--shard {s:?}: expected I/N with 1 <= I <= N, e.g. 3/16");
+        let (i, n) = s.split_once('/').ok_or_else(err)?;
+        let (index, count): (u64, u64) = (
+            i.trim().parse().map_err(|_| err())?,
+            n.trim().parse().map_err(|_| err())?,
+        );
+        if count == 0 || index == 0 || index > count {
+            return Err(err());
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// Whether the artifact at `path` (as walked) is in this slice. SHA-256 of
+    /// the path: the same on every machine and every run.
+    pub fn contains(&self, path: &str) -> bool {
+        let h = Sha256::digest(path.as_bytes());
+        let v = u64::from_be_bytes(h[..8].try_into().expect("8 bytes"));
+        v % self.count == self.index - 1
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// What `artiscan audit PATHS` does.
+#[derive(Debug, Clone)]
+pub struct AuditOptions {
+    pub db: PathBuf,
+    pub paths: Vec<String>,
+    pub shard: Option<Shard>,
+    /// Run id for every artifact (else from folder names).
+    pub run_id: Option<String>,
+    /// Hash every artifact even when size and mtime are unchanged.
+    pub rehash: bool,
+    pub threads: usize,
+    pub limits: Limits,
+    /// Draw a progress bar on stderr.
+    pub progress: bool,
+}
+
+/// The fingerprint of an audit: everything that decides the stored results
+/// for given artifact bytes.
+pub fn fingerprint(
+    rules: &RuleSet,
+    checks: &CheckSet,
+    every_match: bool,
+    limits: &Limits,
+) -> store::FingerprintRow {
+    let packs: BTreeMap<&str, &str> = rules
+        .rules
+        .iter()
+        .map(|r| (r.pack.as_str(), r.pack_version.as_str()))
+        .collect();
+    let limits = serde_json::json!({
+        "max_depth": limits.max_depth,
+        "max_bytes": limits.max_bytes,
+        "max_member_bytes": limits.max_member_bytes,
+        "max_ratio": limits.max_ratio,
+        "ratio_grace": limits.ratio_grace,
+        "spool_cap": limits.spool_cap,
+        "max_line": limits.max_line,
+        "binary": limits.binary,
+    })
+    .to_string();
+    let (checks_json, params_json) = (checks.sources_json(), checks.params_json());
+    // The checks' text, not their file names: the same file given by
+    // another path is the same check set.
+    let texts: Vec<&str> = checks
+        .sources
+        .iter()
+        .map(|(_, text)| text.as_str())
+        .collect();
+    let texts = serde_json::to_string(&texts).expect("json");
+    let mut h = Sha256::new();
+    for part in [
+        AUDIT_FORMAT,
+        env!("CARGO_PKG_VERSION"),
+        &rules.fingerprint,
+        &texts,
+        &params_json,
+        if every_match {
+            "every_match"
+        } else {
+            "aggregate"
+        },
+        &limits,
+    ] {
+        h.update(part.as_bytes());
+        h.update(b"\0");
+    }
+    store::FingerprintRow {
+        fingerprint: engine::hex(&h.finalize()[..8]),
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        pack_fingerprint: rules.fingerprint.clone(),
+        packs: serde_json::to_string(&packs).expect("json"),
+        checks: checks_json,
+        params: params_json,
+        every_match,
+        limits,
+    }
+}
+
+/// Counts of one audit, printed as its last line.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    /// Artifacts found by the walk (in the shard, with `--shard`).
+    pub artifacts: u64,
+    /// Artifacts outside the shard.
+    pub other_shards: u64,
+    pub scanned: u64,
+    pub unchanged: u64,
+    /// Unchanged, but hashed to be sure.
+    pub rehashed: u64,
+    /// Inputs that could not be opened (walk or stat errors).
+    pub errors: u64,
+    /// Scanned artifacts with coverage errors (damaged, truncated, limits).
+    pub incomplete: u64,
+    pub evidence: u64,
+    pub verdicts: u64,
+    pub fail: u64,
+    pub unknown: u64,
+    pub runs_judged: u64,
+    /// File bytes of the scanned artifacts.
+    pub bytes: u64,
+    pub elapsed_s: f64,
+    pub fingerprint: String,
+    pub shard: Option<Shard>,
+    pub db: String,
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shard = self
+            .shard
+            .map(|s| format!(" (shard {s}; {} in other shards)", self.other_shards))
+            .unwrap_or_default();
+        let mbs = self.bytes as f64 / 1e6 / self.elapsed_s.max(1e-9);
+        write!(
+            f,
+            "audit: {} artifacts{shard}: {} scanned, {} unchanged, {} incomplete, {} errors; {} evidence, {} verdicts ({} fail, {} unknown); {} runs judged; {:.2} s, {:.1} MB/s; fingerprint {}; {}",
+            self.artifacts,
+            self.scanned,
+            self.unchanged,
+            self.incomplete,
+            self.errors,
+            self.evidence,
+            self.verdicts,
+            self.fail,
+            self.unknown,
+            self.runs_judged,
+            self.elapsed_s,
+            mbs,
+            self.fingerprint,
+            self.db
+        )
+    }
+}
+
+/// The key of an artifact: its path as walked, without `./` steps and
+/// doubled slashes, so `./runs` and `runs` name the same artifacts.
+fn normalize(path: &str) -> String {
+    let absolute = path.starts_with('/');
+    let parts: Vec<&str> = path
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    let joined = parts.join("/");
+    match (absolute, joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => ".".into(),
+        (false, false) => joined,
+    }
+}
+
+/// The store's files (database, WAL, shared memory, journal), to leave out of
+/// an audit of a folder that holds them.
+struct StoreFiles {
+    name: String,
+    canonical: Vec<PathBuf>,
+}
+
+impl StoreFiles {
+    fn new(db: &Path) -> StoreFiles {
+        let name = db
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let canonical = ["", "-wal", "-shm", "-journal"]
+            .iter()
+            .filter_map(|suffix| {
+                let mut p = db.as_os_str().to_owned();
+                p.push(suffix);
+                std::fs::canonicalize(PathBuf::from(p)).ok()
+            })
+            .collect();
+        StoreFiles { name, canonical }
+    }
+
+    fn contains(&self, a: &Artifact) -> bool {
+        let ArtifactKind::File(p) = &a.kind else {
+            return false;
+        };
+        let named = p
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with(&self.name));
+        named && std::fs::canonicalize(p).is_ok_and(|c| self.canonical.contains(&c))
+    }
+}
+
+fn now_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64)
+}
+
+#[derive(Debug, Clone, Copy)]
+struct FileStat {
+    size: i64,
+    mtime_ns: i64,
+}
+
+fn stat(path: &Path) -> std::io::Result<FileStat> {
+    let m = std::fs::metadata(path)?;
+    let mtime_ns = m
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as i64);
+    Ok(FileStat {
+        size: m.len() as i64,
+        mtime_ns,
+    })
+}
+
+enum Outcome {
+    /// Same bytes and fingerprint: nothing to scan. `hashed_ns` when the hash
+    /// was taken now; `run_id` when the stored run id is to be replaced.
+    Unchanged {
+        hashed_ns: Option<i64>,
+        run_id: Option<Option<String>>,
+    },
+    Scanned(Box<Prepared>),
+    Failed(String),
+    /// The writer stopped (a database error); nothing was done.
+    Aborted,
+}
+
+/// Commits after this many artifacts or this long, whichever comes first:
+/// every artifact is whole inside one transaction, and few commits keep the
+/// single writer ahead of the scanners.
+const BATCH_ARTIFACTS: usize = 64;
+const BATCH_MS: u128 = 200;
+
+/// `artiscan audit PATHS --db FILE`: scans new and changed artifacts into the
+/// store and judges the checks.
+pub fn audit(
+    opts: &AuditOptions,
+    rules: &RuleSet,
+    checks: &CheckSet,
+    err: &mut dyn Write,
+) -> anyhow::Result<Summary> {
+    let start = Instant::now();
+    let every_match = checks.needs_every_match(rules);
+    let fp = fingerprint(rules, checks, every_match, &opts.limits);
+    let conn = store::open(&opts.db, true)?;
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    store::put_fingerprint(&conn, &fp)?;
+    store::set_meta(&conn, "fingerprint", &fp.fingerprint)?;
+    store::set_meta(&conn, "tool_version", env!("CARGO_PKG_VERSION"))?;
+    write_checks(&conn, checks)?;
+    conn.execute_batch("COMMIT")?;
+    let prior = store::load_prior(&conn)?;
+
+    let mut summary = Summary {
+        fingerprint: fp.fingerprint.clone(),
+        shard: opts.shard,
+        db: opts.db.display().to_string(),
+        ..Summary::default()
+    };
+    let (walked, walk_errors) = source::walk(&opts.paths);
+    for (path, e) in &walk_errors {
+        writeln!(err, "artiscan: {path}: {e}")?;
+        summary.errors += 1;
+    }
+    let mut artifacts = Vec::with_capacity(walked.len());
+    let store_files = StoreFiles::new(&opts.db);
+    for mut a in walked {
+        a.path = normalize(&a.path);
+        if matches!(a.kind, ArtifactKind::Stdin) {
+            writeln!(err, "artiscan: audit reads files and folders, not stdin")?;
+            summary.errors += 1;
+        } else if store_files.contains(&a) {
+            // The store itself (and its WAL) when it lies under the folders audited.
+        } else if opts.shard.is_none_or(|s| s.contains(&a.path)) {
+            artifacts.push(a);
+        } else {
+            summary.other_shards += 1;
+        }
+    }
+    summary.artifacts = artifacts.len() as u64;
+    let stats: HashMap<&str, Result<FileStat, String>> = artifacts
+        .iter()
+        .map(|a| {
+            let ArtifactKind::File(p) = &a.kind else {
+                unreachable!()
+            };
+            (a.path.as_str(), stat(p).map_err(|e| e.to_string()))
+        })
+        .collect();
+    let total_bytes: u64 = stats
+        .values()
+        .filter_map(|s| s.as_ref().ok())
+        .map(|s| s.size as u64)
+        .sum();
+
+    let artifact_checks: Vec<Check> = checks
+        .checks
+        .iter()
+        .filter(|c| !c.run_scope)
+        .cloned()
+        .collect();
+    let scan_opts = ScanOptions {
+        every_match,
+        force: false,
+    };
+    let stamp = Stamp {
+        tool_version: &fp.tool_version,
+        pack_fingerprint: &fp.pack_fingerprint,
+        fingerprint: &fp.fingerprint,
+    };
+    let abort = AtomicBool::new(false);
+    let pb = progress_bar(opts.progress, total_bytes, artifacts.len());
+    let mut done = 0usize;
+    let mut write_error: Option<anyhow::Error> = None;
+    let mut tx_open: Option<(Instant, usize)> = None;
+
+    let work = |a: &Artifact| -> Outcome {
+        if abort.load(Ordering::Relaxed) {
+            return Outcome::Aborted;
+        }
+        let st = match &stats[a.path.as_str()] {
+            Ok(st) => *st,
+            Err(e) => return Outcome::Failed(e.clone()),
+        };
+        let ArtifactKind::File(file) = &a.kind else {
+            unreachable!()
+        };
+        let fields = names::fields_for(&a.path, opts.run_id.as_deref());
+        if let Some(p) = prior
+            .get(&a.path)
+            .filter(|p| p.fingerprint == fp.fingerprint && p.sha256.is_some())
+        {
+            let run_id = (p.run_id != fields.run_id).then(|| fields.run_id.clone());
+            if !opts.rehash
+                && p.size == st.size
+                && p.mtime_ns == st.mtime_ns
+                && st.mtime_ns < p.hashed_ns - RACY_NS
+            {
+                return Outcome::Unchanged {
+                    hashed_ns: None,
+                    run_id,
+                };
+            }
+            let hashed_at = now_ns();
+            if engine::sha256_file(file).ok() == p.sha256 {
+                return Outcome::Unchanged {
+                    hashed_ns: Some(hashed_at),
+                    run_id,
+                };
+            }
+        }
+        let scanned_ns = now_ns();
+        let t = Instant::now();
+        let scan = scan_artifact(rules, a, &opts.limits, scan_opts);
+        let (scan, verdicts) = judge_one(&artifact_checks, &a.path, scan, &checks.params);
+        let (evidence, aggregates, verdicts) = Prepared::rows(&scan, &verdicts);
+        Outcome::Scanned(Box::new(Prepared {
+            path: a.path.clone(),
+            artifact: a.path.rsplit('/').next().unwrap_or(&a.path).to_string(),
+            run_dir: names::run_dir(&a.path),
+            fields,
+            size: st.size,
+            mtime_ns: st.mtime_ns,
+            sha256: scan.sha256.clone(),
+            scanned_ns,
+            scan_ms: t.elapsed().as_millis() as i64,
+            members: scan.coverage.members as i64,
+            bytes: scan.coverage.bytes as i64,
+            errors: scan.coverage.errors.clone(),
+            notes_json: serde_json::to_string(&scan.coverage.notes).expect("json"),
+            evidence,
+            aggregates,
+            verdicts,
+        }))
+    };
+
+    let consume = |a: &Artifact, outcome: Outcome| {
+        done += 1;
+        let size = stats[a.path.as_str()].as_ref().map_or(0, |s| s.size as u64);
+        pb.inc(size);
+        pb.set_message(format!("{done}/{} artifacts", artifacts.len()));
+        if write_error.is_some() {
+            return;
+        }
+        let result: anyhow::Result<()> = (|| {
+            match outcome {
+                Outcome::Aborted => {}
+                Outcome::Failed(e) => {
+                    pb.suspend(|| writeln!(err, "artiscan: {}: {e}", a.path))?;
+                    summary.errors += 1;
+                }
+                Outcome::Unchanged { hashed_ns, run_id } => {
+                    summary.unchanged += 1;
+                    summary.rehashed += u64::from(hashed_ns.is_some());
+                    if hashed_ns.is_some() || run_id.is_some() {
+                        begin(&conn, &mut tx_open)?;
+                        let st = stats[a.path.as_str()].as_ref().expect("stat");
+                        store::touch(
+                            &conn,
+                            &a.path,
+                            st.size,
+                            st.mtime_ns,
+                            hashed_ns,
+                            run_id.as_ref().map(|r| r.as_deref()),
+                        )?;
+                        tx_open.as_mut().expect("tx").1 += 1;
+                    }
+                }
+                Outcome::Scanned(p) => {
+                    begin(&conn, &mut tx_open)?;
+                    store::write_artifact(&conn, &p, &stamp)?;
+                    tx_open.as_mut().expect("tx").1 += 1;
+                    summary.scanned += 1;
+                    summary.bytes += p.size as u64;
+                    summary.evidence += p.evidence.len() as u64;
+                    summary.verdicts += p.verdicts.len() as u64;
+                    summary.fail += p.verdicts.iter().filter(|v| v.status == "fail").count() as u64;
+                    summary.unknown +=
+                        p.verdicts.iter().filter(|v| v.status == "unknown").count() as u64;
+                    if !p.errors.is_empty() {
+                        summary.incomplete += 1;
+                        pb.suspend(|| -> std::io::Result<()> {
+                            for e in &p.errors {
+                                let cite = crate::Location::member_citation(&p.path, &e.members);
+                                writeln!(err, "artiscan: {cite}: {:?}: {}", e.kind, e.message)?;
+                            }
+                            Ok(())
+                        })?;
+                    }
+                }
+            }
+            let full = tx_open.is_some_and(|(since, n)| {
+                n >= BATCH_ARTIFACTS || since.elapsed().as_millis() >= BATCH_MS
+            });
+            if full {
+                conn.execute_batch("COMMIT")?;
+                tx_open = None;
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            abort.store(true, Ordering::Relaxed);
+            write_error = Some(e);
+        }
+    };
+    engine::parallel(&artifacts, opts.threads, work, consume);
+    pb.finish_and_clear();
+    if let Some(e) = write_error {
+        let _ = conn.execute_batch("ROLLBACK");
+        return Err(e.context(format!("{}: writing the audit store", opts.db.display())));
+    }
+    if tx_open.is_some() {
+        conn.execute_batch("COMMIT")?;
+    }
+    let judged = judge_dirty_runs(&conn, checks)?;
+    summary.runs_judged = judged.runs;
+    summary.verdicts += judged.verdicts;
+    summary.fail += judged.fail;
+    summary.unknown += judged.unknown;
+    // Keep the WAL short for readers that copy the file.
+    let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+    summary.elapsed_s = start.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+fn begin(conn: &Connection, tx: &mut Option<(Instant, usize)>) -> anyhow::Result<()> {
+    if tx.is_none() {
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        *tx = Some((Instant::now(), 0));
+    }
+    Ok(())
+}
+
+fn progress_bar(enabled: bool, total_bytes: u64, artifacts: usize) -> indicatif::ProgressBar {
+    if !enabled {
+        return indicatif::ProgressBar::hidden();
+    }
+    let pb = indicatif::ProgressBar::with_draw_target(
+        Some(total_bytes),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{spinner} {elapsed_precise} [{wide_bar}] {bytes}/{total_bytes} {binary_bytes_per_sec} {msg} ETA {eta}",
+    ) {
+        pb.set_style(style);
+    }
+    pb.set_message(format!("0/{artifacts} artifacts"));
+    pb.enable_steady_tick(std::time::Duration::from_millis(200));
+    pb
+}
+
+/// Artifact-scope verdicts of one scan.
+fn judge_one(
+    checks: &[Check],
+    path: &str,
+    scan: ArtifactScan,
+    params: &CheckParams,
+) -> (ArtifactScan, Vec<check::VerdictRecord>) {
+    if checks.is_empty() {
+        return (scan, Vec::new());
+    }
+    let mut scans = vec![(path.to_string(), scan)];
+    let verdicts = judge(checks, &scans, params);
+    (scans.pop().expect("scan").1, verdicts)
+}
+
+/// The current checks, for reports.
+fn write_checks(conn: &Connection, checks: &CheckSet) -> anyhow::Result<()> {
+    conn.execute("DELETE FROM checks", [])?;
+    for c in &checks.checks {
+        conn.execute(
+            "INSERT OR REPLACE INTO checks VALUES (?1, ?2, ?3, ?4)",
+            params![
+                c.id,
+                c.description,
+                c.rule,
+                if c.run_scope { "run" } else { "artifact" }
+            ],
+        )?;
+    }
+    Ok(())
+}
+
+#[derive(Debug, Default)]
+pub struct Judged {
+    /// Runs whose run-scope checks were judged.
+    pub runs: u64,
+    pub verdicts: u64,
+    pub fail: u64,
+    pub unknown: u64,
+}
+
+/// Judges the run-scope checks of every run folder marked dirty, from the
+/// stored evidence of all its artifacts; one transaction per run.
+pub fn judge_dirty_runs(conn: &Connection, checks: &CheckSet) -> anyhow::Result<Judged> {
+    let run_checks: Vec<Check> = checks
+        .checks
+        .iter()
+        .filter(|c| c.run_scope)
+        .cloned()
+        .collect();
+    let runs: Vec<String> = conn
+        .prepare("SELECT run_dir FROM dirty_runs ORDER BY run_dir")?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut out = Judged::default();
+    for run in runs {
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        conn.execute(
+            "DELETE FROM verdicts WHERE scope = 'run' AND run_dir = ?1",
+            [&run],
+        )?;
+        if !run_checks.is_empty() {
+            let members: Vec<(String, Option<String>)> = conn
+                .prepare("SELECT path, run_id FROM artifacts WHERE run_dir = ?1 ORDER BY path")?
+                .query_map([&run], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()?;
+            let run_id = members.iter().find_map(|(_, r)| r.clone());
+            let mut scans = Vec::with_capacity(members.len());
+            for (path, _) in &members {
+                scans.push((path.clone(), store::load_scan(conn, path)?));
+            }
+            for v in judge(&run_checks, &scans, &checks.params) {
+                out.verdicts += 1;
+                out.fail += u64::from(v.status == Status::Fail);
+                out.unknown += u64::from(v.status == Status::Unknown);
+                store::insert_verdict(
+                    conn,
+                    &VerdictRow::new(&v, true),
+                    None,
+                    &run,
+                    run_id.as_deref(),
+                )?;
+            }
+        }
+        conn.execute("DELETE FROM dirty_runs WHERE run_dir = ?1", [&run])?;
+        conn.execute_batch("COMMIT")?;
+        out.runs += u64::from(!run_checks.is_empty());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_normalized() {
+        assert_eq!(normalize("./runs//1/./a.zip"), "runs/1/a.zip");
+        assert_eq!(normalize("runs/1/a.zip"), "runs/1/a.zip");
+        assert_eq!(normalize("/data//runs/a.zip"), "/data/runs/a.zip");
+        assert_eq!(normalize("./"), ".");
+    }
+
+    #[test]
+    fn shards_partition_paths() {
+        let shards: Vec<Shard> = (1..=4)
+            .map(|i| Shard::parse(&format!("{i}/4")).unwrap())
+            .collect();
+        for i in 0..200 {
+            let p = format!("runs/{}/a_{i}.zip", i % 7);
+            assert_eq!(shards.iter().filter(|s| s.contains(&p)).count(), 1, "{p}");
+        }
+        assert!(Shard::parse("0/4").is_err());
+        assert!(Shard::parse("5/4").is_err());
+        assert!(Shard::parse("x").is_err());
+        // Stable across builds and machines.
+        assert!(Shard::parse("1/1").unwrap().contains("anything"));
+    }
+}

@@ -1,0 +1,663 @@
+//! The SQLite store: opening and migrating it, writing one artifact's results
+//! (all of them, replacing the old ones, in the caller's transaction), and
+//! reading results back as the scan's records.
+
+use super::names::NameFields;
+use crate::Location;
+use crate::check::VerdictRecord;
+use crate::output::{AggregateRecord, CoverageRecord, EvidenceRecord, Stats};
+use crate::scan::{ArtifactScan, Record};
+use crate::source::{Coverage, ErrorKind, MemberError, Note, NoteKind};
+use anyhow::Context;
+use rusqlite::{Connection, OptionalExtension, Row, params};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::time::Duration;
+
+/// `PRAGMA user_version` of a store this build writes.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// The documented schema (`src/audit/schema.sql`).
+pub const SCHEMA: &str = include_str!("schema.sql");
+
+/// `MIGRATIONS[i]` upgrades a store from version `i + 1` to `i + 2`.
+const MIGRATIONS: &[&str] = &[];
+
+/// Opens (and with `create`, creates) a store, in WAL mode, migrated to
+/// [`SCHEMA_VERSION`].
+pub fn open(path: &Path, create: bool) -> anyhow::Result<Connection> {
+    if !create && !path.exists() {
+        anyhow::bail!("{}: no such audit database", path.display());
+    }
+    let conn =
+        Connection::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    conn.busy_timeout(Duration::from_secs(60))?;
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+        .with_context(|| format!("{}: not an SQLite database", path.display()))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        anyhow::bail!(
+            "{}: cannot switch to WAL mode (journal_mode {mode})",
+            path.display()
+        );
+    }
+    // With WAL, NORMAL loses nothing a committed transaction wrote when the
+    // process dies (kill -9); only a power cut can undo the last commits.
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    // A larger page cache and fewer, larger checkpoints: index pages are
+    // copied from the WAL once per checkpoint, not once per few commits.
+    conn.pragma_update(None, "cache_size", -65536)?;
+    conn.pragma_update(None, "wal_autocheckpoint", 8192)?;
+    migrate(&conn).with_context(|| path.display().to_string())?;
+    Ok(conn)
+}
+
+fn migrate(conn: &Connection) -> anyhow::Result<()> {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version > SCHEMA_VERSION {
+        anyhow::bail!(
+            "store schema version {version} is newer than this artiscan's ({SCHEMA_VERSION}); upgrade artiscan"
+        );
+    }
+    if version == 0 {
+        let tables: i64 = conn.query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+            [],
+            |r| r.get(0),
+        )?;
+        if tables > 0 {
+            anyhow::bail!("not an artiscan audit database (it has tables but no schema version)");
+        }
+        conn.execute_batch(&format!(
+            "BEGIN IMMEDIATE;\n{SCHEMA}\nPRAGMA user_version = {SCHEMA_VERSION};\n\
+             INSERT INTO meta VALUES ('created_at', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));\nCOMMIT;"
+        ))?;
+        return Ok(());
+    }
+    for v in version..SCHEMA_VERSION {
+        let step = MIGRATIONS[(v - 1) as usize];
+        conn.execute_batch(&format!(
+            "BEGIN IMMEDIATE;\n{step}\nPRAGMA user_version = {};\nCOMMIT;",
+            v + 1
+        ))?;
+    }
+    Ok(())
+}
+
+/// What the store knows of an artifact from an earlier audit.
+#[derive(Debug, Clone)]
+pub struct Prior {
+    pub size: i64,
+    pub mtime_ns: i64,
+    pub sha256: Option<String>,
+    pub fingerprint: String,
+    pub hashed_ns: i64,
+    pub run_id: Option<String>,
+}
+
+pub fn load_prior(conn: &Connection) -> anyhow::Result<HashMap<String, Prior>> {
+    let mut stmt = conn.prepare(
+        "SELECT path, size, mtime_ns, sha256, fingerprint, hashed_ns, run_id FROM artifacts",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            Prior {
+                size: r.get::<_, Option<i64>>(1)?.unwrap_or(-1),
+                mtime_ns: r.get::<_, Option<i64>>(2)?.unwrap_or(-1),
+                sha256: r.get(3)?,
+                fingerprint: r.get(4)?,
+                hashed_ns: r.get(5)?,
+                run_id: r.get(6)?,
+            },
+        ))
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+pub fn meta(conn: &Connection, key: &str) -> anyhow::Result<Option<String>> {
+    Ok(conn
+        .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+        .optional()?)
+}
+
+pub fn set_meta(conn: &Connection, key: &str, value: &str) -> anyhow::Result<()> {
+    conn.execute(
+        "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
+        [key, value],
+    )?;
+    Ok(())
+}
+
+/// The provenance of a fingerprint (one `fingerprints` row).
+#[derive(Debug, Clone)]
+pub struct FingerprintRow {
+    pub fingerprint: String,
+    pub tool_version: String,
+    pub pack_fingerprint: String,
+    pub packs: String,
+    pub checks: String,
+    pub params: String,
+    pub every_match: bool,
+    pub limits: String,
+}
+
+pub fn put_fingerprint(conn: &Connection, f: &FingerprintRow) -> anyhow::Result<()> {
+    conn.execute(
+        "INSERT OR IGNORE INTO fingerprints VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+        params![f.fingerprint, f.tool_version, f.pack_fingerprint, f.packs, f.checks, f.params, f.every_match, f.limits],
+    )?;
+    Ok(())
+}
+
+pub fn get_fingerprint(conn: &Connection, fp: &str) -> anyhow::Result<Option<FingerprintRow>> {
+    Ok(conn
+        .query_row(
+            "SELECT fingerprint, tool_version, pack_fingerprint, packs, checks, params, every_match, limits \
+             FROM fingerprints WHERE fingerprint = ?1",
+            [fp],
+            |r| {
+                Ok(FingerprintRow {
+                    fingerprint: r.get(0)?,
+                    tool_version: r.get(1)?,
+                    pack_fingerprint: r.get(2)?,
+                    packs: r.get(3)?,
+                    checks: r.get(4)?,
+                    params: r.get(5)?,
+                    every_match: r.get(6)?,
+                    limits: r.get(7)?,
+                })
+            },
+        )
+        .optional()?)
+}
+
+/// One artifact's results, ready to write (built on a worker thread so the
+/// single writer only binds values).
+#[derive(Debug)]
+pub struct Prepared {
+    pub path: String,
+    pub artifact: String,
+    pub run_dir: String,
+    pub fields: NameFields,
+    pub size: i64,
+    pub mtime_ns: i64,
+    pub sha256: Option<String>,
+    pub scanned_ns: i64,
+    pub scan_ms: i64,
+    pub members: i64,
+    pub bytes: i64,
+    pub errors: Vec<MemberError>,
+    pub notes_json: String,
+    pub evidence: Vec<EvidenceRow>,
+    pub aggregates: Vec<AggregateRow>,
+    pub verdicts: Vec<VerdictRow>,
+}
+
+#[derive(Debug)]
+pub struct EvidenceRow {
+    pub seq: i64,
+    pub rule: String,
+    pub pack: Option<String>,
+    pub citation: String,
+    pub members: String,
+    pub line: i64,
+    pub byte_offset: i64,
+    pub col: Option<i64>,
+    pub text: String,
+    pub lossy: bool,
+    pub truncated: bool,
+    pub captures: Option<String>,
+    pub rank: Option<String>,
+    pub id: Option<String>,
+}
+
+#[derive(Debug)]
+pub struct AggregateRow {
+    pub seq: i64,
+    pub rule: String,
+    pub pack: String,
+    pub members: String,
+    pub group: String,
+    pub count: i64,
+    pub stats: String,
+    pub stats_exact: Vec<(String, Stats)>,
+    pub first: String,
+    pub last: String,
+}
+
+#[derive(Debug)]
+pub struct VerdictRow {
+    pub check: String,
+    pub run_scope: bool,
+    pub scope_name: String,
+    pub rule: String,
+    pub status: String,
+    pub reason: String,
+    pub evidence: String,
+    pub first_citation: Option<String>,
+    pub missing: String,
+}
+
+fn json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).expect("serialize")
+}
+
+impl VerdictRow {
+    pub fn new(v: &VerdictRecord, run_scope: bool) -> Self {
+        VerdictRow {
+            check: v.check.clone(),
+            run_scope,
+            scope_name: v.scope.clone(),
+            rule: v.rule.clone(),
+            status: json(&v.status).trim_matches('"').to_string(),
+            reason: v.reason.clone(),
+            evidence: json(&v.evidence),
+            first_citation: v.evidence.first().cloned(),
+            missing: json(&v.missing),
+        }
+    }
+}
+
+impl Prepared {
+    /// Rows of a scan: records in scan order (evidence and aggregates share
+    /// one sequence) and the artifact-scope verdicts.
+    pub fn rows(
+        scan: &ArtifactScan,
+        verdicts: &[VerdictRecord],
+    ) -> (Vec<EvidenceRow>, Vec<AggregateRow>, Vec<VerdictRow>) {
+        let mut ev = Vec::new();
+        let mut ag = Vec::new();
+        for (seq, r) in scan.records.iter().enumerate() {
+            let seq = seq as i64;
+            match r {
+                Record::Evidence(e) => ev.push(EvidenceRow {
+                    seq,
+                    rule: e.rule.clone(),
+                    pack: e.pack.clone(),
+                    citation: e.citation.clone(),
+                    members: json(&e.location.members),
+                    line: e.location.line as i64,
+                    byte_offset: e.location.byte_offset as i64,
+                    col: e.location.column.map(|c| c as i64),
+                    text: e.text.clone(),
+                    lossy: e.lossy,
+                    truncated: e.truncated,
+                    captures: e.captures.as_ref().map(json),
+                    rank: e.rank.as_ref().map(json),
+                    id: e.id.clone(),
+                }),
+                Record::Aggregate(a) => ag.push(AggregateRow {
+                    seq,
+                    rule: a.rule.clone(),
+                    pack: a.pack.clone(),
+                    members: json(&a.members),
+                    group: json(&a.group),
+                    count: a.count as i64,
+                    stats: json(&a.stats),
+                    stats_exact: a.stats.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+                    first: a.first.clone(),
+                    last: a.last.clone(),
+                }),
+            }
+        }
+        let vs = verdicts.iter().map(|v| VerdictRow::new(v, false)).collect();
+        (ev, ag, vs)
+    }
+}
+
+/// Fingerprint facts written with every artifact.
+pub struct Stamp<'a> {
+    pub tool_version: &'a str,
+    pub pack_fingerprint: &'a str,
+    pub fingerprint: &'a str,
+}
+
+pub const TABLES_BY_PATH: &[&str] = &[
+    "evidence",
+    "aggregates",
+    "aggregate_stats",
+    "coverage_errors",
+    "coverage",
+    "verdicts",
+    "artifacts",
+];
+
+/// Replaces everything stored for `p.path` with `p`, and marks its run for
+/// re-judging. Call inside a transaction.
+pub fn write_artifact(conn: &Connection, p: &Prepared, stamp: &Stamp<'_>) -> anyhow::Result<()> {
+    for t in TABLES_BY_PATH {
+        conn.prepare_cached(&format!("DELETE FROM {t} WHERE path = ?1"))?
+            .execute([&p.path])?;
+    }
+    let f = &p.fields;
+    let complete = p.errors.is_empty();
+    conn.prepare_cached(
+        "INSERT INTO artifacts (path, artifact, run_dir, run_id, kind, eval_task, exp, precision, framework, \
+         tp, pp, dcp, pcp, ep, dpa, disagg, spec, conc, runner, backup_n, artifact_id, size, mtime_ns, sha256, \
+         scanned_at, scanned_ns, hashed_ns, scan_ms, tool_version, pack_fingerprint, fingerprint, complete, \
+         evidence_count, aggregate_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, \
+         ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, strftime('%Y-%m-%dT%H:%M:%fZ', ?25 / 1e9, 'unixepoch'), \
+         ?25, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)",
+    )?
+    .execute(params![
+        p.path,
+        p.artifact,
+        p.run_dir,
+        f.run_id,
+        f.kind,
+        f.eval_task,
+        f.exp,
+        f.precision,
+        f.framework,
+        f.tp,
+        f.pp,
+        f.dcp,
+        f.pcp,
+        f.ep,
+        f.dpa,
+        f.disagg,
+        f.spec,
+        f.conc,
+        f.runner,
+        f.backup_n,
+        f.artifact_id,
+        p.size,
+        p.mtime_ns,
+        p.sha256,
+        p.scanned_ns,
+        p.scan_ms,
+        stamp.tool_version,
+        stamp.pack_fingerprint,
+        stamp.fingerprint,
+        complete,
+        p.evidence.len() as i64,
+        p.aggregates.len() as i64,
+    ])?;
+    conn.prepare_cached("INSERT INTO coverage VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?
+        .execute(params![
+            p.path,
+            p.sha256,
+            complete,
+            p.members,
+            p.bytes,
+            p.errors.len() as i64,
+            p.notes_json
+        ])?;
+    let mut stmt =
+        conn.prepare_cached("INSERT INTO coverage_errors VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?;
+    for (i, e) in p.errors.iter().enumerate() {
+        stmt.execute(params![
+            p.path,
+            i as i64,
+            Location::member_citation(&p.path, &e.members),
+            json(&e.members),
+            json(&e.kind).trim_matches('"'),
+            e.message
+        ])?;
+    }
+    let mut stmt = conn.prepare_cached(
+        "INSERT INTO evidence VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+    )?;
+    for e in &p.evidence {
+        stmt.execute(params![
+            p.path,
+            e.seq,
+            f.run_id,
+            p.artifact,
+            e.rule,
+            e.pack,
+            e.citation,
+            e.members,
+            e.line,
+            e.byte_offset,
+            e.col,
+            e.text,
+            e.lossy,
+            e.truncated,
+            e.captures,
+            e.rank,
+            e.id
+        ])?;
+    }
+    let mut stmt = conn.prepare_cached(
+        "INSERT INTO aggregates VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+    )?;
+    for a in &p.aggregates {
+        stmt.execute(params![
+            p.path, a.seq, f.run_id, p.artifact, a.rule, a.pack, a.members, a.group, a.count,
+            a.stats, a.first, a.last
+        ])?;
+    }
+    let mut stmt =
+        conn.prepare_cached("INSERT INTO aggregate_stats VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?;
+    for a in &p.aggregates {
+        for (capture, s) in &a.stats_exact {
+            stmt.execute(params![p.path, a.seq, capture, s.min, s.max, s.mean])?;
+        }
+    }
+    for v in &p.verdicts {
+        insert_verdict(
+            conn,
+            v,
+            Some((&p.path, &p.artifact)),
+            &p.run_dir,
+            f.run_id.as_deref(),
+        )?;
+    }
+    conn.prepare_cached("INSERT OR IGNORE INTO dirty_runs VALUES (?1)")?
+        .execute([&p.run_dir])?;
+    Ok(())
+}
+
+pub fn insert_verdict(
+    conn: &Connection,
+    v: &VerdictRow,
+    artifact: Option<(&str, &str)>,
+    run_dir: &str,
+    run_id: Option<&str>,
+) -> anyhow::Result<()> {
+    conn.prepare_cached(
+        "INSERT OR REPLACE INTO verdicts VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+    )?
+    .execute(params![
+        v.check,
+        if v.run_scope { "run" } else { "artifact" },
+        v.scope_name,
+        artifact.map(|a| a.0),
+        artifact.map(|a| a.1),
+        run_dir,
+        run_id,
+        v.rule,
+        v.status,
+        v.reason,
+        v.evidence,
+        v.first_citation,
+        v.missing
+    ])?;
+    Ok(())
+}
+
+/// An unchanged artifact: remember that its hash was verified now (and a new
+/// run id, if `--run-id` changed it).
+pub fn touch(
+    conn: &Connection,
+    path: &str,
+    size: i64,
+    mtime_ns: i64,
+    hashed_ns: Option<i64>,
+    run_id: Option<Option<&str>>,
+) -> anyhow::Result<()> {
+    if let Some(h) = hashed_ns {
+        conn.prepare_cached(
+            "UPDATE artifacts SET size = ?2, mtime_ns = ?3, hashed_ns = ?4 WHERE path = ?1",
+        )?
+        .execute(params![path, size, mtime_ns, h])?;
+    }
+    if let Some(run_id) = run_id {
+        for t in ["artifacts", "evidence", "aggregates", "verdicts"] {
+            conn.prepare_cached(&format!("UPDATE {t} SET run_id = ?2 WHERE path = ?1"))?
+                .execute(params![path, run_id])?;
+        }
+        let run_dir: String = conn.query_row(
+            "SELECT run_dir FROM artifacts WHERE path = ?1",
+            [path],
+            |r| r.get(0),
+        )?;
+        conn.prepare_cached("INSERT OR IGNORE INTO dirty_runs VALUES (?1)")?
+            .execute([&run_dir])?;
+    }
+    Ok(())
+}
+
+fn error_kind(s: &str) -> ErrorKind {
+    match s {
+        "truncated" => ErrorKind::Truncated,
+        "corrupt" => ErrorKind::Corrupt,
+        "limit" => ErrorKind::Limit,
+        "unsupported" => ErrorKind::Unsupported,
+        _ => ErrorKind::Io,
+    }
+}
+
+fn note_kind(s: &str) -> NoteKind {
+    match s {
+        "binary" => NoteKind::Binary,
+        "link" => NoteKind::Link,
+        "special" => NoteKind::Special,
+        _ => NoteKind::LongLine,
+    }
+}
+
+fn parse_json<T: serde::de::DeserializeOwned>(s: Option<String>) -> rusqlite::Result<Option<T>> {
+    s.map(|s| serde_json::from_str(&s))
+        .transpose()
+        .map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+        })
+}
+
+/// An evidence record as the scan printed it, from `SELECT path, EVIDENCE_COLS`.
+pub const EVIDENCE_COLS: &str = "rule, pack, citation, members, line, byte_offset, col, text, lossy, truncated, captures, rank, id";
+
+pub fn evidence_from_row(path: &str, r: &Row<'_>, at: usize) -> rusqlite::Result<EvidenceRecord> {
+    let members: Vec<String> = parse_json(Some(r.get(at + 3)?))?.unwrap_or_default();
+    Ok(EvidenceRecord {
+        kind: "evidence",
+        rule: r.get(at)?,
+        pack: r.get(at + 1)?,
+        citation: r.get(at + 2)?,
+        location: Location {
+            path: path.to_string(),
+            members,
+            line: r.get::<_, i64>(at + 4)? as u64,
+            byte_offset: r.get::<_, i64>(at + 5)? as u64,
+            column: r.get::<_, Option<i64>>(at + 6)?.map(|c| c as u64),
+        },
+        text: r.get(at + 7)?,
+        lossy: r.get(at + 8)?,
+        truncated: r.get(at + 9)?,
+        captures: parse_json::<Map<String, Value>>(r.get(at + 10)?)?,
+        rank: parse_json::<BTreeMap<String, u32>>(r.get(at + 11)?)?,
+        id: r.get(at + 12)?,
+    })
+}
+
+pub const AGGREGATE_COLS: &str = "seq, rule, pack, members, group_key, count, first, last";
+
+/// An aggregate record from `SELECT AGGREGATE_COLS` (stats from `aggregate_stats`).
+pub fn aggregate_from_row(
+    conn: &Connection,
+    path: &str,
+    r: &Row<'_>,
+) -> anyhow::Result<AggregateRecord> {
+    let seq: i64 = r.get(0)?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT capture, min, max, mean FROM aggregate_stats WHERE path = ?1 AND seq = ?2",
+    )?;
+    let stats = stmt
+        .query_map(params![path, seq], |s| {
+            Ok((
+                s.get::<_, String>(0)?,
+                Stats {
+                    min: s.get(1)?,
+                    max: s.get(2)?,
+                    mean: s.get(3)?,
+                },
+            ))
+        })?
+        .collect::<Result<BTreeMap<_, _>, _>>()?;
+    Ok(AggregateRecord {
+        kind: "aggregate",
+        rule: r.get(1)?,
+        pack: r.get(2)?,
+        path: path.to_string(),
+        members: parse_json(Some(r.get(3)?))?.unwrap_or_default(),
+        group: parse_json(Some(r.get(4)?))?.unwrap_or_default(),
+        count: r.get::<_, i64>(5)? as u64,
+        stats,
+        first: r.get(6)?,
+        last: r.get(7)?,
+    })
+}
+
+/// The coverage of an artifact as its scan found it.
+pub fn load_coverage(conn: &Connection, path: &str) -> anyhow::Result<(Option<String>, Coverage)> {
+    let (sha256, members, bytes, notes): (Option<String>, i64, i64, String) = conn
+        .prepare_cached("SELECT sha256, members, bytes, notes FROM coverage WHERE path = ?1")?
+        .query_row([path], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+    let notes: Vec<Value> = serde_json::from_str(&notes).unwrap_or_default();
+    let mut cov = Coverage {
+        members: members as u64,
+        bytes: bytes as u64,
+        errors: Vec::new(),
+        notes: notes
+            .iter()
+            .map(|n| Note {
+                members: serde_json::from_value(n["members"].clone()).unwrap_or_default(),
+                kind: note_kind(n["kind"].as_str().unwrap_or("")),
+                message: n["message"].as_str().unwrap_or("").to_string(),
+            })
+            .collect(),
+    };
+    let mut stmt = conn.prepare_cached(
+        "SELECT members, kind, message FROM coverage_errors WHERE path = ?1 ORDER BY seq",
+    )?;
+    let rows = stmt.query_map([path], |r| {
+        Ok(MemberError {
+            members: parse_json(Some(r.get(0)?))?.unwrap_or_default(),
+            kind: error_kind(&r.get::<_, String>(1)?),
+            message: r.get(2)?,
+        })
+    })?;
+    for e in rows {
+        cov.errors.push(e?);
+    }
+    Ok((sha256, cov))
+}
+
+pub fn coverage_record(conn: &Connection, path: &str) -> anyhow::Result<CoverageRecord> {
+    let (sha256, cov) = load_coverage(conn, path)?;
+    Ok(CoverageRecord::new(path, sha256, &cov))
+}
+
+/// The scan of an artifact rebuilt from the store: evidence in scan order
+/// (aggregates left out: checks read evidence) and coverage.
+pub fn load_scan(conn: &Connection, path: &str) -> anyhow::Result<ArtifactScan> {
+    let (sha256, coverage) = load_coverage(conn, path)?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {EVIDENCE_COLS} FROM evidence WHERE path = ?1 ORDER BY seq"
+    ))?;
+    let records = stmt
+        .query_map([path], |r| {
+            evidence_from_row(path, r, 0).map(Record::Evidence)
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(ArtifactScan {
+        records,
+        coverage,
+        sha256,
+        counts: BTreeMap::new(),
+    })
+}
