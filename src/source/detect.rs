@@ -59,7 +59,13 @@ fn is_tar(head: &[u8]) -> bool {
     let sum: u32 = head[..512]
         .iter()
         .enumerate()
-        .map(|(i, &b)| if (148..156).contains(&i) { 32 } else { b as u32 })
+        .map(|(i, &b)| {
+            if (148..156).contains(&i) {
+                32
+            } else {
+                b as u32
+            }
+        })
         .sum();
     head[0] != 0 && sum == stored
 }

@@ -138,7 +138,10 @@ impl<R: BufRead> GzReader<R> {
             )));
         }
         if size != self.size {
-            return Err(corrupt(format!("length mismatch in member {}", self.members)));
+            return Err(corrupt(format!(
+                "length mismatch in member {}",
+                self.members
+            )));
         }
         Ok(())
     }
@@ -175,15 +178,19 @@ impl<R: BufRead> Read for GzReader<R> {
                     let err = match status {
                         Ok(Status::StreamEnd) => {
                             self.state = State::Header;
-                            match self.trailer() {
-                                Ok(()) => None,
-                                Err(e) => Some(e),
-                            }
+                            self.trailer().err()
                         }
-                        Ok(_) if eof && produced == 0 => Some(truncated("stream ends inside a deflate block")),
-                        Ok(_) if consumed == 0 && produced == 0 => Some(corrupt("deflate stream makes no progress")),
+                        Ok(_) if eof && produced == 0 => {
+                            Some(truncated("stream ends inside a deflate block"))
+                        }
+                        Ok(_) if consumed == 0 && produced == 0 => {
+                            Some(corrupt("deflate stream makes no progress"))
+                        }
                         Ok(_) => None,
-                        Err(e) => Some(corrupt(format!("corrupt deflate data in member {}: {e}", self.members))),
+                        Err(e) => Some(corrupt(format!(
+                            "corrupt deflate data in member {}: {e}",
+                            self.members
+                        ))),
                     };
                     if let Some(e) = err {
                         self.state = State::Done;
@@ -232,7 +239,9 @@ mod tests {
 
     #[test]
     fn truncated_stream_keeps_prefix() {
-        let data: Vec<u8> = (0..20000).flat_map(|i| format!("line {i}\n").into_bytes()).collect();
+        let data: Vec<u8> = (0..20000)
+            .flat_map(|i| format!("line {i}\n").into_bytes())
+            .collect();
         let z = gz(&data);
         let cut = &z[..z.len() / 2];
         let mut r = GzReader::new(cut);

@@ -69,7 +69,9 @@ pub fn classify(e: &io::Error) -> ErrorKind {
         io::ErrorKind::UnexpectedEof => ErrorKind::Truncated,
         io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData => ErrorKind::Corrupt,
         io::ErrorKind::Unsupported => ErrorKind::Unsupported,
-        _ if msg.contains("unexpected EOF") || msg.contains("unexpected end") => ErrorKind::Truncated,
+        _ if msg.contains("unexpected EOF") || msg.contains("unexpected end") => {
+            ErrorKind::Truncated
+        }
         _ if msg.contains("too much memory") || msg.contains("window") => ErrorKind::Limit,
         io::ErrorKind::Other => ErrorKind::Corrupt,
         _ => ErrorKind::Io,
@@ -83,6 +85,8 @@ pub struct Budget {
     max_member_bytes: u64,
     max_ratio: f64,
     ratio_grace: u64,
+    /// Bytes of zip spool still allowed (all nested spools together).
+    spool_left: Cell<usize>,
 }
 
 impl Budget {
@@ -93,7 +97,61 @@ impl Budget {
             max_member_bytes: limits.max_member_bytes,
             max_ratio: limits.max_ratio,
             ratio_grace: limits.ratio_grace,
+            spool_left: Cell::new(limits.spool_cap),
         }
+    }
+
+    pub fn spool_left(&self) -> usize {
+        self.spool_left.get()
+    }
+
+    /// Takes `n` bytes of spool until the guard is dropped.
+    pub fn hold_spool(&self, n: usize) -> SpoolHold<'_> {
+        let n = n.min(self.spool_left.get());
+        self.spool_left.set(self.spool_left.get() - n);
+        SpoolHold { budget: self, n }
+    }
+}
+
+/// Spool bytes held by one zip in memory.
+pub struct SpoolHold<'b> {
+    budget: &'b Budget,
+    n: usize,
+}
+
+impl Drop for SpoolHold<'_> {
+    fn drop(&mut self) {
+        let b = self.budget;
+        b.spool_left.set(b.spool_left.get() + self.n);
+    }
+}
+
+/// A zstd decoder whose "window too large" refusal becomes a `limit` error
+/// that says so (zstd's own message speaks of memory).
+pub struct ZstdWindow<R> {
+    inner: R,
+    members: Vec<String>,
+}
+
+impl<R: Read> ZstdWindow<R> {
+    pub fn new(inner: R, members: &[String]) -> Self {
+        ZstdWindow {
+            inner,
+            members: members.to_vec(),
+        }
+    }
+}
+
+impl<R: Read> Read for ZstdWindow<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf).map_err(|e| {
+            if Tagged::of(&e).is_none() && e.to_string().contains("too much memory") {
+                let msg = "zstd frame asks for a window over 128 MiB (2^27): not decoded";
+                io::Error::other(Tagged::new(&self.members, ErrorKind::Limit, msg))
+            } else {
+                e
+            }
+        })
     }
 }
 
@@ -132,7 +190,6 @@ pub struct Layer<'b, R> {
     budget: &'b Budget,
     /// Compressed bytes consumed, for the ratio limit.
     consumed: Option<Rc<Cell<u64>>>,
-    compressed: Option<u64>,
     /// Whether this layer decompresses (counts against the budget).
     decodes: bool,
     out: u64,
@@ -153,7 +210,6 @@ impl<'b, R: Read> Layer<'b, R> {
             what,
             budget,
             consumed,
-            compressed: None,
             decodes,
             out: 0,
         }
@@ -162,10 +218,6 @@ impl<'b, R: Read> Layer<'b, R> {
     /// This layer is a container member: its output is one level deeper.
     pub fn set_member(&mut self, name: String) {
         self.members.push(name);
-    }
-
-    pub fn set_compressed(&mut self, n: u64) {
-        self.compressed = Some(n);
     }
 
     fn limit(&self, message: String) -> io::Error {
@@ -189,12 +241,7 @@ impl<'b, R: Read> Layer<'b, R> {
             )));
         }
         if self.out > b.ratio_grace {
-            let input = self
-                .consumed
-                .as_ref()
-                .map(|c| c.get())
-                .or(self.compressed)
-                .unwrap_or(u64::MAX);
+            let input = self.consumed.as_ref().map_or(u64::MAX, |c| c.get());
             if self.out as f64 > b.max_ratio * input.max(1) as f64 {
                 return Err(self.limit(format!(
                     "{} member expands more than --max-ratio {} ({} bytes from {})",

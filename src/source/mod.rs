@@ -7,11 +7,13 @@ pub mod detect;
 mod gzip;
 mod layer;
 pub mod walk;
+mod zipread;
 
 use detect::{Format, HEAD_LEN, detect};
 use layer::{Layer, Tagged};
 use serde::Serialize;
-use std::io::{self, Cursor, Read, Seek};
+use std::io::{self, BufRead, Cursor, Read, Seek};
+use zipread::CountedBuf;
 
 pub use layer::Budget;
 pub use walk::{Artifact, ArtifactKind, walk};
@@ -162,9 +164,17 @@ where
         ArtifactKind::File(path) => match std::fs::File::open(path) {
             Ok(file) => match map(&file) {
                 Ok(bytes) => w.slice(&bytes),
-                Err(e) => Err(io::Error::other(Tagged::new(&[], ErrorKind::Io, e.to_string()))),
+                Err(e) => Err(io::Error::other(Tagged::new(
+                    &[],
+                    ErrorKind::Io,
+                    e.to_string(),
+                ))),
             },
-            Err(e) => Err(io::Error::other(Tagged::new(&[], ErrorKind::Io, e.to_string()))),
+            Err(e) => Err(io::Error::other(Tagged::new(
+                &[],
+                ErrorKind::Io,
+                e.to_string(),
+            ))),
         },
         ArtifactKind::Stdin => {
             let stdin = io::stdin();
@@ -230,7 +240,8 @@ where
             }
             None => {
                 let kind = layer::classify(e);
-                self.coverage.error(&self.members.clone(), kind, e.to_string());
+                self.coverage
+                    .error(&self.members.clone(), kind, e.to_string());
             }
         }
     }
@@ -244,7 +255,8 @@ where
     fn too_deep(&mut self, depth: usize) -> bool {
         if depth >= self.limits.max_depth {
             let msg = format!("nested deeper than --max-depth {}", self.limits.max_depth);
-            self.coverage.error(&self.members.clone(), ErrorKind::Limit, msg);
+            self.coverage
+                .error(&self.members.clone(), ErrorKind::Limit, msg);
             return true;
         }
         false
@@ -253,7 +265,10 @@ where
     /// A whole member in memory (a mapped file): zips open in place.
     fn slice(&mut self, bytes: &[u8]) -> io::Result<()> {
         match detect(&bytes[..bytes.len().min(HEAD_LEN)]) {
-            Format::Zip => self.zip_seekable(Cursor::new(bytes), 0),
+            // Opened in place; its members are one level down, as when
+            // a zip is reached by `stream`.
+            Format::Zip if self.too_deep(0) => Ok(()),
+            Format::Zip => self.zip_seekable(Cursor::new(bytes), 1),
             Format::Text => {
                 let members = self.members.clone();
                 let mut reader = bytes;
@@ -283,7 +298,14 @@ where
                 let input = layer::Counted::new(&mut r);
                 let consumed = input.counter();
                 let dec = gzip::GzReader::new(io::BufReader::with_capacity(128 << 10, input));
-                let mut layer = Layer::new(dec, &self.members, "gzip", self.budget, Some(consumed), true);
+                let mut layer = Layer::new(
+                    dec,
+                    &self.members,
+                    "gzip",
+                    self.budget,
+                    Some(consumed),
+                    true,
+                );
                 self.stream(&mut layer, depth + 1)
             }
             Format::Zstd => {
@@ -291,17 +313,24 @@ where
                 let consumed = input.counter();
                 let mut dec = zstd::stream::read::Decoder::new(input)
                     .map_err(|e| Tagged::io(&self.members, ErrorKind::Corrupt, &e))?;
-                // 2^27 = 128 MiB is zstd's own default; a frame asking for
-                // more is refused instead of allocating it.
-                dec.window_log_max(27)
+                dec.window_log_max(ZSTD_WINDOW_LOG_MAX)
                     .map_err(|e| Tagged::io(&self.members, ErrorKind::Limit, &e))?;
-                let mut layer = Layer::new(dec, &self.members, "zstd", self.budget, Some(consumed), true);
+                let dec = layer::ZstdWindow::new(dec, &self.members);
+                let mut layer = Layer::new(
+                    dec,
+                    &self.members,
+                    "zstd",
+                    self.budget,
+                    Some(consumed),
+                    true,
+                );
                 self.stream(&mut layer, depth + 1)
             }
             Format::Xz | Format::Bzip2 => {
                 let what = if format == Format::Xz { "xz" } else { "bzip2" };
                 let msg = format!("{what} compression is not supported");
-                self.coverage.error(&self.members.clone(), ErrorKind::Unsupported, msg);
+                self.coverage
+                    .error(&self.members.clone(), ErrorKind::Unsupported, msg);
                 Ok(())
             }
             Format::Tar => self.tar(&mut r, depth + 1, level),
@@ -309,7 +338,12 @@ where
         }
     }
 
-    fn leaf(&mut self, members: &[String], r: &mut dyn Read, slice: Option<&[u8]>) -> io::Result<()> {
+    fn leaf(
+        &mut self,
+        members: &[String],
+        r: &mut dyn Read,
+        slice: Option<&[u8]>,
+    ) -> io::Result<()> {
         self.coverage.members += 1;
         (self.visit)(Leaf {
             members,
@@ -321,7 +355,13 @@ where
 
     /// Opens `member` (pushed onto the chain) and streams it; errors from
     /// inside it are recorded here, errors of the enclosing stream returned.
-    fn member(&mut self, name: String, r: &mut dyn Read, depth: usize, level: usize) -> io::Result<()> {
+    fn member(
+        &mut self,
+        name: String,
+        r: &mut dyn Read,
+        depth: usize,
+        level: usize,
+    ) -> io::Result<()> {
         self.members.push(name);
         let result = self.stream(r, depth);
         let out = match result {
@@ -367,19 +407,28 @@ where
                     .unwrap_or_default();
                 let mut at = self.members.clone();
                 at.push(name);
-                self.coverage.note(&at, NoteKind::Link, format!("link to {target:?} not followed"));
+                self.coverage.note(
+                    &at,
+                    NoteKind::Link,
+                    format!("link to {target:?} not followed"),
+                );
                 continue;
             }
             if !(kind.is_file() || kind.is_contiguous() || kind.is_gnu_sparse()) {
                 let mut at = self.members.clone();
                 at.push(name);
-                self.coverage.note(&at, NoteKind::Special, format!("{kind:?} member has no content"));
+                self.coverage.note(
+                    &at,
+                    NoteKind::Special,
+                    format!("{kind:?} member has no content"),
+                );
                 continue;
             }
             let declared = entry.size();
             let mut counted = layer::Counted::new(&mut entry);
             let consumed = counted.counter();
-            let mut member = Layer::new(&mut counted, &self.members, "tar", self.budget, None, false);
+            let mut member =
+                Layer::new(&mut counted, &self.members, "tar", self.budget, None, false);
             member.set_member(name.clone());
             let result = self.member(name.clone(), &mut member, depth, level);
             drop(member);
@@ -397,7 +446,8 @@ where
             if read < declared {
                 let mut at = self.members.clone();
                 at.push(name);
-                let msg = format!("tar member declares {declared} bytes, the archive ends after {read}");
+                let msg =
+                    format!("tar member declares {declared} bytes, the archive ends after {read}");
                 self.coverage.error(&at, ErrorKind::Truncated, msg);
                 return Ok(());
             }
@@ -405,22 +455,33 @@ where
         Ok(())
     }
 
-    /// A zip inside a stream: spool it to memory up to the cap and open it
-    /// in place, or read its local headers in order when it is bigger.
+    /// A zip inside a stream: spool it to memory up to what is left of the
+    /// artifact's spool budget and open it in place, or read its local
+    /// headers in order when it is bigger. Spools nested inside each other
+    /// share the one budget, so nesting cannot multiply memory.
     fn zip_stream(&mut self, r: &mut dyn Read, depth: usize) -> io::Result<()> {
+        let budget = self.budget;
+        let cap = budget.spool_left();
         let mut spool = Vec::new();
-        let cap = self.limits.spool_cap as u64;
-        r.take(cap + 1).read_to_end(&mut spool)?;
-        if spool.len() as u64 <= cap {
+        r.take(cap as u64 + 1).read_to_end(&mut spool)?;
+        let _held = budget.hold_spool(spool.len());
+        if spool.len() <= cap {
             return self.zip_seekable(Cursor::new(&spool[..]), depth);
         }
         let mut rest = Cursor::new(spool).chain(r);
-        self.zip_local_headers(&mut rest, depth)
+        self.zip_local_headers(&mut rest, depth, false)
     }
 
     fn zip_seekable<R: Read + Seek>(&mut self, r: R, depth: usize) -> io::Result<()> {
         let level = self.members.len();
         let mut r = r;
+        // The `zip` crate holds its whole directory in memory (about half a
+        // KiB per entry): a huge one is read from the local headers instead.
+        if zipread::directory_entries(&mut r)
+            .is_ok_and(|n| n.is_some_and(|n| n > MAX_DIRECTORY_ENTRIES))
+        {
+            return self.zip_local_headers(&mut r, depth, false);
+        }
         let mut archive = match zip::ZipArchive::new(&mut r) {
             Ok(a) => a,
             Err(e) => {
@@ -434,19 +495,28 @@ where
                 } else {
                     ErrorKind::Corrupt
                 };
-                let msg = format!("zip central directory unreadable ({e}); read from local headers");
+                let msg =
+                    format!("zip central directory unreadable ({e}); read from local headers");
                 self.coverage.error(&self.members.clone(), kind, msg);
                 r.seek(io::SeekFrom::Start(0))
                     .map_err(|e| Tagged::io(&self.members, ErrorKind::Io, &e))?;
-                return self.zip_local_headers(&mut r, depth);
+                return self.zip_local_headers(&mut r, depth, true);
             }
         };
-        for i in 0..archive.len() {
-            let name = archive
-                .name_for_index(i)
-                .map(str::to_string)
-                .unwrap_or_else(|| format!("#{i}"));
-            let file = match archive.by_index(i) {
+        let overlaps = zip_overlaps(&mut archive);
+        for (i, overlap) in overlaps.iter().enumerate() {
+            let name = zip_name(&archive, i);
+            if let Some(j) = *overlap {
+                let mut at = self.members.clone();
+                at.push(name);
+                let other = zip_name(&archive, j);
+                let msg = format!(
+                    "zip entry overlaps the data of entry {other:?} (an overlapping-entry zip bomb): not read"
+                );
+                self.coverage.error(&at, ErrorKind::Limit, msg);
+                continue;
+            }
+            let file = match archive.by_index_raw(i) {
                 Ok(f) => f,
                 Err(e) => {
                     let mut at = self.members.clone();
@@ -462,65 +532,250 @@ where
             if file.is_symlink() {
                 let mut at = self.members.clone();
                 at.push(name);
-                self.coverage.note(&at, NoteKind::Link, "symlink entry not followed");
+                self.coverage
+                    .note(&at, NoteKind::Link, "symlink entry not followed");
                 continue;
             }
-            let compressed = file.compressed_size();
-            let mut member = Layer::new(file, &self.members, "zip", self.budget, None, true);
-            member.set_member(name.clone());
-            member.set_compressed(compressed);
-            self.member(name, &mut member, depth, level)?;
+            #[allow(deprecated)]
+            let method = file.compression().to_u16();
+            if let Some((kind, msg)) = zipread::unsupported(file.encrypted(), method) {
+                let mut at = self.members.clone();
+                at.push(name);
+                self.coverage.error(&at, kind, msg);
+                continue;
+            }
+            let expect = Some((file.crc32(), file.size()));
+            let mut raw = CountedBuf::new(io::BufReader::with_capacity(64 << 10, file));
+            self.zip_entry(name, method, &mut raw, expect, depth, level, false)?;
         }
         Ok(())
     }
 
-    fn zip_local_headers(&mut self, r: &mut dyn Read, depth: usize) -> io::Result<()> {
+    /// Decodes one zip entry from its raw bytes and visits it as member
+    /// `name`. With `to_end`, whatever the visitor left is decoded too, to
+    /// find where the entry ends in a stream. Returns the CRC-32 and length
+    /// of the output when its end was reached cleanly.
+    #[allow(clippy::too_many_arguments)]
+    fn zip_entry<B: BufRead>(
+        &mut self,
+        name: String,
+        method: u16,
+        raw: &mut CountedBuf<B>,
+        expect: Option<(u32, u64)>,
+        depth: usize,
+        level: usize,
+        to_end: bool,
+    ) -> io::Result<Option<(u32, u64)>> {
+        let consumed = raw.counter();
+        let mut at = self.members.clone();
+        at.push(name.clone());
+        let dec: Box<dyn Read + '_> = match method {
+            zipread::DEFLATED => Box::new(zipread::Inflate::new(&mut *raw)),
+            zipread::ZSTD => {
+                let mut d = zstd::stream::read::Decoder::with_buffer(&mut *raw)
+                    .map_err(|e| Tagged::io(&at, ErrorKind::Corrupt, &e))?;
+                d.window_log_max(ZSTD_WINDOW_LOG_MAX)
+                    .map_err(|e| Tagged::io(&at, ErrorKind::Limit, &e))?;
+                Box::new(layer::ZstdWindow::new(d, &at))
+            }
+            _ => Box::new(&mut *raw),
+        };
+        // A decoder that ends cleanly but short is damage, not a cut.
+        let mut checked = zipread::Checked::new(dec, expect, method == zipread::STORED);
+        let sums = checked.sums();
+        let mut member = Layer::new(
+            &mut checked,
+            &self.members,
+            "zip",
+            self.budget,
+            Some(consumed),
+            true,
+        );
+        member.set_member(name.clone());
+        self.member(name, &mut member, depth, level)?;
+        if to_end && sums.get().is_none() && io::copy(&mut member, &mut io::sink()).is_err() {
+            return Ok(None);
+        }
+        Ok(sums.get())
+    }
+
+    /// Reads a zip from its local headers, in order: a zip inside a stream
+    /// too big to spool, or one whose central directory is unreadable
+    /// (`damaged`: that was reported, and the zip may end anywhere).
+    fn zip_local_headers(
+        &mut self,
+        r: &mut dyn Read,
+        depth: usize,
+        damaged: bool,
+    ) -> io::Result<()> {
         let level = self.members.len();
-        let mut r = r;
+        let mut input = io::BufReader::with_capacity(64 << 10, r);
         loop {
-            let file = match zip::read::read_zipfile_from_stream(&mut r) {
-                Ok(Some(f)) => f,
-                Ok(None) => return Ok(()),
-                Err(e) => {
-                    // The end of a cut zip: no further local header.
-                    let eof = matches!(e, zip::result::ZipError::Io(ref io) if io.kind() == io::ErrorKind::UnexpectedEof);
-                    if !eof {
-                        let (kind, msg) = zip_error(&e);
-                        self.coverage.error(&self.members.clone(), kind, msg);
+            let h = match zipread::local_header(&mut input) {
+                Ok(zipread::Next::Entry(h)) => h,
+                Ok(zipread::Next::Directory) => return Ok(()),
+                Ok(zipread::Next::End) => {
+                    if !damaged {
+                        let msg = "zip ends without a central directory";
+                        self.coverage
+                            .error(&self.members.clone(), ErrorKind::Truncated, msg);
                     }
                     return Ok(());
                 }
+                Err(e) if Tagged::of(&e).is_some() => return Err(e),
+                Err(e) => {
+                    let kind = layer::classify(&e);
+                    self.coverage
+                        .error(&self.members.clone(), kind, format!("zip: {e}"));
+                    return Ok(());
+                }
             };
-            let name = file.name().to_string();
-            if file.is_dir() {
-                continue;
-            }
-            let compressed = file.compressed_size();
-            let mut member = Layer::new(file, &self.members, "zip", self.budget, None, true);
-            member.set_member(name.clone());
-            member.set_compressed(compressed);
-            let result = self.member(name, &mut member, depth, level);
-            drop(member);
-            if result.is_err() {
+            let name = h.name.clone();
+            let mut at = self.members.clone();
+            at.push(name.clone());
+            let unsupported = zipread::unsupported(h.encrypted(), h.method);
+            // With a data descriptor the sizes follow the data; a deflate
+            // stream shows its own end, anything else needs the size.
+            let size_known = !h.descriptor() || h.csize > 0;
+            if !size_known && (unsupported.is_some() || h.method != zipread::DEFLATED) {
+                let why = unsupported.map_or_else(|| "stored zip entry".to_string(), |(_, m)| m);
+                let msg = format!(
+                    "{why}; its size follows its data, so the rest of the zip cannot be found in a stream"
+                );
+                self.coverage.error(&at, ErrorKind::Unsupported, msg);
                 return Ok(());
+            }
+            let limit = if size_known { h.csize } else { u64::MAX };
+            let mut raw = CountedBuf::new((&mut input).take(limit));
+            let ended = if let Some((kind, msg)) = unsupported {
+                self.coverage.error(&at, kind, msg);
+                None
+            } else if name.ends_with('/') && h.csize == 0 {
+                Some((0, 0))
+            } else {
+                let expect = if h.descriptor() {
+                    None
+                } else {
+                    Some((h.crc, h.usize))
+                };
+                self.zip_entry(
+                    name.clone(),
+                    h.method,
+                    &mut raw,
+                    expect,
+                    depth,
+                    level,
+                    !size_known,
+                )?
+            };
+            // Whatever the decoder left of a sized entry is skipped raw; an
+            // entry of unknown size must have been decoded to its end.
+            if size_known {
+                let skipped =
+                    io::copy(&mut raw, &mut io::sink()).map(|_| raw.counter().get() == h.csize);
+                drop(raw);
+                match skipped {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        let msg = format!("zip ends inside this entry's {} bytes", h.csize);
+                        self.coverage.error(&at, ErrorKind::Truncated, msg);
+                        return Ok(());
+                    }
+                    Err(e) if Tagged::of(&e).is_some() => return Err(e),
+                    Err(e) => {
+                        self.coverage
+                            .error(&at, layer::classify(&e), format!("zip: {e}"));
+                        return Ok(());
+                    }
+                }
+            } else if ended.is_none() {
+                drop(raw);
+                let msg =
+                    "the end of this entry could not be found: the rest of the zip was not read";
+                self.coverage.error(&at, ErrorKind::Corrupt, msg);
+                return Ok(());
+            }
+            if h.descriptor() {
+                match zipread::descriptor(&mut input, h.zip64) {
+                    Ok((crc, _)) => {
+                        if let Some((ours, _)) = ended
+                            && ours != crc
+                        {
+                            let msg = format!(
+                                "CRC mismatch (stored {crc:08x}, computed {ours:08x}): the content was read but may be damaged"
+                            );
+                            self.coverage.error(&at, ErrorKind::Corrupt, msg);
+                        }
+                    }
+                    Err(e) if Tagged::of(&e).is_some() => return Err(e),
+                    Err(e) => {
+                        self.coverage
+                            .error(&at, layer::classify(&e), format!("zip: {e}"));
+                        return Ok(());
+                    }
+                }
             }
         }
     }
 }
 
+/// The name of zip entry `i`, or `#i` when it has none.
+fn zip_name<R: Read + Seek>(archive: &zip::ZipArchive<R>, i: usize) -> String {
+    archive
+        .name_for_index(i)
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("#{i}"))
+}
+
+/// For each entry, the entry whose data it overlaps, if any. Real zips
+/// never overlap; a zip bomb points many directory records at one
+/// compressed kernel (or nests local headers inside other entries' data)
+/// to multiply its output. The first entry in file order is read.
+fn zip_overlaps<R: Read + Seek>(archive: &mut zip::ZipArchive<R>) -> Vec<Option<usize>> {
+    let n = archive.len();
+    let mut spans = Vec::with_capacity(n);
+    for i in 0..n {
+        if let Ok(f) = archive.by_index_raw(i) {
+            let end = f.data_start().saturating_add(f.compressed_size());
+            spans.push((f.header_start(), end, i));
+        }
+    }
+    spans.sort_unstable();
+    let mut out = vec![None; n];
+    let mut owner: Option<(u64, usize)> = None;
+    for (start, end, i) in spans {
+        match owner {
+            Some((owner_end, j)) if start < owner_end => out[i] = Some(j),
+            _ => owner = Some((end, i)),
+        }
+    }
+    out
+}
+
 fn zip_error(e: &zip::result::ZipError) -> (ErrorKind, String) {
     use zip::result::ZipError;
     match e {
-        ZipError::UnsupportedArchive(msg) if *msg == ZipError::PASSWORD_REQUIRED => {
-            (ErrorKind::Unsupported, "encrypted zip entry: not read".into())
-        }
-        ZipError::UnsupportedArchive(msg) => (ErrorKind::Unsupported, format!("unsupported zip entry: {msg}")),
+        ZipError::UnsupportedArchive(msg) if *msg == ZipError::PASSWORD_REQUIRED => (
+            ErrorKind::Unsupported,
+            "encrypted zip entry: not read".into(),
+        ),
+        ZipError::UnsupportedArchive(msg) => (
+            ErrorKind::Unsupported,
+            format!("unsupported zip entry: {msg}"),
+        ),
         ZipError::Io(io) if io.kind() == io::ErrorKind::UnexpectedEof => {
             (ErrorKind::Truncated, format!("zip entry cut short: {io}"))
         }
         other => (ErrorKind::Corrupt, format!("zip entry unreadable: {other}")),
     }
 }
+
+/// Zips with more entries than this are read from their local headers.
+const MAX_DIRECTORY_ENTRIES: u64 = 100_000;
+
+/// The largest zstd window decoded: 2^27 = 128 MiB, zstd's own default; a
+/// frame asking for more is refused instead of allocating it.
+const ZSTD_WINDOW_LOG_MAX: u32 = 27;
 
 /// A tar member name as cited: lossy UTF-8, a leading `./` dropped.
 fn tar_name(raw: &[u8]) -> String {
@@ -529,5 +784,9 @@ fn tar_name(raw: &[u8]) -> String {
     while let Some(rest) = s.strip_prefix("./") {
         s = rest;
     }
-    if s == "." { String::new() } else { s.to_string() }
+    if s == "." {
+        String::new()
+    } else {
+        s.to_string()
+    }
 }

@@ -33,7 +33,9 @@ pub fn walk(inputs: &[String]) -> (Vec<Artifact>, Vec<(String, io::Error)>) {
         }
         let path = Path::new(input);
         match std::fs::metadata(path) {
-            Ok(m) if m.is_dir() => walk_dir(input.trim_end_matches('/'), path, &mut out, &mut errors),
+            Ok(m) if m.is_dir() => {
+                walk_dir(input.trim_end_matches('/'), path, &mut out, &mut errors)
+            }
             Ok(_) => out.push(Artifact {
                 path: input.clone(),
                 kind: ArtifactKind::File(path.to_path_buf()),
@@ -44,7 +46,12 @@ pub fn walk(inputs: &[String]) -> (Vec<Artifact>, Vec<(String, io::Error)>) {
     (out, errors)
 }
 
-fn walk_dir(shown: &str, dir: &Path, out: &mut Vec<Artifact>, errors: &mut Vec<(String, io::Error)>) {
+fn walk_dir(
+    shown: &str,
+    dir: &Path,
+    out: &mut Vec<Artifact>,
+    errors: &mut Vec<(String, io::Error)>,
+) {
     let entries = match std::fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) => {
@@ -56,7 +63,11 @@ fn walk_dir(shown: &str, dir: &Path, out: &mut Vec<Artifact>, errors: &mut Vec<(
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let shown = if shown.is_empty() { format!("/{name}") } else { format!("{shown}/{name}") };
+        let shown = if shown.is_empty() {
+            format!("/{name}")
+        } else {
+            format!("{shown}/{name}")
+        };
         // Symlinks inside folders are not followed (as ripgrep does).
         let Ok(ft) = entry.file_type() else { continue };
         if ft.is_dir() {

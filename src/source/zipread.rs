@@ -1,0 +1,515 @@
+//! Zip entries decoded by artiscan itself, from the central directory (via
+//! the `zip` crate's raw entries) or from the local headers of a zip read
+//! as a stream. Decoding here keeps every byte before damage, checks the
+//! CRC, skips encrypted entries by their size, and finds the end of a
+//! deflated entry that has a data descriptor.
+
+use super::ErrorKind;
+use flate2::{Decompress, FlushDecompress, Status};
+use std::cell::Cell;
+use std::io::{self, BufRead, Read, Seek, SeekFrom};
+use std::rc::Rc;
+
+/// Compression methods artiscan decodes.
+pub const STORED: u16 = 0;
+pub const DEFLATED: u16 = 8;
+pub const ZSTD: u16 = 93;
+
+/// A method's name, for errors.
+pub fn method_name(m: u16) -> String {
+    match m {
+        STORED => "stored".into(),
+        DEFLATED => "deflate".into(),
+        9 => "deflate64".into(),
+        12 => "bzip2".into(),
+        14 => "lzma".into(),
+        ZSTD => "zstd".into(),
+        95 => "xz".into(),
+        99 => "AES".into(),
+        m => format!("method {m}"),
+    }
+}
+
+fn corrupt(msg: impl Into<String>) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, msg.into())
+}
+
+fn truncated(msg: impl Into<String>) -> io::Error {
+    io::Error::new(io::ErrorKind::UnexpectedEof, msg.into())
+}
+
+/// Counts the bytes consumed through it (by `read` or `consume`).
+pub struct CountedBuf<R> {
+    inner: R,
+    n: Rc<Cell<u64>>,
+}
+
+impl<R: BufRead> CountedBuf<R> {
+    pub fn new(inner: R) -> Self {
+        CountedBuf {
+            inner,
+            n: Rc::new(Cell::new(0)),
+        }
+    }
+    pub fn counter(&self) -> Rc<Cell<u64>> {
+        self.n.clone()
+    }
+}
+
+impl<R: BufRead> Read for CountedBuf<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.n.set(self.n.get() + n as u64);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for CountedBuf<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+    fn consume(&mut self, amt: usize) {
+        self.n.set(self.n.get() + amt as u64);
+        self.inner.consume(amt)
+    }
+}
+
+/// A raw deflate stream that stops exactly at its end (consuming nothing
+/// after it) and gives back every byte decoded before damage.
+pub struct Inflate<R> {
+    inner: R,
+    z: Decompress,
+    done: bool,
+    /// The end of the deflate stream was reached.
+    pub finished: bool,
+    pending: Option<io::Error>,
+}
+
+impl<R: BufRead> Inflate<R> {
+    pub fn new(inner: R) -> Self {
+        Inflate {
+            inner,
+            z: Decompress::new(false),
+            done: false,
+            finished: false,
+            pending: None,
+        }
+    }
+}
+
+impl<R: BufRead> Read for Inflate<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if let Some(e) = self.pending.take() {
+            return Err(e);
+        }
+        if self.done || buf.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            let input = self.inner.fill_buf()?;
+            let eof = input.is_empty();
+            let (in0, out0) = (self.z.total_in(), self.z.total_out());
+            let status = self.z.decompress(input, buf, FlushDecompress::None);
+            let consumed = (self.z.total_in() - in0) as usize;
+            let produced = (self.z.total_out() - out0) as usize;
+            self.inner.consume(consumed);
+            let err = match status {
+                Ok(Status::StreamEnd) => {
+                    self.done = true;
+                    self.finished = true;
+                    return Ok(produced);
+                }
+                Ok(_) if eof && produced == 0 => {
+                    Some(truncated("entry ends inside its deflate data"))
+                }
+                Ok(_) if consumed == 0 && produced == 0 => {
+                    Some(corrupt("deflate data makes no progress"))
+                }
+                Ok(_) => None,
+                Err(e) => Some(corrupt(format!("corrupt deflate data: {e}"))),
+            };
+            if let Some(e) = err {
+                self.done = true;
+                if produced > 0 {
+                    self.pending = Some(e);
+                    return Ok(produced);
+                }
+                return Err(e);
+            }
+            if produced > 0 {
+                return Ok(produced);
+            }
+        }
+    }
+}
+
+/// What was decoded of an entry: CRC-32 and length, once it ended.
+pub type Sums = Rc<Cell<Option<(u32, u64)>>>;
+
+/// Checks the CRC-32 and length of an entry's output at its end against
+/// the header's (`expect`), or records them in `sums` for a data
+/// descriptor that comes after the data.
+pub struct Checked<R> {
+    inner: R,
+    crc: crc32fast::Hasher,
+    size: u64,
+    expect: Option<(u32, u64)>,
+    sums: Sums,
+    done: bool,
+    /// The decoder failed: no end to check.
+    failed: bool,
+    /// Output shorter than expected means the input was cut (stored data).
+    short_is_cut: bool,
+}
+
+impl<R: Read> Checked<R> {
+    pub fn new(inner: R, expect: Option<(u32, u64)>, short_is_cut: bool) -> Self {
+        Checked {
+            inner,
+            crc: crc32fast::Hasher::new(),
+            size: 0,
+            expect,
+            sums: Rc::new(Cell::new(None)),
+            done: false,
+            failed: false,
+            short_is_cut,
+        }
+    }
+
+    pub fn sums(&self) -> Sums {
+        self.sums.clone()
+    }
+}
+
+impl<R: Read> Read for Checked<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.done {
+            return Ok(0);
+        }
+        let n = match self.inner.read(buf) {
+            Ok(n) => n,
+            Err(e) => {
+                self.failed = true;
+                return Err(e);
+            }
+        };
+        if self.failed {
+            return Ok(0);
+        }
+        if n > 0 {
+            self.crc.update(&buf[..n]);
+            self.size += n as u64;
+            return Ok(n);
+        }
+        self.done = true;
+        let crc = self.crc.clone().finalize();
+        self.sums.set(Some((crc, self.size)));
+        match self.expect {
+            Some((_, size)) if self.size < size && self.short_is_cut => Err(truncated(format!(
+                "entry ends after {} of its {size} bytes",
+                self.size
+            ))),
+            Some((_, size)) if self.size != size => Err(corrupt(format!(
+                "entry decodes to {} bytes, its header says {size}",
+                self.size
+            ))),
+            Some((want, _)) if want != crc => Err(corrupt(format!(
+                "CRC mismatch (stored {want:08x}, computed {crc:08x}): the content was read but may be damaged"
+            ))),
+            _ => Ok(0),
+        }
+    }
+}
+
+/// A local file header (APPNOTE 4.3.7), with zip64 sizes applied.
+#[derive(Debug)]
+pub struct LocalHeader {
+    pub name: String,
+    pub flags: u16,
+    pub method: u16,
+    pub crc: u32,
+    pub csize: u64,
+    pub usize: u64,
+    pub zip64: bool,
+}
+
+impl LocalHeader {
+    pub fn encrypted(&self) -> bool {
+        self.flags & 1 != 0
+    }
+    /// Sizes and CRC follow the data (general purpose flag bit 3).
+    pub fn descriptor(&self) -> bool {
+        self.flags & 8 != 0
+    }
+}
+
+fn le16(b: &[u8]) -> u16 {
+    u16::from_le_bytes([b[0], b[1]])
+}
+
+fn le32(b: &[u8]) -> u32 {
+    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
+
+fn le64(b: &[u8]) -> u64 {
+    u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+}
+
+fn exact(r: &mut dyn BufRead, buf: &mut [u8], what: &str) -> io::Result<()> {
+    r.read_exact(buf).map_err(|e| {
+        if e.kind() == io::ErrorKind::UnexpectedEof {
+            truncated(format!("zip ends inside {what}"))
+        } else {
+            e
+        }
+    })
+}
+
+/// What comes next in a zip read from its local headers.
+#[derive(Debug)]
+pub enum Next {
+    Entry(LocalHeader),
+    /// The central directory (or another end record) begins.
+    Directory,
+    /// The data ends.
+    End,
+}
+
+/// Reads the next local header.
+pub fn local_header(r: &mut dyn BufRead) -> io::Result<Next> {
+    let mut first = true;
+    let mut sig = [0u8; 4];
+    loop {
+        if r.fill_buf()?.is_empty() {
+            return Ok(Next::End);
+        }
+        exact(r, &mut sig, "a record signature")?;
+        match &sig {
+            b"PK\x03\x04" => break,
+            b"PK\x01\x02" | b"PK\x05\x06" | b"PK\x06\x06" | b"PK\x06\x07" => {
+                return Ok(Next::Directory);
+            }
+            // A spanned-archive marker before the first entry.
+            b"PK\x07\x08" | b"PK00" if first => first = false,
+            _ => {
+                return Err(corrupt(format!(
+                    "no local header where one should be (found {sig:02x?})"
+                )));
+            }
+        }
+    }
+    let mut h = [0u8; 26];
+    exact(r, &mut h, "a local header")?;
+    let flags = le16(&h[2..]);
+    let method = le16(&h[4..]);
+    let crc = le32(&h[10..]);
+    let mut csize = le32(&h[14..]) as u64;
+    let mut usize = le32(&h[18..]) as u64;
+    let name_len = le16(&h[22..]) as usize;
+    let extra_len = le16(&h[24..]) as usize;
+    let mut name = vec![0u8; name_len];
+    exact(r, &mut name, "a local header")?;
+    let mut extra = vec![0u8; extra_len];
+    exact(r, &mut extra, "a local header")?;
+    let mut zip64 = false;
+    let mut e = &extra[..];
+    while e.len() >= 4 {
+        let (id, len) = (le16(e), le16(&e[2..]) as usize);
+        let body = &e[4..(4 + len).min(e.len())];
+        if id == 0x0001 {
+            zip64 = true;
+            let mut b = body;
+            if usize == 0xffff_ffff && b.len() >= 8 {
+                usize = le64(b);
+                b = &b[8..];
+            }
+            if csize == 0xffff_ffff && b.len() >= 8 {
+                csize = le64(b);
+            }
+        }
+        e = &e[(4 + len).min(e.len())..];
+    }
+    let name = if flags & (1 << 11) != 0 {
+        String::from_utf8_lossy(&name).into_owned()
+    } else {
+        cp437(&name)
+    };
+    Ok(Next::Entry(LocalHeader {
+        name,
+        flags,
+        method,
+        crc,
+        csize,
+        usize,
+        zip64,
+    }))
+}
+
+/// Reads a data descriptor after an entry's data: its CRC-32 and
+/// compressed size (the signature is optional, sizes are 8 bytes in zip64).
+pub fn descriptor(r: &mut dyn BufRead, zip64: bool) -> io::Result<(u32, u64)> {
+    let mut b = [0u8; 4];
+    exact(r, &mut b, "a data descriptor")?;
+    let crc = if &b == b"PK\x07\x08" {
+        exact(r, &mut b, "a data descriptor")?;
+        le32(&b)
+    } else {
+        le32(&b)
+    };
+    let csize = if zip64 {
+        let mut s = [0u8; 16];
+        exact(r, &mut s, "a data descriptor")?;
+        le64(&s)
+    } else {
+        let mut s = [0u8; 8];
+        exact(r, &mut s, "a data descriptor")?;
+        le32(&s) as u64
+    };
+    Ok((crc, csize))
+}
+
+/// How many entries the end record of a zip says its central directory
+/// holds (the zip64 count when there is one); `None` when no end record is
+/// found. Leaves `r` at its start.
+pub fn directory_entries<R: Read + Seek>(r: &mut R) -> io::Result<Option<u64>> {
+    let len = r.seek(SeekFrom::End(0))?;
+    let tail = len.min(22 + 0xffff + 20);
+    r.seek(SeekFrom::Start(len - tail))?;
+    let mut buf = vec![0u8; tail as usize];
+    r.read_exact(&mut buf)?;
+    let found = (0..buf.len().saturating_sub(21))
+        .rev()
+        .find(|&i| &buf[i..i + 4] == b"PK\x05\x06");
+    let mut count = None;
+    if let Some(pos) = found {
+        count = Some(le16(&buf[pos + 10..]) as u64);
+        if count == Some(0xffff) && pos >= 20 && &buf[pos - 20..pos - 16] == b"PK\x06\x07" {
+            let at = le64(&buf[pos - 12..]);
+            let mut z = [0u8; 40];
+            if at < len
+                && r.seek(SeekFrom::Start(at)).is_ok()
+                && r.read_exact(&mut z).is_ok()
+                && &z[..4] == b"PK\x06\x06"
+            {
+                count = Some(le64(&z[32..]));
+            }
+        }
+    }
+    r.seek(SeekFrom::Start(0))?;
+    Ok(count)
+}
+
+/// The kind and message for an entry artiscan does not decode, if it is one.
+pub fn unsupported(encrypted: bool, method: u16) -> Option<(ErrorKind, String)> {
+    if encrypted {
+        return Some((
+            ErrorKind::Unsupported,
+            "encrypted zip entry: not read".into(),
+        ));
+    }
+    match method {
+        STORED | DEFLATED | ZSTD => None,
+        m => Some((
+            ErrorKind::Unsupported,
+            format!("zip entry compressed with {}: not read", method_name(m)),
+        )),
+    }
+}
+
+/// Names without the UTF-8 flag are IBM code page 437, as the `zip` crate
+/// reads them from the central directory.
+fn cp437(raw: &[u8]) -> String {
+    raw.iter()
+        .map(|&b| {
+            if b < 0x80 {
+                b as char
+            } else {
+                CP437_HIGH[(b - 0x80) as usize]
+            }
+        })
+        .collect()
+}
+
+const CP437_HIGH: [char; 128] = [
+    '\u{00c7}', '\u{00fc}', '\u{00e9}', '\u{00e2}', '\u{00e4}', '\u{00e0}', '\u{00e5}', '\u{00e7}',
+    '\u{00ea}', '\u{00eb}', '\u{00e8}', '\u{00ef}', '\u{00ee}', '\u{00ec}', '\u{00c4}', '\u{00c5}',
+    '\u{00c9}', '\u{00e6}', '\u{00c6}', '\u{00f4}', '\u{00f6}', '\u{00f2}', '\u{00fb}', '\u{00f9}',
+    '\u{00ff}', '\u{00d6}', '\u{00dc}', '\u{00a2}', '\u{00a3}', '\u{00a5}', '\u{20a7}', '\u{0192}',
+    '\u{00e1}', '\u{00ed}', '\u{00f3}', '\u{00fa}', '\u{00f1}', '\u{00d1}', '\u{00aa}', '\u{00ba}',
+    '\u{00bf}', '\u{2310}', '\u{00ac}', '\u{00bd}', '\u{00bc}', '\u{00a1}', '\u{00ab}', '\u{00bb}',
+    '\u{2591}', '\u{2592}', '\u{2593}', '\u{2502}', '\u{2524}', '\u{2561}', '\u{2562}', '\u{2556}',
+    '\u{2555}', '\u{2563}', '\u{2551}', '\u{2557}', '\u{255d}', '\u{255c}', '\u{255b}', '\u{2510}',
+    '\u{2514}', '\u{2534}', '\u{252c}', '\u{251c}', '\u{2500}', '\u{253c}', '\u{255e}', '\u{255f}',
+    '\u{255a}', '\u{2554}', '\u{2569}', '\u{2566}', '\u{2560}', '\u{2550}', '\u{256c}', '\u{2567}',
+    '\u{2568}', '\u{2564}', '\u{2565}', '\u{2559}', '\u{2558}', '\u{2552}', '\u{2553}', '\u{256b}',
+    '\u{256a}', '\u{2518}', '\u{250c}', '\u{2588}', '\u{2584}', '\u{258c}', '\u{2590}', '\u{2580}',
+    '\u{03b1}', '\u{00df}', '\u{0393}', '\u{03c0}', '\u{03a3}', '\u{03c3}', '\u{00b5}', '\u{03c4}',
+    '\u{03a6}', '\u{0398}', '\u{03a9}', '\u{03b4}', '\u{221e}', '\u{03c6}', '\u{03b5}', '\u{2229}',
+    '\u{2261}', '\u{00b1}', '\u{2265}', '\u{2264}', '\u{2320}', '\u{2321}', '\u{00f7}', '\u{2248}',
+    '\u{00b0}', '\u{2219}', '\u{00b7}', '\u{221a}', '\u{207f}', '\u{00b2}', '\u{25a0}', '\u{00a0}',
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn deflate(data: &[u8]) -> Vec<u8> {
+        let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    }
+
+    #[test]
+    fn inflate_stops_at_the_end_of_its_stream() {
+        let mut z = deflate(b"hello\nworld\n");
+        z.extend_from_slice(b"AFTER");
+        let mut r = &z[..];
+        let mut out = Vec::new();
+        let mut inf = Inflate::new(&mut r);
+        inf.read_to_end(&mut out).unwrap();
+        assert!(inf.finished);
+        assert_eq!(out, b"hello\nworld\n");
+        assert_eq!(r, b"AFTER");
+    }
+
+    #[test]
+    fn damage_keeps_the_prefix_and_crc_is_checked() {
+        let data: Vec<u8> = (0..50_000)
+            .flat_map(|i| format!("line {i}\n").into_bytes())
+            .collect();
+        let mut z = deflate(&data);
+        let mid = z.len() / 2;
+        z[mid..mid + 32].fill(0xff);
+        let mut r = Inflate::new(&z[..]);
+        let mut out = Vec::new();
+        let mut buf = vec![0u8; 1 << 20];
+        let err = loop {
+            match r.read(&mut buf) {
+                Ok(0) => panic!("no error"),
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+                Err(e) => break e,
+            }
+        };
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+        let same = out.iter().zip(&data).take_while(|(a, b)| a == b).count();
+        assert!(same > data.len() / 3, "{same} bytes kept");
+
+        let ok = deflate(b"abc");
+        let mut c = Checked::new(Inflate::new(&ok[..]), Some((0xdead_beef, 3)), false);
+        let err = c.read_to_end(&mut Vec::new()).unwrap_err();
+        assert!(err.to_string().contains("CRC"));
+        let mut c = Checked::new(
+            Inflate::new(&ok[..]),
+            Some((crc32fast::hash(b"abc"), 3)),
+            false,
+        );
+        c.read_to_end(&mut Vec::new()).unwrap();
+    }
+
+    #[test]
+    fn cp437_names() {
+        assert_eq!(cp437(b"caf\x82.log"), "café.log");
+        assert_eq!(cp437(b"a\0b"), "a\0b");
+    }
+}
