@@ -41,7 +41,10 @@ fn matcher(c: &mut Criterion) {
             let members = vec!["server.log".to_string()];
             let mut reader = LineReader::new(1 << 20, false);
             b.iter(|| {
-                let opts = ScanOptions { every_match, force: false };
+                let opts = ScanOptions {
+                    every_match,
+                    force: false,
+                };
                 let mut sink = MemberScan::new(&set, "bench", &members, "server.log", opts);
                 let mut r = &data[..];
                 reader.scan(&mut r, &mut sink).unwrap();
@@ -76,7 +79,10 @@ fn decoders(c: &mut Criterion) {
     for (name, bytes) in files {
         let path = dir.path().join(name);
         std::fs::write(&path, bytes).unwrap();
-        let artifact = Artifact { path: name.into(), kind: ArtifactKind::File(path) };
+        let artifact = Artifact {
+            path: name.into(),
+            kind: ArtifactKind::File(path),
+        };
         let limits = Limits::default();
         g.bench_function(name, |b| {
             b.iter(|| {
@@ -95,4 +101,3 @@ fn decoders(c: &mut Criterion) {
 
 criterion_group!(benches, matcher, decoders);
 criterion_main!(benches);
-
