@@ -73,6 +73,7 @@ impl LineReader {
             out: Outcome::default(),
             base: 0,
             line_no: 1,
+            max_line: self.max_line,
         };
         let buf = &mut self.buf;
         let (mut start, mut filled) = (0usize, 0usize);
@@ -170,6 +171,7 @@ struct State {
     base: u64,
     /// Number of the line that starts at the region start.
     line_no: u64,
+    max_line: usize,
 }
 
 impl State {
@@ -188,12 +190,16 @@ impl State {
             self.line_no += bytecount::count(&region[pos..ls], b'\n') as u64;
             let le = memchr::memchr(b'\n', &region[c..]).map_or(region.len(), |j| c + j);
             let offset = origin + ls as u64;
-            let raw = &region[ls..le];
+            // A line longer than the cap that still fits the buffer is cut
+            // the same way as one that does not.
+            let truncated = le - ls > self.max_line;
+            let raw = &region[ls..if truncated { ls + self.max_line } else { le }];
+            self.out.long_lines += u64::from(truncated);
             let line = Line {
                 number: self.line_no,
                 offset,
                 raw,
-                truncated: false,
+                truncated,
             };
             if !sink.line(&line) {
                 self.out.stopped = true;
@@ -322,6 +328,15 @@ mod tests {
             (l[1].0, l[1].1, l[1].2.as_str()),
             (2, 3 * MIN_BUF as u64 + 1, "after")
         );
+    }
+
+    #[test]
+    fn lines_over_the_cap_are_cut_even_inside_the_buffer() {
+        let mut data = vec![b'y'; 5000];
+        data.extend_from_slice(b"\nok\n");
+        let (l, out) = lines(&data, 4096);
+        assert_eq!((l[0].2.len(), l[0].3, out.long_lines), (4096, true, 1));
+        assert_eq!((l[1].0, l[1].2.as_str(), l[1].3), (2, "ok", false));
     }
 
     #[test]
