@@ -59,21 +59,7 @@ pub struct CheckSet {
 
 impl CheckSet {
     pub fn load(files: &[PathBuf], sets: &[String], params: &[String]) -> anyhow::Result<CheckSet> {
-        let mut sources = Vec::new();
-        for s in sets {
-            let src = check::builtin_set(s).ok_or_else(|| {
-                anyhow::anyhow!(
-                    "no built-in check set {s:?} (have: {})",
-                    check::builtin_set_names().join(", ")
-                )
-            })?;
-            sources.push((format!("patterns/checks/{s}.toml"), src.to_string()));
-        }
-        for f in files {
-            let src =
-                std::fs::read_to_string(f).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
-            sources.push((f.display().to_string(), src));
-        }
+        let sources = crate::commands::check::check_sources(files, sets)?;
         let params = CheckParams::parse(params).map_err(anyhow::Error::msg)?;
         CheckSet::from_sources(sources, params)
     }

@@ -11,9 +11,9 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
-/// Check files and built-in sets, parsed.
-pub fn load_checks(files: &[PathBuf], sets: &[String]) -> anyhow::Result<Vec<Check>> {
-    let mut out = Vec::new();
+/// The (file name, text) of each built-in set and check file, in order.
+pub fn check_sources(files: &[PathBuf], sets: &[String]) -> anyhow::Result<Vec<(String, String)>> {
+    let mut sources = Vec::new();
     for s in sets {
         let src = check::builtin_set(s).ok_or_else(|| {
             anyhow::anyhow!(
@@ -21,15 +21,21 @@ pub fn load_checks(files: &[PathBuf], sets: &[String]) -> anyhow::Result<Vec<Che
                 check::builtin_set_names().join(", ")
             )
         })?;
-        out.extend(check::parse_checks(
-            &format!("patterns/checks/{s}.toml"),
-            src,
-        )?);
+        sources.push((format!("patterns/checks/{s}.toml"), src.to_string()));
     }
     for f in files {
         let src =
             std::fs::read_to_string(f).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
-        out.extend(check::parse_checks(&f.display().to_string(), &src)?);
+        sources.push((f.display().to_string(), src));
+    }
+    Ok(sources)
+}
+
+/// Check files and built-in sets, parsed.
+pub fn load_checks(files: &[PathBuf], sets: &[String]) -> anyhow::Result<Vec<Check>> {
+    let mut out = Vec::new();
+    for (name, src) in check_sources(files, sets)? {
+        out.extend(check::parse_checks(&name, &src)?);
     }
     if out.is_empty() {
         anyhow::bail!("no checks: give --checks FILE or --set NAME");
