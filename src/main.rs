@@ -1,14 +1,13 @@
 //! The `artiscan` binary: parse arguments, run a command, map the outcome
 //! to an exit code. All logic lives in the library.
 
-use artiscan::commands;
 use artiscan::commands::scan::Format;
+use artiscan::commands::{self, InputArgs};
 use artiscan::output::ColorChoice;
 use artiscan::pack::RuleSet;
 use artiscan::pack::compile::Selection;
 use artiscan::scan::ScanOptions;
 use artiscan::scan::grep::GrepOptions;
-use artiscan::source::Limits;
 use clap::{Args, Parser, Subcommand};
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -145,52 +144,6 @@ struct ScanArgs {
     format: Option<Format>,
     #[command(flatten)]
     input: InputArgs,
-}
-
-/// Limits and input options shared by every command that reads artifacts.
-#[derive(Args, Clone)]
-struct InputArgs {
-    /// Worker threads (default: number of cores)
-    #[arg(short = 'j', long = "threads")]
-    threads: Option<usize>,
-    /// Deepest nesting of compression layers and containers
-    #[arg(long, default_value_t = Limits::default().max_depth)]
-    max_depth: usize,
-    /// Decompressed bytes allowed per artifact
-    #[arg(long, default_value_t = Limits::default().max_bytes)]
-    max_bytes: u64,
-    /// Decompressed bytes allowed per member
-    #[arg(long, default_value_t = Limits::default().max_member_bytes)]
-    max_member_bytes: u64,
-    /// Largest decompressed/compressed ratio of a member (checked past 64 MiB)
-    #[arg(long, default_value_t = Limits::default().max_ratio)]
-    max_ratio: f64,
-    /// Longest line searched, in bytes; longer lines are searched up to it
-    #[arg(long, default_value_t = Limits::default().max_line)]
-    max_line: usize,
-    /// Search binary members too (NUL bytes in the first block)
-    #[arg(long)]
-    binary: bool,
-}
-
-impl InputArgs {
-    fn limits(&self) -> Limits {
-        Limits {
-            max_depth: self.max_depth,
-            max_bytes: self.max_bytes,
-            max_member_bytes: self.max_member_bytes,
-            max_ratio: self.max_ratio,
-            max_line: self.max_line,
-            binary: self.binary,
-            ..Limits::default()
-        }
-    }
-
-    fn threads(&self) -> usize {
-        self.threads
-            .unwrap_or_else(artiscan::engine::default_threads)
-            .max(1)
-    }
 }
 
 #[derive(Args)]

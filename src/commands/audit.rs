@@ -12,7 +12,6 @@ use crate::audit::export::ExportFormat;
 use crate::audit::report::{Filter, ReportFormat};
 use crate::audit::{self, AuditOptions, CheckSet, Shard};
 use crate::pack::compile::Selection;
-use crate::source::Limits;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -56,47 +55,7 @@ pub struct AuditArgs {
     #[arg(long)]
     pub no_progress: bool,
     #[command(flatten)]
-    pub limits: LimitArgs,
-}
-
-/// Read limits and threads (as for scan).
-#[derive(clap::Args, Debug, Clone)]
-pub struct LimitArgs {
-    /// Worker threads (default: number of cores)
-    #[arg(short = 'j', long = "threads")]
-    pub threads: Option<usize>,
-    /// Deepest nesting of compression layers and containers
-    #[arg(long, default_value_t = Limits::default().max_depth)]
-    pub max_depth: usize,
-    /// Decompressed bytes allowed per artifact
-    #[arg(long, default_value_t = Limits::default().max_bytes)]
-    pub max_bytes: u64,
-    /// Decompressed bytes allowed per member
-    #[arg(long, default_value_t = Limits::default().max_member_bytes)]
-    pub max_member_bytes: u64,
-    /// Largest decompressed/compressed ratio of a member (checked past 64 MiB)
-    #[arg(long, default_value_t = Limits::default().max_ratio)]
-    pub max_ratio: f64,
-    /// Longest line searched, in bytes
-    #[arg(long, default_value_t = Limits::default().max_line)]
-    pub max_line: usize,
-    /// Search binary members too
-    #[arg(long)]
-    pub binary: bool,
-}
-
-impl LimitArgs {
-    fn limits(&self) -> Limits {
-        Limits {
-            max_depth: self.max_depth,
-            max_bytes: self.max_bytes,
-            max_member_bytes: self.max_member_bytes,
-            max_ratio: self.max_ratio,
-            max_line: self.max_line,
-            binary: self.binary,
-            ..Limits::default()
-        }
-    }
+    pub limits: super::InputArgs,
 }
 
 /// `--since` and `--where`: which artifacts a report or export covers.
@@ -219,11 +178,7 @@ fn audit_paths(args: AuditArgs, err: &mut dyn Write) -> anyhow::Result<i32> {
         shard: args.shard.as_deref().map(Shard::parse).transpose()?,
         run_id: args.run_id.clone(),
         rehash: args.rehash,
-        threads: args
-            .limits
-            .threads
-            .unwrap_or_else(crate::engine::default_threads)
-            .max(1),
+        threads: args.limits.threads(),
         limits: args.limits.limits(),
         progress: !args.no_progress && std::io::stderr().is_terminal(),
     };

@@ -7,6 +7,8 @@ pub mod grep;
 pub mod packs;
 pub mod scan;
 
+use crate::source::Limits;
+
 /// What a command found, for the exit code.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Status {
@@ -22,5 +24,51 @@ impl Status {
             (false, false) => 1,
             (false, true) => 2,
         }
+    }
+}
+
+/// Limits and threads shared by every command that reads artifacts.
+#[derive(clap::Args, Debug, Clone)]
+pub struct InputArgs {
+    /// Worker threads (default: number of cores)
+    #[arg(short = 'j', long = "threads")]
+    pub threads: Option<usize>,
+    /// Deepest nesting of compression layers and containers
+    #[arg(long, default_value_t = Limits::default().max_depth)]
+    pub max_depth: usize,
+    /// Decompressed bytes allowed per artifact
+    #[arg(long, default_value_t = Limits::default().max_bytes)]
+    pub max_bytes: u64,
+    /// Decompressed bytes allowed per member
+    #[arg(long, default_value_t = Limits::default().max_member_bytes)]
+    pub max_member_bytes: u64,
+    /// Largest decompressed/compressed ratio of a member (checked past 64 MiB)
+    #[arg(long, default_value_t = Limits::default().max_ratio)]
+    pub max_ratio: f64,
+    /// Longest line searched, in bytes
+    #[arg(long, default_value_t = Limits::default().max_line)]
+    pub max_line: usize,
+    /// Search binary members too
+    #[arg(long)]
+    pub binary: bool,
+}
+
+impl InputArgs {
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_depth: self.max_depth,
+            max_bytes: self.max_bytes,
+            max_member_bytes: self.max_member_bytes,
+            max_ratio: self.max_ratio,
+            max_line: self.max_line,
+            binary: self.binary,
+            ..Limits::default()
+        }
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads
+            .unwrap_or_else(crate::engine::default_threads)
+            .max(1)
     }
 }
