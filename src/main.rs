@@ -190,8 +190,8 @@ struct GrepArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    // `Stdout`, not a lock of it: grep's workers write from their threads.
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout());
     let mut err = io::stderr();
     let result = match cli.command {
         Command::Grep(a) => grep(a, &mut out, &mut err),
@@ -218,7 +218,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
         .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
 }
 
-fn grep(a: GrepArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+fn grep(a: GrepArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> anyhow::Result<i32> {
     let mut patterns = a.regexp.clone();
     let mut paths = a.paths.clone();
     match (&a.pattern, patterns.is_empty()) {

@@ -4,6 +4,7 @@ use super::Status;
 use crate::engine;
 use crate::lines::LineReader;
 use crate::location::Location;
+use crate::output::shared::{ARTIFACT_BUFFER, SharedOut, Spill};
 use crate::output::{self, CoverageRecord, SummaryRecord};
 use crate::scan::grep::{GrepMatcher, GrepOptions, GrepSink};
 use crate::source::{self, Coverage, Limits};
@@ -11,18 +12,18 @@ use std::io::Write;
 use std::time::Instant;
 
 struct Done {
-    out: Vec<u8>,
     coverage: Coverage,
-    sha256: Option<String>,
     matches: u64,
 }
 
+/// Output goes out artifact by artifact, in order of completion (input order
+/// with one thread); see [`SharedOut`] for how memory stays bounded.
 pub fn run(
     inputs: &[String],
     opts: &GrepOptions,
     limits: &Limits,
     threads: usize,
-    out: &mut dyn Write,
+    out: &mut (dyn Write + Send),
     err: &mut dyn Write,
 ) -> anyhow::Result<Status> {
     let start = Instant::now();
@@ -33,8 +34,9 @@ pub fn run(
         writeln!(err, "artiscan: {path}: {e}")?;
         summary.errors += 1;
     }
+    let shared = SharedOut::new(out, ARTIFACT_BUFFER);
     let work = |a: &source::Artifact| {
-        let mut buf = Vec::new();
+        let mut aout = shared.artifact();
         let mut coverage = Coverage::default();
         let mut matches = 0;
         let mut lines = LineReader::new(limits.max_line, limits.binary);
@@ -48,7 +50,7 @@ pub fn run(
             },
             || {
                 source::for_each_member(a, limits, &mut coverage, |leaf| {
-                    let mut sink = GrepSink::new(&matcher, opts, &a.path, leaf.members, &mut buf);
+                    let mut sink = GrepSink::new(&matcher, opts, &a.path, leaf.members, &mut aout);
                     let result = lines.scan(leaf.reader, &mut sink);
                     sink.finish();
                     matches += sink.matches;
@@ -58,41 +60,31 @@ pub fn run(
                 })
             },
         );
-        Done {
-            out: buf,
-            coverage,
-            sha256,
-            matches,
+        if opts.json {
+            let rec = CoverageRecord::new(&a.path, sha256, &coverage);
+            output::write_jsonl(aout.buf(), &rec);
         }
+        aout.finish();
+        Done { coverage, matches }
     };
-    let mut io_result = Ok(());
-    engine::parallel(&artifacts, threads, work, |a, mut done| {
+    engine::parallel(&artifacts, threads, work, |a, done| {
         summary.artifacts += 1;
         summary.members += done.coverage.members;
         summary.bytes += done.coverage.bytes;
         summary.matches += done.matches;
         summary.errors += done.coverage.errors.len() as u64;
         summary.incomplete += u64::from(!done.coverage.complete());
-        if opts.json {
-            let rec = CoverageRecord::new(&a.path, done.sha256.take(), &done.coverage);
-            output::write_jsonl(&mut done.out, &rec);
-        }
         for e in &done.coverage.errors {
             let cite = Location::member_citation(&a.path, &e.members);
             let _ = writeln!(err, "artiscan: {cite}: {:?}: {}", e.kind, e.message);
         }
-        if io_result.is_ok() {
-            io_result = out.write_all(&done.out);
-        }
     });
-    io_result?;
     summary.elapsed_s = start.elapsed().as_secs_f64();
+    let mut tail = Vec::new();
     if opts.json {
-        let mut buf = Vec::new();
-        output::write_jsonl(&mut buf, &summary);
-        out.write_all(&buf)?;
+        output::write_jsonl(&mut tail, &summary);
     }
-    out.flush()?;
+    shared.finish(&tail)?;
     Ok(Status {
         found: summary.matches > 0,
         errors: summary.errors > 0,

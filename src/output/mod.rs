@@ -3,6 +3,7 @@
 //! real output against it. Text and Markdown renderings live beside them.
 
 pub mod records;
+pub mod shared;
 pub mod text;
 
 pub use records::*;

@@ -2,6 +2,7 @@
 
 use crate::lines::{Line, LineSink, clean};
 use crate::location::Location;
+use crate::output::shared::Spill;
 use crate::output::{self, ContextRecord, EvidenceRecord};
 use regex::bytes::Regex;
 use std::collections::VecDeque;
@@ -60,7 +61,7 @@ pub struct GrepSink<'a> {
     pub opts: &'a GrepOptions,
     pub path: &'a str,
     pub members: &'a [String],
-    pub out: &'a mut Vec<u8>,
+    pub out: &'a mut dyn Spill,
     pub matches: u64,
     scratch: Vec<u8>,
     before: VecDeque<(u64, u64, Vec<u8>)>,
@@ -74,7 +75,7 @@ impl<'a> GrepSink<'a> {
         opts: &'a GrepOptions,
         path: &'a str,
         members: &'a [String],
-        out: &'a mut Vec<u8>,
+        out: &'a mut dyn Spill,
     ) -> Self {
         GrepSink {
             matcher,
@@ -122,7 +123,7 @@ impl<'a> GrepSink<'a> {
                     rank: None,
                     id: None,
                 };
-                output::write_jsonl(self.out, &rec);
+                output::write_jsonl(self.out.buf(), &rec);
             } else {
                 let rec = ContextRecord {
                     kind: "context",
@@ -131,18 +132,18 @@ impl<'a> GrepSink<'a> {
                     text,
                     lossy,
                 };
-                output::write_jsonl(self.out, &rec);
+                output::write_jsonl(self.out.buf(), &rec);
             }
         } else {
             if (self.opts.before > 0 || self.opts.after > 0)
                 && self.last_printed != 0
                 && number > self.last_printed + 1
             {
-                self.out.extend_from_slice(b"--\n");
+                self.out.buf().extend_from_slice(b"--\n");
             }
             let sep = if is_match { b':' } else { b'-' };
             let matcher = self.matcher;
-            output::text::citation_line(self.out, &loc, sep, text, self.opts.color, |t| {
+            output::text::citation_line(self.out.buf(), &loc, sep, text, self.opts.color, |t| {
                 if is_match && !self.opts.invert {
                     matcher
                         .re
@@ -161,7 +162,7 @@ impl<'a> GrepSink<'a> {
     pub fn finish(&mut self) {
         if self.opts.count {
             let cite = Location::member_citation(self.path, self.members);
-            let _ = writeln!(self.out, "{cite}:{}", self.matches);
+            let _ = writeln!(self.out.buf(), "{cite}:{}", self.matches);
         }
     }
 }
@@ -182,12 +183,11 @@ impl LineSink for GrepSink<'_> {
         let mut scratch = std::mem::take(&mut self.scratch);
         let text = clean(line.raw, &mut scratch);
         let hit = self.matcher.is_match(text) != self.opts.invert;
-        let keep_going;
         if hit {
             self.matches += 1;
             if self.opts.files_with_matches {
                 let cite = Location::member_citation(self.path, self.members);
-                let _ = writeln!(self.out, "{cite}");
+                let _ = writeln!(self.out.buf(), "{cite}");
                 self.scratch = scratch;
                 return false;
             }
@@ -201,7 +201,6 @@ impl LineSink for GrepSink<'_> {
                 self.print(line.number, line.offset, text, true, line.truncated);
             }
             self.after_left = self.opts.after;
-            keep_going = true;
         } else {
             if self.after_left > 0 && !self.opts.count {
                 self.after_left -= 1;
@@ -213,9 +212,8 @@ impl LineSink for GrepSink<'_> {
                 self.before
                     .push_back((line.number, line.offset, text.to_vec()));
             }
-            keep_going = true;
         }
         self.scratch = scratch;
-        keep_going
+        self.out.spill()
     }
 }

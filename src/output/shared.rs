@@ -1,0 +1,196 @@
+//! One output written by parallel workers, each artifact's output kept
+//! together, with memory bounded whatever an artifact prints.
+//!
+//! A worker collects its artifact's output in memory. Past a cap it takes
+//! the shared writer and streams the rest of that artifact straight into it
+//! (other workers wait when they reach their own cap or finish), so memory is
+//! at most `threads × cap` and nothing is written to disk.
+
+use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex};
+
+/// Output kept in memory per artifact before it streams.
+pub const ARTIFACT_BUFFER: usize = 4 << 20;
+
+struct State<'w> {
+    out: &'w mut (dyn Write + Send),
+    error: Option<io::Error>,
+    /// An artifact is streaming: others wait for it to finish.
+    busy: bool,
+}
+
+/// The writer all workers share.
+pub struct SharedOut<'w> {
+    state: Mutex<State<'w>>,
+    free: Condvar,
+    failed: AtomicBool,
+    cap: usize,
+}
+
+impl<'w> SharedOut<'w> {
+    pub fn new(out: &'w mut (dyn Write + Send), cap: usize) -> Self {
+        SharedOut {
+            state: Mutex::new(State {
+                out,
+                error: None,
+                busy: false,
+            }),
+            free: Condvar::new(),
+            failed: AtomicBool::new(false),
+            cap,
+        }
+    }
+
+    /// A new artifact's output.
+    pub fn artifact(&self) -> ArtifactOut<'_, 'w> {
+        ArtifactOut {
+            buf: Vec::new(),
+            shared: self,
+            streaming: false,
+        }
+    }
+
+    /// Whether a write failed (a closed pipe): workers may stop early.
+    pub fn failed(&self) -> bool {
+        self.failed.load(Ordering::Relaxed)
+    }
+
+    /// Writes a whole piece of output (a summary) and flushes.
+    pub fn finish(self, tail: &[u8]) -> io::Result<()> {
+        let state = self.state.into_inner().unwrap_or_else(|p| p.into_inner());
+        if let Some(e) = state.error {
+            return Err(e);
+        }
+        state.out.write_all(tail)?;
+        state.out.flush()
+    }
+}
+
+/// Where a sink writes: a buffer that may be drained into the real output.
+pub trait Spill {
+    fn buf(&mut self) -> &mut Vec<u8>;
+    /// Called between lines: writes the buffer out when it is over the cap.
+    /// False once the output is gone (stop reading).
+    fn spill(&mut self) -> bool;
+}
+
+/// A plain buffer never spills (tests, single results).
+impl Spill for Vec<u8> {
+    fn buf(&mut self) -> &mut Vec<u8> {
+        self
+    }
+    fn spill(&mut self) -> bool {
+        true
+    }
+}
+
+/// One artifact's output.
+pub struct ArtifactOut<'s, 'w> {
+    buf: Vec<u8>,
+    shared: &'s SharedOut<'w>,
+    /// Owns the output from the first spill to the end of the artifact.
+    streaming: bool,
+}
+
+impl ArtifactOut<'_, '_> {
+    /// Writes the buffer out, first waiting for the output to be free unless
+    /// this artifact already streams; `release` lets the next one go.
+    fn drain(&mut self, release: bool) {
+        let shared = self.shared;
+        let lock = || shared.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut state = lock();
+        if !self.streaming {
+            while state.busy {
+                state = shared.free.wait(state).unwrap_or_else(|p| p.into_inner());
+            }
+            state.busy = true;
+            self.streaming = true;
+        }
+        if state.error.is_none()
+            && let Err(e) = state.out.write_all(&self.buf)
+        {
+            state.error = Some(e);
+            shared.failed.store(true, Ordering::Relaxed);
+        }
+        self.buf.clear();
+        if release {
+            state.busy = false;
+            self.streaming = false;
+            shared.free.notify_all();
+        }
+    }
+
+    /// Writes what is left and lets the next artifact stream.
+    pub fn finish(self) {}
+}
+
+/// Also on unwinding, so that a panicking worker cannot block the others.
+impl Drop for ArtifactOut<'_, '_> {
+    fn drop(&mut self) {
+        if !self.buf.is_empty() || self.streaming {
+            self.drain(true);
+        }
+    }
+}
+
+impl Spill for ArtifactOut<'_, '_> {
+    fn buf(&mut self) -> &mut Vec<u8> {
+        &mut self.buf
+    }
+
+    fn spill(&mut self) -> bool {
+        if self.buf.len() >= self.shared.cap {
+            self.drain(false);
+        }
+        !self.shared.failed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn artifacts_stay_together_and_memory_is_capped() {
+        let mut sink = Vec::new();
+        let shared = SharedOut::new(&mut sink, 16);
+        let mut a = shared.artifact();
+        let mut b = shared.artifact();
+        b.buf().extend_from_slice(b"b1\n");
+        assert!(b.spill());
+        for i in 0..10 {
+            a.buf().extend_from_slice(format!("a{i}\n").as_bytes());
+            assert!(a.spill());
+            assert!(a.buf.len() < 16);
+        }
+        // `b` is under its cap: it waits for `a` to finish before writing.
+        a.finish();
+        b.finish();
+        shared.finish(b"end\n").unwrap();
+        let text = String::from_utf8(sink).unwrap();
+        let expect: String = (0..10).map(|i| format!("a{i}\n")).collect::<String>() + "b1\nend\n";
+        assert_eq!(text, expect);
+    }
+
+    #[test]
+    fn a_failed_write_stops_the_workers() {
+        struct Closed;
+        impl Write for Closed {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                Err(io::ErrorKind::BrokenPipe.into())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut closed = Closed;
+        let shared = SharedOut::new(&mut closed, 4);
+        let mut a = shared.artifact();
+        a.buf().extend_from_slice(b"0123456789");
+        assert!(!a.spill());
+        a.finish();
+        let e = shared.finish(b"").unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::BrokenPipe);
+    }
+}
