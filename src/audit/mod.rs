@@ -386,7 +386,20 @@ const BATCH_MS: u128 = 200;
 
 /// `artiscan audit PATHS --db FILE`: scans new and changed artifacts into the
 /// store and judges the checks.
+///
+/// A store that cannot be written (read-only, disk full) fails the audit with
+/// an error naming it ([`store::explain`]); what was committed before stays,
+/// whole artifacts only, and the next audit resumes from there.
 pub fn audit(
+    opts: &AuditOptions,
+    rules: &RuleSet,
+    checks: &CheckSet,
+    err: &mut dyn Write,
+) -> anyhow::Result<Summary> {
+    audit_into(opts, rules, checks, err).map_err(|e| store::explain(e, &opts.db))
+}
+
+fn audit_into(
     opts: &AuditOptions,
     rules: &RuleSet,
     checks: &CheckSet,
@@ -600,7 +613,7 @@ pub fn audit(
     pb.finish_and_clear();
     if let Some(e) = write_error {
         let _ = conn.execute_batch("ROLLBACK");
-        return Err(e.context(format!("{}: writing the audit store", opts.db.display())));
+        return Err(e);
     }
     if tx_open.is_some() {
         conn.execute_batch("COMMIT")?;

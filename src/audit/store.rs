@@ -8,11 +8,11 @@ use crate::check::VerdictRecord;
 use crate::output::{AggregateRecord, CoverageRecord, EvidenceRecord, Stats};
 use crate::scan::{ArtifactScan, Record};
 use crate::source::{Coverage, ErrorKind, MemberError, Note, NoteKind};
-use anyhow::Context;
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use rusqlite::ffi::{self, ErrorCode};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, params};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// `PRAGMA user_version` of a store this build writes.
@@ -24,18 +24,82 @@ pub const SCHEMA: &str = include_str!("schema.sql");
 /// `MIGRATIONS[i]` upgrades a store from version `i + 1` to `i + 2`.
 const MIGRATIONS: &[&str] = &[];
 
-/// Opens (and with `create`, creates) a store, in WAL mode, migrated to
-/// [`SCHEMA_VERSION`].
+/// Opens (and with `create`, creates) a store for writing, in WAL mode,
+/// migrated to [`SCHEMA_VERSION`]. Errors say what is wrong in words
+/// ([`explain`]): a read-only file or folder, a full disk, not a store.
 pub fn open(path: &Path, create: bool) -> anyhow::Result<Connection> {
     if !create && !path.exists() {
         anyhow::bail!("{}: no such audit database", path.display());
     }
-    let conn =
-        Connection::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    check_writable(path)?;
+    open_rw(path).map_err(|e| explain(e, path))
+}
+
+/// Opens a store to read it (`audit report`, `audit export`): as [`open`]
+/// when it can be written, else read-only, so a store on a read-only file,
+/// folder or file system can still be reported on. A read-only open creates
+/// no file and changes nothing; it cannot migrate an older store.
+pub fn open_for_reading(path: &Path) -> anyhow::Result<Connection> {
+    if !path.exists() {
+        anyhow::bail!("{}: no such audit database", path.display());
+    }
+    if check_writable(path).is_ok() {
+        match open_rw(path) {
+            // A read-only folder: SQLite cannot create the -wal/-shm files.
+            Err(e)
+                if matches!(
+                    sqlite_code(&e),
+                    Some((ErrorCode::ReadOnly | ErrorCode::CannotOpen, _, _))
+                ) => {}
+            r => return r.map_err(|e| explain(e, path)),
+        }
+    }
+    open_read_only(path).map_err(|e| explain(e, path))
+}
+
+/// The store's `-wal` or `-shm` file.
+pub fn sidecar(path: &Path, suffix: &str) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(suffix);
+    PathBuf::from(p)
+}
+
+/// Fails when the store, or its -wal/-shm files, exist but cannot be opened
+/// for writing (permissions, a read-only file system). Checked before SQLite
+/// opens them: SQLite would fall back to a read-only connection and leave
+/// read-only -wal/-shm files behind that keep failing later writes even once
+/// the store is writable again.
+fn check_writable(path: &Path) -> anyhow::Result<()> {
+    for p in [
+        path.to_path_buf(),
+        sidecar(path, "-wal"),
+        sidecar(path, "-shm"),
+    ] {
+        if !p.is_file() {
+            continue;
+        }
+        // Opening for writing (no truncation) changes neither bytes nor times.
+        if let Err(e) = std::fs::OpenOptions::new().read(true).write(true).open(&p) {
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+            ) {
+                let what = if p == path {
+                    "read-only".to_string()
+                } else {
+                    format!("{} is read-only", p.display())
+                };
+                anyhow::bail!("cannot write audit store {}: {what} ({e})", path.display());
+            }
+        }
+    }
+    Ok(())
+}
+
+fn open_rw(path: &Path) -> anyhow::Result<Connection> {
+    let conn = Connection::open(path)?;
     conn.busy_timeout(Duration::from_secs(60))?;
-    let mode: String = conn
-        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
-        .with_context(|| format!("{}: not an SQLite database", path.display()))?;
+    let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
     if !mode.eq_ignore_ascii_case("wal") {
         anyhow::bail!(
             "{}: cannot switch to WAL mode (journal_mode {mode})",
@@ -49,8 +113,115 @@ pub fn open(path: &Path, create: bool) -> anyhow::Result<Connection> {
     // copied from the WAL once per checkpoint, not once per few commits.
     conn.pragma_update(None, "cache_size", -65536)?;
     conn.pragma_update(None, "wal_autocheckpoint", 8192)?;
-    migrate(&conn).with_context(|| path.display().to_string())?;
+    // SQLite's errors get the path from `explain`; migrate's own need it here.
+    migrate(&conn).map_err(|e| match sqlite_code(&e) {
+        Some(_) => e,
+        None => e.context(path.display().to_string()),
+    })?;
     Ok(conn)
+}
+
+/// A read-only connection. Without a -wal file every committed transaction
+/// is in the database file itself, and it is opened `immutable` (SQLite then
+/// needs no -shm file, which a read-only folder could not hold); with one
+/// (an audit running, or killed), SQLite reads the WAL as usual.
+fn open_read_only(path: &Path) -> anyhow::Result<Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = if sidecar(path, "-wal").exists() {
+        Connection::open_with_flags(path, flags)?
+    } else {
+        Connection::open_with_flags(
+            format!("file:{}?immutable=1", uri_path(path)),
+            flags | OpenFlags::SQLITE_OPEN_URI,
+        )?
+    };
+    conn.busy_timeout(Duration::from_secs(60))?;
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version != SCHEMA_VERSION {
+        anyhow::bail!(
+            "{}: store schema version {version}, this artiscan reads {SCHEMA_VERSION}; \
+             a read-only store cannot be migrated (make it writable, or use a matching artiscan)",
+            path.display()
+        );
+    }
+    Ok(conn)
+}
+
+/// A path as the path of a `file:` URI: every byte but unreserved ones and
+/// `/` percent-encoded.
+fn uri_path(path: &Path) -> String {
+    let mut out = String::new();
+    for &b in path.as_os_str().as_encoded_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// SQLite's primary and extended result codes and message, from the first
+/// SQLite error in `e`'s chain.
+pub fn sqlite_code(e: &anyhow::Error) -> Option<(ErrorCode, i32, String)> {
+    e.chain()
+        .find_map(|c| match c.downcast_ref::<rusqlite::Error>()? {
+            rusqlite::Error::SqliteFailure(f, msg) => Some((
+                f.code,
+                f.extended_code,
+                msg.clone().unwrap_or_else(|| f.to_string()),
+            )),
+            _ => None,
+        })
+}
+
+/// What went wrong with the store at `path`, in words, from SQLite's result
+/// code: a full disk (or a file over the size limit), a failed write, a
+/// read-only file or folder, a file that cannot be created or is not a
+/// database. Other SQLite errors get the path as context; errors that are
+/// not SQLite's are returned as they are.
+pub fn explain(e: anyhow::Error, path: &Path) -> anyhow::Error {
+    let Some((code, ext, msg)) = sqlite_code(&e) else {
+        return e;
+    };
+    let p = path.display();
+    let sqlite = format!("SQLite: {msg}, code {ext}");
+    let write_codes = [
+        ffi::SQLITE_IOERR_WRITE,
+        ffi::SQLITE_IOERR_FSYNC,
+        ffi::SQLITE_IOERR_DIR_FSYNC,
+        ffi::SQLITE_IOERR_TRUNCATE,
+        ffi::SQLITE_IOERR_SHMSIZE,
+        ffi::SQLITE_IOERR_SHMMAP,
+    ];
+    match code {
+        ErrorCode::DiskFull => anyhow::anyhow!(
+            "cannot write audit store {p}: disk full, or the file size limit reached ({sqlite})"
+        ),
+        ErrorCode::SystemIoFailure if write_codes.contains(&ext) => anyhow::anyhow!(
+            "cannot write audit store {p}: the write failed: disk full, the file size limit reached, or an I/O error ({sqlite})"
+        ),
+        ErrorCode::SystemIoFailure => {
+            anyhow::anyhow!("cannot use audit store {p}: I/O error ({sqlite})")
+        }
+        ErrorCode::ReadOnly if ext == ffi::SQLITE_READONLY_DIRECTORY => anyhow::anyhow!(
+            "cannot write audit store {p}: its folder is read-only (SQLite creates {p}-wal and {p}-shm beside it; {sqlite})"
+        ),
+        ErrorCode::ReadOnly => anyhow::anyhow!(
+            "cannot write audit store {p}: read-only (permission denied on it or its -wal/-shm files, or a read-only file system; {sqlite})"
+        ),
+        ErrorCode::CannotOpen => anyhow::anyhow!(
+            "cannot open audit store {p}: {msg} (a missing folder, or no permission to create it or its -wal/-shm files beside it)"
+        ),
+        ErrorCode::PermissionDenied => {
+            anyhow::anyhow!("cannot open audit store {p}: permission denied ({sqlite})")
+        }
+        ErrorCode::NotADatabase => anyhow::anyhow!("{p}: not an SQLite database ({sqlite})"),
+        ErrorCode::DatabaseCorrupt => {
+            anyhow::anyhow!("audit store {p} is damaged ({sqlite})")
+        }
+        _ => e.context(format!("audit store {p}")),
+    }
 }
 
 fn migrate(conn: &Connection) -> anyhow::Result<()> {

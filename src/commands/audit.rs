@@ -132,8 +132,9 @@ pub fn run(args: AuditArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
             Ok(0)
         }
         Some(AuditCommand::Report { db, format, filter }) => {
-            let conn = audit::store::open(&db, false)?;
-            let report = audit::report::build(&conn, &db.display().to_string(), &filter.filter())?;
+            let conn = audit::store::open_for_reading(&db)?;
+            let report = audit::report::build(&conn, &db.display().to_string(), &filter.filter())
+                .map_err(|e| audit::store::explain(e, &db))?;
             let format = format.unwrap_or(if std::io::stdout().is_terminal() {
                 ReportFormat::Text
             } else {
@@ -148,8 +149,9 @@ pub fn run(args: AuditArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
             verdicts,
             filter,
         }) => {
-            let conn = audit::store::open(&db, false)?;
-            audit::export::export(&conn, &filter.filter(), verdicts, out)?;
+            let conn = audit::store::open_for_reading(&db)?;
+            audit::export::export(&conn, &filter.filter(), verdicts, out)
+                .map_err(|e| audit::store::explain(e, &db))?;
             Ok(0)
         }
         None => audit_paths(args, err),

@@ -6,6 +6,7 @@
 use crate::harness::{Run, artiscan_in, root};
 use rusqlite::Connection;
 use rusqlite::types::ValueRef;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -134,34 +135,49 @@ fn cell(v: ValueRef<'_>) -> String {
     }
 }
 
+/// The tables `dump` compares.
+const RESULT_TABLES: &[&str] = &[
+    "artifacts",
+    "coverage",
+    "coverage_errors",
+    "evidence",
+    "aggregates",
+    "aggregate_stats",
+    "verdicts",
+    "checks",
+    "dirty_runs",
+];
+
+/// The rows of `table` as `col=value ...`, without the columns that record
+/// when or how fast something ran, each with the artifact path it belongs to
+/// (`None` for rows of no artifact: checks, run-scope verdicts, dirty runs).
+fn table_rows(c: &Connection, table: &str) -> Vec<(Option<String>, String)> {
+    let skip = ["scanned_at", "scanned_ns", "hashed_ns", "scan_ms"];
+    let mut stmt = c.prepare(&format!("SELECT * FROM {table}")).unwrap();
+    let names: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
+    let path_col = names.iter().position(|n| n == "path");
+    let mut rows = stmt.query([]).unwrap();
+    let mut out = Vec::new();
+    while let Some(r) = rows.next().unwrap() {
+        let cells: Vec<String> = (0..names.len())
+            .filter(|i| !skip.contains(&names[*i].as_str()))
+            .map(|i| format!("{}={}", names[i], cell(r.get_ref(i).unwrap())))
+            .collect();
+        let path = path_col.and_then(|i| r.get::<_, Option<String>>(i).unwrap());
+        out.push((path, format!("{table}: {}", cells.join(" "))));
+    }
+    out
+}
+
 /// Every row of the result tables, sorted, without the columns that record
 /// when or how fast something ran.
 fn dump(path: &Path) -> Vec<String> {
     let c = db(path);
-    let skip = ["scanned_at", "scanned_ns", "hashed_ns", "scan_ms"];
-    let mut out = Vec::new();
-    for table in [
-        "artifacts",
-        "coverage",
-        "coverage_errors",
-        "evidence",
-        "aggregates",
-        "aggregate_stats",
-        "verdicts",
-        "checks",
-        "dirty_runs",
-    ] {
-        let mut stmt = c.prepare(&format!("SELECT * FROM {table}")).unwrap();
-        let names: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
-        let mut rows = stmt.query([]).unwrap();
-        while let Some(r) = rows.next().unwrap() {
-            let cells: Vec<String> = (0..names.len())
-                .filter(|i| !skip.contains(&names[*i].as_str()))
-                .map(|i| format!("{}={}", names[i], cell(r.get_ref(i).unwrap())))
-                .collect();
-            out.push(format!("{table}: {}", cells.join(" ")));
-        }
-    }
+    let mut out: Vec<String> = RESULT_TABLES
+        .iter()
+        .flat_map(|t| table_rows(&c, t))
+        .map(|(_, row)| row)
+        .collect();
     out.sort();
     out
 }
@@ -491,63 +507,6 @@ captures = { secs = 6.5 }
         ),
         0
     );
-}
-
-#[test]
-fn kill_9_mid_run_then_resume_equals_a_clean_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let n = make_runs(dir.path(), 60) as i64;
-    let killed_db = dir.path().join("killed.sqlite");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_artiscan"))
-        .args(["audit", "runs", "--db", "killed.sqlite", "-j", "1"])
-        .current_dir(dir.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    // Kill once some artifacts are committed.
-    let start = Instant::now();
-    let committed = loop {
-        // Read-only: never create the file before the audit does.
-        let done =
-            Connection::open_with_flags(&killed_db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-                .and_then(|c| {
-                    c.query_row("SELECT count(*) FROM artifacts", [], |r| r.get::<_, i64>(0))
-                })
-                .unwrap_or(0);
-        if done >= 5 {
-            break done;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "audit did not commit anything"
-        );
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "audit ended before it could be killed"
-        );
-        std::thread::sleep(Duration::from_millis(2));
-    };
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
-    let c = db(&killed_db);
-    let after_kill = count_rows(&c, "artifacts");
-    assert!(
-        after_kill >= committed && after_kill < n,
-        "killed too late: {after_kill} of {n}"
-    );
-    // Nothing half-written: every stored artifact has its coverage row.
-    assert_eq!(count_rows(&c, "coverage"), after_kill);
-    drop(c);
-
-    let resumed = audit(dir.path(), &["runs", "--db", "killed.sqlite", "-j", "2"]);
-    let (scanned, unchanged) = counts(&resumed);
-    assert_eq!(unchanged, after_kill as u64, "{}", resumed.stderr);
-    assert_eq!(scanned + unchanged, n as u64);
-    audit(dir.path(), &["runs", "--db", "clean.sqlite", "-j", "2"]);
-    let (killed, clean) = (dump(&killed_db), dump(&dir.path().join("clean.sqlite")));
-    assert_eq!(killed.len(), clean.len());
-    assert!(killed == clean, "resumed store differs from a clean run");
 }
 
 const RUN_CHECK: &str = r#"[[check]]
@@ -953,4 +912,227 @@ fn errors_exit_2() {
         &["audit", "runs", "--db", "ok.sqlite", "--shard", "3/2"],
     );
     assert_eq!(run.code, 2);
+}
+
+// Faults: kill -9 at random moments, a full disk, a read-only store.
+
+/// What a clean audit stored, to compare a faulted store with.
+struct Clean {
+    dump: Vec<String>,
+    /// Every row that belongs to an artifact, by its path.
+    by_artifact: BTreeMap<String, Vec<String>>,
+    /// Names of the schema's tables and indexes.
+    schema: Vec<String>,
+}
+
+impl Clean {
+    fn of(path: &Path) -> Clean {
+        let c = db(path);
+        Clean {
+            dump: dump(path),
+            by_artifact: rows_by_artifact(&c),
+            schema: schema_names(&c),
+        }
+    }
+}
+
+fn rows_by_artifact(c: &Connection) -> BTreeMap<String, Vec<String>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for t in RESULT_TABLES {
+        for (path, row) in table_rows(c, t) {
+            if let Some(p) = path {
+                out.entry(p).or_default().push(row);
+            }
+        }
+    }
+    for rows in out.values_mut() {
+        rows.sort();
+    }
+    out
+}
+
+fn schema_names(c: &Connection) -> Vec<String> {
+    c.prepare("SELECT type || ' ' || name FROM sqlite_master ORDER BY 1")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// Checks that a store left by a killed or failed audit holds whole
+/// artifacts only: it opens (SQLite recovers its WAL) and passes SQLite's
+/// integrity check; it has the whole schema or none (never half migrated);
+/// and every artifact in it has exactly the rows a clean run stored for it
+/// (none missing, none doubled, none left of an artifact not stored).
+/// Returns how many artifacts it holds, `None` when it has no schema yet (or
+/// no file).
+fn assert_whole_artifacts(path: &Path, clean: &Clean) -> Option<usize> {
+    if !path.exists() {
+        return None;
+    }
+    let c = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE)
+        .unwrap_or_else(|e| panic!("{}: cannot open after the fault: {e}", path.display()));
+    let check: String = one(&c, "PRAGMA integrity_check");
+    assert_eq!(check, "ok", "{}", path.display());
+    let version: i64 = one(&c, "PRAGMA user_version");
+    let schema = schema_names(&c);
+    if version == 0 {
+        assert!(schema.is_empty(), "half-migrated schema: {schema:?}");
+        return None;
+    }
+    assert_eq!(version, 1);
+    assert_eq!(schema, clean.schema, "{}", path.display());
+    let stored: BTreeSet<String> = c
+        .prepare("SELECT path FROM artifacts")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let rows = rows_by_artifact(&c);
+    for (artifact, rows) in &rows {
+        assert!(
+            stored.contains(artifact),
+            "rows of {artifact}, which has no artifacts row: {rows:?}"
+        );
+        assert!(
+            Some(rows) == clean.by_artifact.get(artifact),
+            "{artifact}: its rows differ from a clean run's"
+        );
+    }
+    Some(stored.len())
+}
+
+/// SplitMix64: a small deterministic generator of kill moments.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A fraction in [0, 1), in thousandths.
+    fn fraction(&mut self) -> f64 {
+        (self.next() % 1000) as f64 / 1000.0
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum KillAt {
+    /// As soon as the database file appears: while SQLite creates it and
+    /// the schema is written.
+    DbCreated,
+    After(Duration),
+}
+
+/// Starts `artiscan audit runs --db DB -j JOBS` and SIGKILLs it at `at`.
+/// True when the kill landed; false when the audit had finished (exit 0).
+fn audit_killed_at(dir: &Path, db: &str, jobs: &str, at: KillAt) -> bool {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_artiscan"))
+        .args(["audit", "runs", "--db", db, "-j", jobs])
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        let due = match at {
+            KillAt::DbCreated => dir.join(db).exists(),
+            KillAt::After(d) => start.elapsed() >= d,
+        };
+        if due {
+            child.kill().unwrap(); // SIGKILL
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "audit hangs");
+        match at {
+            KillAt::DbCreated => std::thread::yield_now(),
+            KillAt::After(_) => std::thread::sleep(Duration::from_micros(200)),
+        }
+    }
+    let status = child.wait().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    match status.signal() {
+        Some(9) => true,
+        _ => {
+            assert!(status.success(), "audit failed: {status:?}");
+            false
+        }
+    }
+}
+
+#[test]
+fn killed_at_random_moments_and_resumed_equals_a_clean_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = make_runs(dir.path(), 24);
+    let start = Instant::now();
+    audit(dir.path(), &["runs", "--db", "clean.sqlite", "-j", "1"]);
+    let clean_time = start.elapsed();
+    let clean = Clean::of(&dir.path().join("clean.sqlite"));
+    let (mut early, mut mid) = (0, 0);
+    // ARTISCAN_KILL_SEEDS=200 tries more seeds (a soak run).
+    let seeds: u64 = std::env::var("ARTISCAN_KILL_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5);
+    for seed in 1..=seeds {
+        let mut rng = Rng(seed);
+        let db = format!("killed{seed}.sqlite");
+        let jobs = if seed % 2 == 0 { "2" } else { "1" };
+        let mut log = Vec::new();
+        let mut stored = 0;
+        // Up to three kills, each in the resumed run of the one before.
+        for k in 0..3 {
+            let at = if seed == 1 && k == 0 {
+                KillAt::DbCreated
+            } else {
+                KillAt::After(clean_time.mul_f64(rng.fraction()))
+            };
+            if !audit_killed_at(dir.path(), &db, jobs, at) {
+                log.push(format!("{at:?}: finished first"));
+                stored = n;
+                break;
+            }
+            let whole = assert_whole_artifacts(&dir.path().join(&db), &clean);
+            stored = whole.unwrap_or(0);
+            match whole {
+                None => log.push(format!("{at:?}: no schema yet")),
+                Some(s) => log.push(format!("{at:?}: {s} of {n} stored")),
+            }
+            match stored {
+                0 => early += 1,
+                s if s < n => mid += 1,
+                _ => {}
+            }
+        }
+        eprintln!("seed {seed} (-j {jobs}): {}", log.join("; "));
+        let resumed = audit(dir.path(), &["runs", "--db", &db, "-j", jobs]);
+        let (scanned, unchanged) = counts(&resumed);
+        assert_eq!(
+            unchanged as usize, stored,
+            "seed {seed}: {}",
+            resumed.stderr
+        );
+        assert_eq!((scanned + unchanged) as usize, n);
+        assert!(
+            dump(&dir.path().join(&db)) == clean.dump,
+            "seed {seed}: the resumed store differs from a clean run ({log:?})"
+        );
+    }
+    eprintln!(
+        "{n} artifacts, clean run {clean_time:?}; kills before any artifact: {early}, mid-run: {mid}"
+    );
+    assert!(
+        early >= 1 && mid >= 2,
+        "too few kills landed: {early} early, {mid} mid-run"
+    );
 }
