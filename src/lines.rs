@@ -22,11 +22,12 @@ pub struct Line<'a> {
 }
 
 pub trait LineSink {
-    /// Where in `hay` (a run of whole lines) the next line of interest may
-    /// be: an index inside it, or `None` when no line in it can matter.
-    /// The default visits every line.
-    fn candidate(&mut self, hay: &[u8]) -> Option<usize> {
-        let _ = hay;
+    /// Where in `hay` (a run of whole lines at member offset `offset`; each
+    /// call asks about a later place than the one before) the next line of
+    /// interest may be: an index inside it, or `None` when no line in it can
+    /// matter. The default visits every line.
+    fn candidate(&mut self, hay: &[u8], offset: u64) -> Option<usize> {
+        let _ = (hay, offset);
         Some(0)
     }
 
@@ -182,7 +183,7 @@ impl State {
         let origin = self.base + at as u64;
         let mut pos = 0;
         while pos < region.len() {
-            let Some(i) = sink.candidate(&region[pos..]) else {
+            let Some(i) = sink.candidate(&region[pos..], origin + pos as u64) else {
                 break;
             };
             let c = pos + i;

@@ -9,6 +9,7 @@ use regex::bytes::{Captures, Regex, RegexBuilder};
 use serde_json::{Map, Value};
 use sha2::Digest;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
 
 /// Type of a named capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,16 +121,9 @@ pub struct Rule {
 pub struct RuleSet {
     pub rules: Vec<Rule>,
     pub variants: Vec<Variant>,
-    /// Leftmost-first over every literal plus ESC: where the next candidate line is.
-    candidates: Option<AhoCorasick>,
-    /// Every literal, overlapping (only built when two literals can overlap
-    /// in a text; otherwise `candidates` finds them all): which variants a
-    /// line may feed.
-    overlapping: Option<AhoCorasick>,
-    /// Per distinct literal, the variants it feeds.
-    literal_variants: Vec<Vec<usize>>,
-    /// Variants without any literal: they see every line of their members.
-    unfiltered: Vec<usize>,
+    /// Literal matchers by the set of variants active in a member (a log and
+    /// an env dump see different literals), built on first use.
+    literals: Mutex<Vec<(Vec<bool>, Arc<Literals>)>>,
     /// Fingerprint of the rules (packs' names, versions and text).
     pub fingerprint: String,
 }
@@ -270,45 +264,10 @@ impl RuleSet {
                 });
             }
         }
-        let mut lits: Vec<String> = Vec::new();
-        let mut literal_variants: Vec<Vec<usize>> = Vec::new();
-        let mut unfiltered = Vec::new();
-        for (i, v) in variants.iter().enumerate() {
-            if v.prefilter.is_empty() {
-                unfiltered.push(i);
-            }
-            for l in &v.prefilter {
-                match lits.iter().position(|x| x == l) {
-                    Some(p) => literal_variants[p].push(i),
-                    None => {
-                        lits.push(l.clone());
-                        literal_variants.push(vec![i]);
-                    }
-                }
-            }
-        }
-        let (candidates, overlapping) = if lits.is_empty() {
-            (None, None)
-        } else {
-            let c = AhoCorasickBuilder::new()
-                .match_kind(MatchKind::LeftmostFirst)
-                .build(&lits)
-                .expect("literal automaton");
-            let o = literals_overlap(&lits).then(|| {
-                AhoCorasickBuilder::new()
-                    .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-                    .build(&lits)
-                    .expect("literal automaton")
-            });
-            (Some(c), o)
-        };
         Ok(RuleSet {
             rules,
             variants,
-            candidates,
-            overlapping,
-            literal_variants,
-            unfiltered,
+            literals: Mutex::new(Vec::new()),
             fingerprint: crate::engine::hex(&fp.finalize())[..16].to_string(),
         })
     }
@@ -325,41 +284,15 @@ impl RuleSet {
             .collect()
     }
 
-    /// Whether some active variant has no literal (every line is a candidate).
-    pub fn needs_every_line(&self, active: &[bool]) -> bool {
-        self.unfiltered.iter().any(|&v| active[v])
-    }
-
-    /// Index in `hay` of the first place a candidate line may be.
-    pub fn candidate(&self, hay: &[u8]) -> Option<usize> {
-        let m = self.candidates.as_ref()?.find(hay).map(|m| m.start());
-        // Lines with escape sequences are always looked at: a literal may be
-        // split by colour codes in the raw bytes.
-        memchr::memchr(0x1b, &hay[..m.unwrap_or(hay.len())]).or(m)
-    }
-
-    /// Variants (sorted, active only) whose literal is in `text`, plus the
-    /// active unfiltered ones.
-    pub fn hits(&self, text: &[u8], active: &[bool], out: &mut Vec<usize>) {
-        out.clear();
-        let mut add = |p: usize| {
-            out.extend(
-                self.literal_variants[p]
-                    .iter()
-                    .copied()
-                    .filter(|&v| active[v]),
-            )
-        };
-        match (&self.overlapping, &self.candidates) {
-            (Some(ac), _) => ac
-                .find_overlapping_iter(text)
-                .for_each(|m| add(m.pattern().as_usize())),
-            (None, Some(ac)) => ac.find_iter(text).for_each(|m| add(m.pattern().as_usize())),
-            (None, None) => {}
+    /// The literal matcher for the variants in `active`.
+    pub fn literals_for(&self, active: &[bool]) -> Arc<Literals> {
+        let mut cache = self.literals.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, l)) = cache.iter().find(|(a, _)| a == active) {
+            return l.clone();
         }
-        out.extend(self.unfiltered.iter().copied().filter(|&v| active[v]));
-        out.sort_unstable();
-        out.dedup();
+        let l = Arc::new(Literals::new(&self.variants, active));
+        cache.push((active.to_vec(), l.clone()));
+        l
     }
 
     pub fn rule(&self, id: &str) -> Option<&Rule> {
@@ -395,16 +328,244 @@ impl RuleSet {
     }
 }
 
-/// Whether two of the literals can overlap in some text (one contains the
-/// other, or a suffix of one is a prefix of the other); if not, a
-/// non-overlapping search finds every literal on a line.
-fn literals_overlap(lits: &[String]) -> bool {
+/// Most literals one SIMD (Teddy) searcher takes; past about 64 it cannot
+/// be built, and fewer per searcher means fewer false candidates.
+const GROUP: usize = 24;
+
+/// The literals of some variants, in groups searched separately with SIMD:
+/// where the next candidate line is, and which variants a line may feed.
+#[derive(Debug)]
+pub struct Literals {
+    groups: Vec<Group>,
+    /// Variants without any literal: they see every line.
+    unfiltered: Vec<usize>,
+}
+
+#[derive(Debug)]
+struct Group {
+    finder: Finder,
+    /// Per literal of the group, the variants it and the group's literals it
+    /// contains feed (sorted): leftmost-longest reports one literal per place.
+    implied: Vec<Vec<usize>>,
+    /// A literal's end can begin another of the group (`ab`, `bc`): after a
+    /// match the search resumes one byte in rather than at its end.
+    chained: bool,
+}
+
+#[derive(Debug)]
+enum Finder {
+    Packed(aho_corasick::packed::Searcher),
+    /// Where no SIMD searcher can be built (CPU, patterns).
+    Automaton(AhoCorasick),
+}
+
+impl Finder {
+    fn new(lits: &[&str]) -> Finder {
+        use aho_corasick::packed;
+        let packed = packed::Config::new()
+            .match_kind(packed::MatchKind::LeftmostLongest)
+            .builder()
+            .extend(lits)
+            .build();
+        match packed {
+            Some(p) => Finder::Packed(p),
+            None => Finder::Automaton(
+                AhoCorasickBuilder::new()
+                    .match_kind(MatchKind::LeftmostLongest)
+                    .build(lits)
+                    .expect("literal automaton"),
+            ),
+        }
+    }
+
+    /// First match in `hay[from..]`: (start, end, literal).
+    fn find(&self, hay: &[u8], from: usize) -> Option<(usize, usize, usize)> {
+        let span = from..hay.len();
+        let m = match self {
+            Finder::Packed(p) => p.find_in(hay, aho_corasick::Span::from(span)),
+            Finder::Automaton(a) => a.find(aho_corasick::Input::new(hay).span(span)),
+        }?;
+        Some((m.start(), m.end(), m.pattern().as_usize()))
+    }
+}
+
+/// Per member: each group's next match at or after the last place asked
+/// about, in member offsets. Lines are visited in order, so a group is
+/// searched once over the member, not once per candidate.
+#[derive(Debug, Clone, Default)]
+pub struct LiteralCursor {
+    next: Vec<Next>,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+enum Next {
+    #[default]
+    Unknown,
+    /// Searched from at most the place asked about; first match here.
+    Hit {
+        start: u64,
+        end: u64,
+        literal: usize,
+    },
+    /// Searched from at most the place asked about up to here: no match.
+    NoneBefore(u64),
+}
+
+impl Literals {
+    fn new(variants: &[Variant], active: &[bool]) -> Literals {
+        let mut lits: Vec<&str> = Vec::new();
+        let mut literal_variants: Vec<Vec<usize>> = Vec::new();
+        let mut unfiltered = Vec::new();
+        for (i, v) in variants.iter().enumerate().filter(|(i, _)| active[*i]) {
+            if v.prefilter.is_empty() {
+                unfiltered.push(i);
+            }
+            for l in &v.prefilter {
+                match lits.iter().position(|x| x == l) {
+                    Some(p) => literal_variants[p].push(i),
+                    None => {
+                        lits.push(l);
+                        literal_variants.push(vec![i]);
+                    }
+                }
+            }
+        }
+        let count = lits.len().div_ceil(GROUP).max(1);
+        let size = lits.len().div_ceil(count).max(1);
+        let groups = lits
+            .chunks(size)
+            .zip(literal_variants.chunks(size))
+            .map(|(lits, feeds)| Group {
+                finder: Finder::new(lits),
+                implied: lits
+                    .iter()
+                    .map(|a| {
+                        let mut vs: Vec<usize> = lits
+                            .iter()
+                            .zip(feeds)
+                            .filter(|(b, _)| a.contains(**b))
+                            .flat_map(|(_, v)| v.iter().copied())
+                            .collect();
+                        vs.sort_unstable();
+                        vs.dedup();
+                        vs
+                    })
+                    .collect(),
+                chained: literals_chain(lits),
+            })
+            .collect();
+        Literals { groups, unfiltered }
+    }
+
+    /// Whether some variant has no literal (every line is a candidate).
+    pub fn needs_every_line(&self) -> bool {
+        !self.unfiltered.is_empty()
+    }
+
+    pub fn cursor(&self) -> LiteralCursor {
+        LiteralCursor {
+            next: vec![Next::Unknown; self.groups.len()],
+        }
+    }
+
+    /// Index in `hay` (which starts at member offset `at`; later calls ask
+    /// about later places) of the first place a candidate line may be.
+    pub fn candidate(&self, cur: &mut LiteralCursor, hay: &[u8], at: u64) -> Option<usize> {
+        let end = at + hay.len() as u64;
+        let mut first = u64::MAX;
+        for (g, next) in self.groups.iter().zip(&mut cur.next) {
+            let valid = match *next {
+                Next::Hit { start, .. } => start >= at,
+                Next::NoneBefore(upto) => upto >= end,
+                Next::Unknown => false,
+            };
+            if !valid {
+                *next = match g.finder.find(hay, 0) {
+                    Some((s, e, literal)) => Next::Hit {
+                        start: at + s as u64,
+                        end: at + e as u64,
+                        literal,
+                    },
+                    None => Next::NoneBefore(end),
+                };
+            }
+            if let Next::Hit { start, .. } = *next {
+                first = first.min(start);
+            }
+        }
+        let m = (first < end).then(|| (first - at) as usize);
+        // Lines with escape sequences are always looked at: a literal may be
+        // split by colour codes in the raw bytes.
+        memchr::memchr(0x1b, &hay[..m.unwrap_or(hay.len())]).or(m)
+    }
+
+    /// Variants (sorted) whose literal is in `line` (raw, at member offset
+    /// `at`), plus the unfiltered ones; moves the cursor past the line.
+    pub fn hits_at(&self, cur: &mut LiteralCursor, line: &[u8], at: u64, out: &mut Vec<usize>) {
+        out.clear();
+        let end = at + line.len() as u64;
+        let hit = |s: usize, e: usize, literal| Next::Hit {
+            start: at + s as u64,
+            end: at + e as u64,
+            literal,
+        };
+        for (g, next) in self.groups.iter().zip(&mut cur.next) {
+            let valid = match *next {
+                Next::Hit { start, .. } => start >= at,
+                Next::NoneBefore(upto) => upto >= end,
+                Next::Unknown => false,
+            };
+            if !valid {
+                *next = match g.finder.find(line, 0) {
+                    Some((s, e, l)) => hit(s, e, l),
+                    None => Next::NoneBefore(end),
+                };
+            }
+            while let Next::Hit {
+                start,
+                end: e,
+                literal,
+            } = *next
+            {
+                if start >= end {
+                    break;
+                }
+                out.extend_from_slice(&g.implied[literal]);
+                let from = if g.chained { start + 1 } else { e };
+                *next = match g.finder.find(line, (from - at) as usize) {
+                    Some((s, e, l)) => hit(s, e, l),
+                    None => Next::NoneBefore(end),
+                };
+            }
+        }
+        out.extend_from_slice(&self.unfiltered);
+        out.sort_unstable();
+        out.dedup();
+    }
+
+    /// Variants (sorted) whose literal is in `text`, plus the unfiltered
+    /// ones, without a cursor (text that is not the raw line).
+    pub fn hits(&self, text: &[u8], out: &mut Vec<usize>) {
+        out.clear();
+        for g in &self.groups {
+            let mut from = 0;
+            while let Some((s, e, literal)) = g.finder.find(text, from) {
+                out.extend_from_slice(&g.implied[literal]);
+                from = if g.chained { s + 1 } else { e };
+            }
+        }
+        out.extend_from_slice(&self.unfiltered);
+        out.sort_unstable();
+        out.dedup();
+    }
+}
+
+/// Whether a proper suffix of one literal is a proper prefix of another, so
+/// that two literals can overlap in a text without one containing the other.
+fn literals_chain(lits: &[&str]) -> bool {
     lits.iter().enumerate().any(|(i, a)| {
         lits.iter().enumerate().any(|(j, b)| {
-            i != j
-                && (b.contains(a.as_str())
-                    || (1..a.len().min(b.len()))
-                        .any(|k| a.as_bytes().ends_with(&b.as_bytes()[..k])))
+            i != j && (1..a.len().min(b.len())).any(|k| a.as_bytes().ends_with(&b.as_bytes()[..k]))
         })
     })
 }
@@ -495,6 +656,113 @@ fn compile_variant(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Variants whose literals occur in `line`, the slow way.
+    fn naive(lits: &[Vec<&str>], line: &[u8]) -> Vec<usize> {
+        let has = |l: &str| line.windows(l.len()).any(|w| w == l.as_bytes());
+        (0..lits.len())
+            .filter(|&v| lits[v].iter().any(|l| has(l)))
+            .collect()
+    }
+
+    fn variant(prefilter: &[&str]) -> Variant {
+        Variant {
+            rule: 0,
+            kind: VariantKind::Line,
+            regex: None,
+            each: None,
+            start: None,
+            end: None,
+            set: Map::new(),
+            members: None,
+            member_globs: Vec::new(),
+            prefilter: prefilter.iter().map(|s| s.to_string()).collect(),
+            prefilter_explicit: true,
+        }
+    }
+
+    /// Grouped SIMD search with a cursor (as the line reader drives it) and
+    /// without one both find exactly the variants whose literal is on a
+    /// line: literals that contain others, overlap end-to-start, repeat, and
+    /// more of them than one group holds.
+    #[test]
+    fn literal_hits_equal_substring_search() {
+        let mut lits: Vec<Vec<&str>> = vec![
+            vec!["accept len: "],
+            vec!["len: "],
+            vec!["ab", "abc"],
+            vec!["bcd"],
+            vec!["=="],
+            vec!["="],
+            vec!["Capture cuda graph "],
+        ];
+        let words = [
+            "w00", "w01", "w02", "w03", "w04", "w05", "w06", "w07", "w08", "w09", "w10", "w11",
+            "w12", "w13", "w14", "w15", "w16", "w17", "w18", "w19", "w20", "w21", "w22", "w23",
+            "w24", "w25", "w26", "w27", "w28", "w29", "w30", "w31", "w32", "w33", "w34", "w35",
+        ];
+        lits.extend(words.iter().map(|w| vec![*w]));
+        let variants: Vec<Variant> = lits.iter().map(|l| variant(l)).collect();
+        let active = vec![true; variants.len()];
+        let set = Literals::new(&variants, &active);
+        assert!(set.groups.len() >= 2);
+        // A deterministic mix of fragments, so literals meet at every
+        // position and across fragment boundaries.
+        let parts = [
+            "accept len: 3.7",
+            "abcd",
+            "x=",
+            "=",
+            "w1",
+            "7 ",
+            "Capture cuda graph bs",
+            "b",
+            "c",
+            "d",
+            "w3",
+            "5",
+            "\n",
+            "len:",
+            " ",
+        ];
+        let mut seed = 7u64;
+        let mut text = Vec::new();
+        for _ in 0..4000 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let p = parts[(seed >> 33) as usize % parts.len()];
+            text.extend_from_slice(p.as_bytes());
+        }
+        let mut cur = set.cursor();
+        let (mut out, mut plain) = (Vec::new(), Vec::new());
+        let mut pos = 0;
+        let mut checked = 0;
+        while pos < text.len() {
+            let hay = &text[pos..];
+            let Some(c) = set.candidate(&mut cur, hay, pos as u64) else {
+                // No line left may hold a literal.
+                for line in hay.split(|&b| b == b'\n') {
+                    assert!(naive(&lits, line).is_empty(), "missed {:?}", line);
+                }
+                break;
+            };
+            let ls = pos + memchr::memrchr(b'\n', &hay[..c]).map_or(0, |j| j + 1);
+            for skipped in text[pos..ls].split(|&b| b == b'\n') {
+                assert!(naive(&lits, skipped).is_empty(), "skipped {:?}", skipped);
+            }
+            let le = memchr::memchr(b'\n', &text[ls..]).map_or(text.len(), |j| ls + j);
+            let line = &text[ls..le];
+            set.hits_at(&mut cur, line, ls as u64, &mut out);
+            set.hits(line, &mut plain);
+            let want = naive(&lits, line);
+            assert_eq!(out, want, "line {:?}", String::from_utf8_lossy(line));
+            assert_eq!(plain, want);
+            checked += 1;
+            pos = le + 1;
+        }
+        assert!(checked > 100);
+    }
 
     #[test]
     fn capture_types() {

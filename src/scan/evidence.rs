@@ -6,13 +6,14 @@ use crate::engine;
 use crate::lines::{Line, LineReader, LineSink, clean};
 use crate::location::Location;
 use crate::output::{self, AggregateRecord, EvidenceRecord, Stats};
-use crate::pack::{CapType, RuleSet, VariantKind};
+use crate::pack::{CapType, LiteralCursor, Literals, RuleSet, VariantKind};
 use crate::source::{self, Artifact, Coverage, Limits};
 use regex::bytes::Captures;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 /// A scan output record, in the order it was found.
 #[derive(Debug, Clone, Serialize)]
@@ -124,6 +125,8 @@ pub struct MemberScan<'a> {
     path: &'a str,
     members: &'a [String],
     active: Vec<bool>,
+    literals: Arc<Literals>,
+    cursor: LiteralCursor,
     every_line: bool,
     opts: ScanOptions,
     /// Open blocks: variant and the captures of the line that opened it.
@@ -131,9 +134,10 @@ pub struct MemberScan<'a> {
     hits: Vec<usize>,
     scratch: Vec<u8>,
     records: Vec<Record>,
-    aggs: HashMap<AggKey, Agg>,
+    aggs: HashMap<AggKey, Agg, foldhash::fast::RandomState>,
     agg_order: Vec<AggKey>,
-    counts: BTreeMap<usize, u64>,
+    /// Matching lines per rule index.
+    counts: Vec<u64>,
 }
 
 impl<'a> MemberScan<'a> {
@@ -145,21 +149,24 @@ impl<'a> MemberScan<'a> {
         opts: ScanOptions,
     ) -> Self {
         let active = set.active_for(name);
-        let every_line = opts.force || set.needs_every_line(&active);
+        let literals = set.literals_for(&active);
+        let every_line = opts.force || literals.needs_every_line();
         MemberScan {
             set,
             path,
             members,
             active,
+            cursor: literals.cursor(),
+            literals,
             every_line,
             opts,
             blocks: Vec::new(),
             hits: Vec::new(),
             scratch: Vec::new(),
             records: Vec::new(),
-            aggs: HashMap::new(),
+            aggs: HashMap::default(),
             agg_order: Vec::new(),
-            counts: BTreeMap::new(),
+            counts: vec![0; set.rules.len()],
         }
     }
 
@@ -198,7 +205,7 @@ impl<'a> MemberScan<'a> {
                 last: cite(a.last),
             }));
         }
-        for (rule, n) in self.counts {
+        for (rule, n) in self.counts.into_iter().enumerate().filter(|(_, n)| *n > 0) {
             *counts.entry(self.set.rules[rule].id.clone()).or_default() += n;
         }
     }
@@ -213,7 +220,7 @@ impl<'a> MemberScan<'a> {
     ) {
         let rule_index = self.set.variants[variant].rule;
         let rule = &self.set.rules[rule_index];
-        *self.counts.entry(rule_index).or_default() += 1;
+        self.counts[rule_index] += 1;
         let rank = RankKey::parse(text).to_map();
         let location = Location {
             path: self.path.to_string(),
@@ -250,7 +257,7 @@ impl<'a> MemberScan<'a> {
     fn aggregate(&mut self, variant: usize, line: &Line<'_>, text: &[u8], caps: &[&Captures<'_>]) {
         let rule_index = self.set.variants[variant].rule;
         let rule = &self.set.rules[rule_index];
-        *self.counts.entry(rule_index).or_default() += 1;
+        self.counts[rule_index] += 1;
         let rank = if rule.aggregate.iter().any(|k| k == "rank") {
             RankKey::parse(text)
         } else {
@@ -353,13 +360,16 @@ impl<'a> MemberScan<'a> {
 
     /// Runs the rules whose literal is on the line; the first matching
     /// variant of each rule wins.
-    fn rules(&mut self, line: &Line<'_>, text: &[u8]) {
+    fn rules(&mut self, line: &Line<'_>, text: &[u8], raw: bool) {
         let mut hits = std::mem::take(&mut self.hits);
         if self.opts.force {
             hits.clear();
             hits.extend((0..self.set.variants.len()).filter(|&v| self.active[v]));
+        } else if raw {
+            self.literals
+                .hits_at(&mut self.cursor, line.raw, line.offset, &mut hits);
         } else {
-            self.set.hits(text, &self.active, &mut hits);
+            self.literals.hits(text, &mut hits);
         }
         let mut done_rule = usize::MAX;
         for &vi in &hits {
@@ -424,11 +434,11 @@ impl<'a> MemberScan<'a> {
 }
 
 impl LineSink for MemberScan<'_> {
-    fn candidate(&mut self, hay: &[u8]) -> Option<usize> {
+    fn candidate(&mut self, hay: &[u8], offset: u64) -> Option<usize> {
         if self.every_line || !self.blocks.is_empty() {
             return Some(0);
         }
-        self.set.candidate(hay)
+        self.literals.candidate(&mut self.cursor, hay, offset)
     }
 
     fn line(&mut self, line: &Line<'_>) -> bool {
@@ -437,7 +447,9 @@ impl LineSink for MemberScan<'_> {
         if !self.blocks.is_empty() {
             self.continue_blocks(line, text);
         }
-        self.rules(line, text);
+        // The cursor knows where the literals are in raw lines only.
+        let raw = std::ptr::eq(text.as_ptr(), line.raw.as_ptr());
+        self.rules(line, text, raw);
         self.scratch = scratch;
         true
     }

@@ -168,7 +168,7 @@ impl<'a> GrepSink<'a> {
 }
 
 impl LineSink for GrepSink<'_> {
-    fn candidate(&mut self, hay: &[u8]) -> Option<usize> {
+    fn candidate(&mut self, hay: &[u8], _offset: u64) -> Option<usize> {
         if self.every_line() {
             return Some(0);
         }
