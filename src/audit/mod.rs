@@ -396,26 +396,29 @@ pub fn audit(
     checks: &CheckSet,
     err: &mut dyn Write,
 ) -> anyhow::Result<Summary> {
-    audit_into(opts, rules, checks, err).map_err(|e| store::explain(e, &opts.db))
+    let start = Instant::now();
+    let conn = store::open(&opts.db, true)?;
+    audit_into(&conn, start, opts, rules, checks, err)
+        .map_err(|e| store::explain(store::with_os_error(e, &conn), &opts.db))
 }
 
 fn audit_into(
+    conn: &Connection,
+    start: Instant,
     opts: &AuditOptions,
     rules: &RuleSet,
     checks: &CheckSet,
     err: &mut dyn Write,
 ) -> anyhow::Result<Summary> {
-    let start = Instant::now();
     let every_match = checks.needs_every_match(rules);
     let fp = fingerprint(rules, checks, every_match, &opts.limits);
-    let conn = store::open(&opts.db, true)?;
     conn.execute_batch("BEGIN IMMEDIATE")?;
-    store::put_fingerprint(&conn, &fp)?;
-    store::set_meta(&conn, "fingerprint", &fp.fingerprint)?;
-    store::set_meta(&conn, "tool_version", env!("CARGO_PKG_VERSION"))?;
-    write_checks(&conn, checks)?;
+    store::put_fingerprint(conn, &fp)?;
+    store::set_meta(conn, "fingerprint", &fp.fingerprint)?;
+    store::set_meta(conn, "tool_version", env!("CARGO_PKG_VERSION"))?;
+    write_checks(conn, checks)?;
     conn.execute_batch("COMMIT")?;
-    let prior = store::load_prior(&conn)?;
+    let prior = store::load_prior(conn)?;
 
     let mut summary = Summary {
         fingerprint: fp.fingerprint.clone(),
@@ -559,10 +562,10 @@ fn audit_into(
                     summary.unchanged += 1;
                     summary.rehashed += u64::from(hashed_ns.is_some());
                     if hashed_ns.is_some() || run_id.is_some() {
-                        begin(&conn, &mut tx_open)?;
+                        begin(conn, &mut tx_open)?;
                         let st = stats[a.path.as_str()].as_ref().expect("stat");
                         store::touch(
-                            &conn,
+                            conn,
                             &a.path,
                             st.size,
                             st.mtime_ns,
@@ -573,8 +576,8 @@ fn audit_into(
                     }
                 }
                 Outcome::Scanned(p) => {
-                    begin(&conn, &mut tx_open)?;
-                    store::write_artifact(&conn, &p, &stamp)?;
+                    begin(conn, &mut tx_open)?;
+                    store::write_artifact(conn, &p, &stamp)?;
                     tx_open.as_mut().expect("tx").1 += 1;
                     summary.scanned += 1;
                     summary.bytes += p.size as u64;
@@ -618,13 +621,21 @@ fn audit_into(
     if tx_open.is_some() {
         conn.execute_batch("COMMIT")?;
     }
-    let judged = judge_dirty_runs(&conn, checks)?;
+    let judged = judge_dirty_runs(conn, checks)?;
     summary.runs_judged = judged.runs;
     summary.verdicts += judged.verdicts;
     summary.fail += judged.fail;
     summary.unknown += judged.unknown;
-    // Keep the WAL short for readers that copy the file.
-    let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+    // Keep the WAL short for readers that copy the file. When the disk fills
+    // up here, every result is still committed, in the WAL.
+    if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())) {
+        let e = store::explain(store::with_os_error(e.into(), conn), &opts.db);
+        writeln!(
+            err,
+            "artiscan: warning: {e:#}; every result is committed, in {}-wal until SQLite can fold it into the store: keep the two files together",
+            opts.db.display()
+        )?;
+    }
     summary.elapsed_s = start.elapsed().as_secs_f64();
     Ok(summary)
 }

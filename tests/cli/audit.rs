@@ -1136,3 +1136,216 @@ fn killed_at_random_moments_and_resumed_equals_a_clean_run() {
         "too few kills landed: {early} early, {mid} mid-run"
     );
 }
+
+/// `artiscan audit ARGS` with every write past `limit` bytes of a file
+/// failing, as on a full disk: the shell's `ulimit -f` (RLIMIT_FSIZE, in
+/// 512-byte blocks) with SIGXFSZ ignored, so a write past the limit fails
+/// with EFBIG instead of killing the process. Needs no root and no small
+/// file system.
+fn audit_with_file_limit(dir: &Path, limit: u64, args: &[&str]) -> Run {
+    let script = format!(
+        "trap '' XFSZ; ulimit -f {} || exit 99; exec \"$0\" audit \"$@\"",
+        limit / 512
+    );
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_artiscan"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run sh");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn full_disk_fails_clearly_and_keeps_whole_artifacts_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = make_runs(dir.path(), 24);
+    audit(dir.path(), &["runs", "--db", "clean.sqlite", "-j", "1"]);
+    let clean = Clean::of(&dir.path().join("clean.sqlite"));
+    let size = std::fs::metadata(dir.path().join("clean.sqlite"))
+        .unwrap()
+        .len();
+    // Every commit goes to the WAL file, which grows past the final size of
+    // the store: these limits are hit while creating the schema, after the
+    // first commits, and late.
+    let limits = [48 << 10, size * 3 / 10, size * 3 / 5, size * 9 / 10];
+    let (mut log, mut results) = (Vec::new(), Vec::new());
+    for (i, limit) in limits.into_iter().enumerate() {
+        let db = format!("full{i}.sqlite");
+        let run = audit_with_file_limit(
+            dir.path(),
+            limit,
+            &["runs", "--db", &db, "-j", "1", "--no-progress"],
+        );
+        assert_eq!(run.code, 2, "limit {limit}: {}", run.stderr);
+        assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+        let msg = format!("artiscan: cannot write audit store {db}: ");
+        let line = run
+            .stderr
+            .lines()
+            .find(|l| l.starts_with(&msg))
+            .unwrap_or_else(|| panic!("no {msg:?} in {}", run.stderr));
+        assert!(line.contains("disk full"), "{line}");
+        let whole = assert_whole_artifacts(&dir.path().join(&db), &clean);
+        let stored = whole.unwrap_or(0);
+        assert!(stored < n, "limit {limit}: all {n} artifacts stored");
+        log.push(format!("limit {limit}: {whole:?} of {n} stored: {line}"));
+        results.push(whole);
+        // Room again: the audit resumes and ends as a clean run.
+        let resumed = audit(dir.path(), &["runs", "--db", &db, "-j", "1"]);
+        assert_eq!(counts(&resumed), ((n - stored) as u64, stored as u64));
+        assert!(
+            dump(&dir.path().join(&db)) == clean.dump,
+            "limit {limit}: the resumed store differs from a clean run"
+        );
+    }
+    eprintln!("store of {size} bytes\n{}", log.join("\n"));
+    // The first limit fails the schema's creation, which is then not there
+    // at all; at least one later one fails after whole artifacts were committed.
+    assert_eq!(results[0], None, "{log:?}");
+    assert!(
+        results.iter().any(|r| r.is_some_and(|s| s > 0)),
+        "no limit was hit after a commit: {log:?}"
+    );
+}
+
+fn set_mode(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// The store's files other than itself (-wal, -shm, -journal) in its folder.
+fn sidecars(folder: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(folder)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".sqlite-"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn read_only_store_fails_clearly_unchanged_and_still_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    make_runs(dir.path(), 2);
+    std::fs::create_dir(dir.path().join("store")).unwrap();
+    let db_path = dir.path().join("store/ro.sqlite");
+    audit(dir.path(), &["runs", "--db", "store/ro.sqlite"]);
+    // Something for the next audit to write.
+    copy(
+        "logs_12345678.zip",
+        &dir.path().join("runs/18000001/logs_2.zip"),
+    );
+    let report = |run: &dyn Fn(&[&str]) -> Run| -> (Run, Run) {
+        (
+            run(&[
+                "audit",
+                "report",
+                "--db",
+                "store/ro.sqlite",
+                "--format",
+                "jsonl",
+            ]),
+            run(&["audit", "export", "--db", "store/ro.sqlite", "--verdicts"]),
+        )
+    };
+    let in_dir = |args: &[&str]| artiscan_in(dir.path(), args);
+    let (want_report, want_export) = report(&in_dir);
+    assert_eq!(want_report.code, 0, "{}", want_report.stderr);
+    assert_eq!(want_export.code, 0, "{}", want_export.stderr);
+    let before = std::fs::read(&db_path).unwrap();
+    assert!(sidecars(&dir.path().join("store")).is_empty());
+
+    // A read-only file, then a read-only folder (SQLite cannot create the
+    // -wal and -shm files beside the store).
+    let cases: [(&str, u32, u32, &str); 2] = [
+        (
+            "file",
+            0o444,
+            0o755,
+            "cannot write audit store store/ro.sqlite: read-only (",
+        ),
+        (
+            "folder",
+            0o644,
+            0o555,
+            "cannot write audit store store/ro.sqlite: its folder is read-only",
+        ),
+    ];
+    for (what, file_mode, dir_mode, want) in cases {
+        set_mode(&db_path, file_mode);
+        set_mode(&dir.path().join("store"), dir_mode);
+        // Root (and CAP_DAC_OVERRIDE) writes through permissions: nothing
+        // here would be read-only.
+        let privileged = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&db_path)
+            .is_ok()
+            && std::fs::File::create(dir.path().join("store/probe")).is_ok();
+        if privileged {
+            eprintln!(
+                "note: file permissions do not bind this user (root?): read-only {what} not tested"
+            );
+            let _ = std::fs::remove_file(dir.path().join("store/probe"));
+            continue;
+        }
+        let run = in_dir(&["audit", "runs", "--db", "store/ro.sqlite"]);
+        assert_eq!(run.code, 2, "read-only {what}: {}", run.stderr);
+        assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+        assert!(
+            run.stderr
+                .lines()
+                .any(|l| l.starts_with(&format!("artiscan: {want}"))),
+            "read-only {what}: no {want:?} in {}",
+            run.stderr
+        );
+        assert!(
+            std::fs::read(&db_path).unwrap() == before,
+            "read-only {what}: the store changed"
+        );
+        assert_eq!(
+            sidecars(&dir.path().join("store")),
+            Vec::<String>::new(),
+            "read-only {what}"
+        );
+        // Reading needs no write: report and export work, write nothing.
+        let (got_report, got_export) = report(&in_dir);
+        assert_eq!(
+            got_report.code, 0,
+            "read-only {what}: {}",
+            got_report.stderr
+        );
+        assert_eq!(got_report.stdout, want_report.stdout, "read-only {what}");
+        assert_eq!(
+            got_export.code, 0,
+            "read-only {what}: {}",
+            got_export.stderr
+        );
+        assert!(
+            got_export.stdout == want_export.stdout,
+            "read-only {what}: export differs"
+        );
+        assert!(
+            std::fs::read(&db_path).unwrap() == before,
+            "read-only {what}: the store changed"
+        );
+        assert_eq!(
+            sidecars(&dir.path().join("store")),
+            Vec::<String>::new(),
+            "read-only {what}"
+        );
+    }
+    set_mode(&dir.path().join("store"), 0o755);
+    set_mode(&db_path, 0o644);
+    // Writable again: the audit goes on.
+    let run = audit(dir.path(), &["runs", "--db", "store/ro.sqlite"]);
+    assert_eq!(counts(&run).0, 1, "{}", run.stderr);
+}
