@@ -144,6 +144,12 @@ fn open_read_only(path: &Path) -> anyhow::Result<Connection> {
     };
     conn.busy_timeout(Duration::from_secs(60))?;
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version == 0 {
+        anyhow::bail!(
+            "{}: not an artiscan audit store (no schema version)",
+            path.display()
+        );
+    }
     if version != SCHEMA_VERSION {
         anyhow::bail!(
             "{}: store schema version {version}, this artiscan reads {SCHEMA_VERSION}; \
