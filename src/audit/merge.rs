@@ -45,9 +45,16 @@ pub fn merge(
             writeln!(err, "artiscan: {}: is the output; skipped", input.display())?;
             continue;
         }
-        // Opening migrates an older input (and checks it is a store at all).
-        drop(store::open(input, false)?);
-        conn.execute("ATTACH DATABASE ?1 AS src", [input.display().to_string()])?;
+        // Opening migrates an older input (and checks it is a store at all);
+        // one that cannot be written (a read-only file or folder) is read as
+        // it is, without creating -wal/-shm files beside it.
+        let read_only = store::open_for_reading(input)?.is_readonly(rusqlite::MAIN_DB)?;
+        let src = if read_only {
+            store::read_only_uri(input)
+        } else {
+            input.display().to_string()
+        };
+        conn.execute("ATTACH DATABASE ?1 AS src", [src])?;
         let result = merge_one(&conn, input, err);
         let detach = conn.execute_batch("DETACH DATABASE src");
         let (taken, kept) = result?;

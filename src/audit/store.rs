@@ -133,15 +133,12 @@ fn set_up(conn: &Connection, path: &Path) -> anyhow::Result<()> {
 /// needs no -shm file, which a read-only folder could not hold); with one
 /// (an audit running, or killed), SQLite reads the WAL as usual.
 fn open_read_only(path: &Path) -> anyhow::Result<Connection> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = if sidecar(path, "-wal").exists() {
-        Connection::open_with_flags(path, flags)?
-    } else {
-        Connection::open_with_flags(
-            format!("file:{}?immutable=1", uri_path(path)),
-            flags | OpenFlags::SQLITE_OPEN_URI,
-        )?
-    };
+    let conn = Connection::open_with_flags(
+        read_only_uri(path),
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
     conn.busy_timeout(Duration::from_secs(60))?;
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if version == 0 {
@@ -158,6 +155,16 @@ fn open_read_only(path: &Path) -> anyhow::Result<Connection> {
         );
     }
     Ok(conn)
+}
+
+/// The `file:` URI that opens (or attaches) the store at `path` read-only,
+/// as [`open_for_reading`] does when it cannot be written.
+pub fn read_only_uri(path: &Path) -> String {
+    if sidecar(path, "-wal").exists() {
+        format!("file:{}?mode=ro", uri_path(path))
+    } else {
+        format!("file:{}?immutable=1", uri_path(path))
+    }
 }
 
 /// A path as the path of a `file:` URI: every byte but unreserved ones and
