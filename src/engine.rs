@@ -48,6 +48,16 @@ where
     });
 }
 
+/// Threads each artifact may use for one member: the spare ones when there
+/// are fewer artifacts than threads (one big log, one tarball).
+pub fn member_threads(artifacts: usize, threads: usize) -> usize {
+    if artifacts == 0 || artifacts >= threads {
+        1
+    } else {
+        threads / artifacts
+    }
+}
+
 /// Default worker count: the machine's cores.
 pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())

@@ -4,6 +4,7 @@
 //! prefilter can skip whole runs of lines without visiting them.
 
 use std::io::{self, Read};
+use std::sync::mpsc;
 
 /// How much of a member is looked at to decide that it is binary (a NUL).
 pub const BINARY_PROBE: usize = 8 << 10;
@@ -61,6 +62,43 @@ impl LineReader {
             max_line: max_line.max(1),
             binary,
         }
+    }
+
+    /// Visits the lines of `bytes`, a part of a member held in memory that
+    /// starts at member offset `offset` on line `line_no` (a part other than
+    /// the member's last ends with `\n`). Nothing is copied.
+    pub fn scan_slice(
+        &self,
+        bytes: &[u8],
+        offset: u64,
+        line_no: u64,
+        sink: &mut dyn LineSink,
+    ) -> Outcome {
+        let mut st = State {
+            out: Outcome {
+                bytes: bytes.len() as u64,
+                ..Outcome::default()
+            },
+            base: offset,
+            line_no,
+            max_line: self.max_line,
+        };
+        let mut start = 0;
+        if offset == 0 {
+            if bytes.starts_with(b"\xef\xbb\xbf") {
+                start = 3;
+            }
+            if !self.binary && memchr::memchr(0, &bytes[..bytes.len().min(BINARY_PROBE)]).is_some()
+            {
+                st.out.binary = true;
+                return st.out;
+            }
+        }
+        if start < bytes.len() && !st.region(&bytes[start..], start, sink) {
+            return st.out;
+        }
+        st.out.lines = st.line_no - line_no;
+        st.out
     }
 
     /// Reads `r` to its end, handing lines to `sink`. On a read error the
@@ -217,6 +255,120 @@ impl State {
             }
         }
         true
+    }
+}
+
+/// Decoded bytes handed from the reading thread to the matching one.
+const AHEAD_CHUNK: usize = 1 << 20;
+
+/// Runs `consume` on what `r` yields, reading `r` on the calling thread and
+/// consuming on another, so that decompression and matching overlap. What
+/// `consume` reads is exactly what `r` gives: the same bytes, then `r`'s
+/// error unchanged. Input that fits one chunk is consumed here, unthreaded.
+pub fn read_ahead<T: Send>(r: &mut dyn Read, consume: impl FnOnce(&mut dyn Read) -> T + Send) -> T {
+    let mut first = vec![0; AHEAD_CHUNK];
+    let (n, err) = fill(r, &mut first);
+    first.truncate(n);
+    if n < AHEAD_CHUNK || err.is_some() {
+        let mut rd = Ahead {
+            cur: first,
+            pos: 0,
+            rx: None,
+            back: None,
+            err,
+        };
+        return consume(&mut rd);
+    }
+    let (tx, rx) = mpsc::sync_channel::<io::Result<Vec<u8>>>(4);
+    let (back_tx, back_rx) = mpsc::channel::<Vec<u8>>();
+    std::thread::scope(|s| {
+        let matcher = s.spawn(move || {
+            let mut rd = Ahead {
+                cur: first,
+                pos: 0,
+                rx: Some(rx),
+                back: Some(back_tx),
+                err: None,
+            };
+            consume(&mut rd)
+        });
+        loop {
+            let mut buf = back_rx.try_recv().unwrap_or_default();
+            buf.resize(AHEAD_CHUNK, 0);
+            let (n, err) = fill(r, &mut buf);
+            buf.truncate(n);
+            // A send fails once the consumer has stopped reading.
+            if n > 0 && tx.send(Ok(buf)).is_err() {
+                break;
+            }
+            if let Some(e) = err {
+                let _ = tx.send(Err(e));
+                break;
+            }
+            if n < AHEAD_CHUNK {
+                break;
+            }
+        }
+        drop(tx);
+        matcher
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+    })
+}
+
+/// Reads until `buf` is full, the end, or an error.
+fn fill(r: &mut dyn Read, buf: &mut [u8]) -> (usize, Option<io::Error>) {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return (n, Some(e)),
+        }
+    }
+    (n, None)
+}
+
+/// The consuming side of [`read_ahead`].
+struct Ahead {
+    cur: Vec<u8>,
+    pos: usize,
+    rx: Option<mpsc::Receiver<io::Result<Vec<u8>>>>,
+    /// Spent buffers go back to be filled again.
+    back: Option<mpsc::Sender<Vec<u8>>>,
+    err: Option<io::Error>,
+}
+
+impl Read for Ahead {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        while self.pos == self.cur.len() {
+            let next = self.rx.as_ref().and_then(|rx| rx.recv().ok());
+            match next {
+                Some(Ok(buf)) => {
+                    let spent = std::mem::replace(&mut self.cur, buf);
+                    self.pos = 0;
+                    if let Some(back) = &self.back {
+                        let _ = back.send(spent);
+                    }
+                }
+                Some(Err(e)) => {
+                    self.rx = None;
+                    return Err(e);
+                }
+                None => {
+                    self.rx = None;
+                    return match self.err.take() {
+                        Some(e) => Err(e),
+                        None => Ok(0),
+                    };
+                }
+            }
+        }
+        let n = out.len().min(self.cur.len() - self.pos);
+        out[..n].copy_from_slice(&self.cur[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
     }
 }
 

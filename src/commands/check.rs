@@ -5,7 +5,7 @@ use crate::check::{self, Check, CheckParams, Scope, Status, VerdictRecord};
 use crate::engine;
 use crate::output::{self, CoverageRecord, SCHEMA_VERSION};
 use crate::pack::{RuleSet, compile::Selection};
-use crate::scan::{ArtifactScan, ScanOptions, scan_artifact};
+use crate::scan::{ArtifactScan, ScanOptions, scan_artifact_on};
 use crate::source::{self, Limits};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -120,11 +120,12 @@ pub fn run(
         every_match: true,
         force: false,
     };
+    let member_threads = engine::member_threads(artifacts.len(), threads);
     let mut scans = Vec::new();
     engine::parallel(
         &artifacts,
         threads,
-        |a| scan_artifact(rules, a, limits, opts),
+        |a| scan_artifact_on(rules, a, limits, opts, member_threads),
         |a, s| scans.push((a.path.clone(), s)),
     );
     // Completion order varies with threads; verdicts follow input order.

@@ -5,7 +5,7 @@ use crate::engine;
 use crate::location::Location;
 use crate::output::{self, CoverageRecord, SummaryRecord};
 use crate::pack::{self, RuleSet, compile::Selection};
-use crate::scan::{Record, ScanOptions, scan_artifact};
+use crate::scan::{Record, ScanOptions, scan_artifact_on};
 use crate::source::{self, Limits};
 use std::io::Write;
 use std::path::PathBuf;
@@ -80,10 +80,11 @@ pub fn run(
     }
     let mut first = true;
     let mut io_result: std::io::Result<()> = Ok(());
+    let member_threads = engine::member_threads(artifacts.len(), threads);
     engine::parallel(
         &artifacts,
         threads,
-        |a| scan_artifact(rules, a, limits, opts),
+        |a| scan_artifact_on(rules, a, limits, opts, member_threads),
         |a, scan| {
             summary.artifacts += 1;
             summary.members += scan.coverage.members;

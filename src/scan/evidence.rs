@@ -3,7 +3,7 @@
 
 use super::rank::RankKey;
 use crate::engine;
-use crate::lines::{Line, LineReader, LineSink, clean};
+use crate::lines::{BINARY_PROBE, Line, LineReader, LineSink, Outcome, clean};
 use crate::location::Location;
 use crate::output::{self, AggregateRecord, EvidenceRecord, Stats};
 use crate::pack::{CapType, LiteralCursor, Literals, RuleSet, VariantKind};
@@ -31,6 +31,9 @@ pub struct ScanOptions {
     pub force: bool,
 }
 
+/// Members in memory at least this big are split across threads.
+const SPLIT_MIN: usize = 8 << 20;
+
 /// Everything one artifact yielded.
 #[derive(Debug, Default)]
 pub struct ArtifactScan {
@@ -57,6 +60,19 @@ pub fn scan_artifact(
     limits: &Limits,
     opts: ScanOptions,
 ) -> ArtifactScan {
+    scan_artifact_on(set, artifact, limits, opts, 1)
+}
+
+/// [`scan_artifact`] with `member_threads` threads for one member (for few
+/// artifacts on many cores): a member in memory is split at line ends, a
+/// stream is decoded on one thread and matched on another.
+pub fn scan_artifact_on(
+    set: &RuleSet,
+    artifact: &Artifact,
+    limits: &Limits,
+    opts: ScanOptions,
+    member_threads: usize,
+) -> ArtifactScan {
     let (sha256, mut scan) = rayon::join(
         || engine::sha256_of(artifact),
         || {
@@ -68,7 +84,15 @@ pub fn scan_artifact(
                         artifact.path.rsplit('/').next().unwrap_or(&artifact.path)
                     });
                 let mut sink = MemberScan::new(set, &artifact.path, leaf.members, name, opts);
-                let result = lines.scan(leaf.reader, &mut sink);
+                let result = match leaf.slice {
+                    Some(bytes) => Ok(scan_in_memory(&mut sink, bytes, &lines, member_threads)),
+                    None if member_threads > 1 => {
+                        let lines = &mut lines;
+                        let sink = &mut sink;
+                        crate::lines::read_ahead(leaf.reader, move |r| lines.scan(r, sink))
+                    }
+                    None => lines.scan(leaf.reader, &mut sink),
+                };
                 sink.finish(&mut scan.records, &mut scan.counts);
                 let outcome = result?;
                 engine::account(leaf.coverage, leaf.members, &outcome, limits.max_line);
@@ -85,6 +109,89 @@ pub fn scan_artifact(
     }
     scan.sha256 = sha256;
     scan
+}
+
+/// Scans a member held in memory; a big one is split at line ends into one
+/// part per thread. Each part knows its first line number (newlines counted
+/// first); a block still open at the end of a part is followed into the
+/// next part by the same scanner until it closes, so records are those of
+/// one pass.
+fn scan_in_memory(
+    first: &mut MemberScan<'_>,
+    bytes: &[u8],
+    reader: &LineReader,
+    threads: usize,
+) -> Outcome {
+    let binary =
+        !reader.binary && memchr::memchr(0, &bytes[..bytes.len().min(BINARY_PROBE)]).is_some();
+    if threads <= 1 || bytes.len() < SPLIT_MIN || binary {
+        return reader.scan_slice(bytes, 0, 1, first);
+    }
+    let mut cuts = vec![0];
+    for i in 1..threads {
+        let want = (bytes.len() / threads * i).max(*cuts.last().expect("cut"));
+        match memchr::memchr(b'\n', &bytes[want..]) {
+            Some(j) if want + j + 1 < bytes.len() => cuts.push(want + j + 1),
+            _ => break,
+        }
+    }
+    cuts.push(bytes.len());
+    cuts.dedup();
+    let parts: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
+    let newlines: Vec<u64> = std::thread::scope(|s| {
+        let counting: Vec<_> = parts
+            .iter()
+            .map(|&(a, b)| s.spawn(move || bytecount::count(&bytes[a..b], b'\n') as u64))
+            .collect();
+        counting
+            .into_iter()
+            .map(|h| h.join().expect("count newlines"))
+            .collect()
+    });
+    let first_line: Vec<u64> = newlines
+        .iter()
+        .scan(1, |n, c| {
+            let here = *n;
+            *n += c;
+            Some(here)
+        })
+        .collect();
+    let part = |sink: &mut MemberScan<'_>, k: usize| {
+        let (a, b) = parts[k];
+        let out = reader.scan_slice(&bytes[a..b], a as u64, first_line[k], sink);
+        if !sink.blocks.is_empty() && k + 1 < parts.len() {
+            sink.overrun = true;
+            reader.scan_slice(&bytes[b..], b as u64, first_line[k + 1], sink);
+            sink.overrun = false;
+        }
+        out
+    };
+    let (mut total, rest) = std::thread::scope(|s| {
+        let running: Vec<_> = (1..parts.len())
+            .map(|k| {
+                let mut sink = first.fork();
+                let part = &part;
+                s.spawn(move || {
+                    let out = part(&mut sink, k);
+                    (sink, out)
+                })
+            })
+            .collect();
+        let out = part(first, 0);
+        let rest: Vec<_> = running
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect();
+        (out, rest)
+    });
+    for (sink, out) in rest {
+        total.bytes += out.bytes;
+        total.lines += out.lines;
+        total.long_lines += out.long_lines;
+        first.absorb(sink);
+    }
+    first.sort_by_line();
+    total
 }
 
 /// Stable id of an evidence record: artifact sha256 (or path for stdin),
@@ -108,6 +215,41 @@ pub fn evidence_id(artifact_key: &str, e: &EvidenceRecord) -> String {
     engine::hex(&h.finalize()[..12])
 }
 
+/// A compensated (Neumaier) sum: near exact, so that a mean does not depend
+/// on how a member was split across threads.
+#[derive(Debug, Clone, Copy, Default)]
+struct Sum {
+    hi: f64,
+    lo: f64,
+}
+
+impl Sum {
+    fn add(&mut self, x: f64) {
+        let t = self.hi + x;
+        self.lo += if self.hi.abs() >= x.abs() {
+            (self.hi - t) + x
+        } else {
+            (x - t) + self.hi
+        };
+        self.hi = t;
+    }
+
+    fn add_sum(&mut self, other: Sum) {
+        self.add(other.hi);
+        self.lo += other.lo;
+    }
+
+    /// The mean to 12 significant digits (what a log's decimals carry, and
+    /// the same whatever the order of the additions).
+    fn mean(self, count: u64) -> f64 {
+        let m = (self.hi + self.lo) / count as f64;
+        if m == 0.0 || !m.is_finite() {
+            return m;
+        }
+        format!("{m:.11e}").parse().unwrap_or(m)
+    }
+}
+
 /// Rule, rank and the values of the other group captures.
 type AggKey = (usize, RankKey, String);
 
@@ -116,7 +258,7 @@ struct Agg {
     count: u64,
     first: (u64, u64),
     last: (u64, u64),
-    stats: BTreeMap<String, (f64, f64, f64)>,
+    stats: BTreeMap<String, (f64, f64, Sum)>,
 }
 
 /// Rule matching over one member's lines.
@@ -138,6 +280,9 @@ pub struct MemberScan<'a> {
     agg_order: Vec<AggKey>,
     /// Matching lines per rule index.
     counts: Vec<u64>,
+    /// Past the end of its part of a split member: only follows the open
+    /// blocks, and stops when they close.
+    overrun: bool,
 }
 
 impl<'a> MemberScan<'a> {
@@ -167,7 +312,67 @@ impl<'a> MemberScan<'a> {
             aggs: HashMap::default(),
             agg_order: Vec::new(),
             counts: vec![0; set.rules.len()],
+            overrun: false,
         }
+    }
+
+    /// A fresh scanner for another part of the same member.
+    fn fork(&self) -> MemberScan<'a> {
+        MemberScan {
+            set: self.set,
+            path: self.path,
+            members: self.members,
+            active: self.active.clone(),
+            cursor: self.literals.cursor(),
+            literals: self.literals.clone(),
+            every_line: self.every_line,
+            opts: self.opts,
+            blocks: Vec::new(),
+            hits: Vec::new(),
+            scratch: Vec::new(),
+            records: Vec::new(),
+            aggs: HashMap::default(),
+            agg_order: Vec::new(),
+            counts: vec![0; self.set.rules.len()],
+            overrun: false,
+        }
+    }
+
+    /// Takes in what the scanner of the next part of the member found.
+    fn absorb(&mut self, later: MemberScan<'a>) {
+        self.records.extend(later.records);
+        for (c, n) in self.counts.iter_mut().zip(later.counts) {
+            *c += n;
+        }
+        let mut aggs = later.aggs;
+        for key in later.agg_order {
+            let b = aggs.remove(&key).expect("aggregate");
+            match self.aggs.get_mut(&key) {
+                Some(a) => {
+                    a.count += b.count;
+                    a.last = b.last;
+                    for (name, (min, max, sum)) in b.stats {
+                        let s = a.stats.entry(name).or_insert((min, max, Sum::default()));
+                        s.0 = s.0.min(min);
+                        s.1 = s.1.max(max);
+                        s.2.add_sum(sum);
+                    }
+                }
+                None => {
+                    self.agg_order.push(key.clone());
+                    self.aggs.insert(key, b);
+                }
+            }
+        }
+    }
+
+    /// Records in line order (a block followed across a part's end adds
+    /// records after those of the next part's first lines).
+    fn sort_by_line(&mut self) {
+        self.records.sort_by_key(|r| match r {
+            Record::Evidence(e) => e.location.line,
+            Record::Aggregate(_) => 0,
+        });
     }
 
     /// Flushes aggregates and hands the member's records over.
@@ -196,7 +401,7 @@ impl<'a> MemberScan<'a> {
                             Stats {
                                 min,
                                 max,
-                                mean: sum / a.count as f64,
+                                mean: sum.mean(a.count),
                             },
                         )
                     })
@@ -319,10 +524,12 @@ impl<'a> MemberScan<'a> {
                 Some(s) => {
                     s.0 = s.0.min(x);
                     s.1 = s.1.max(x);
-                    s.2 += x;
+                    s.2.add(x);
                 }
                 None => {
-                    agg.stats.insert(name.clone(), (x, x, x));
+                    let mut sum = Sum::default();
+                    sum.add(x);
+                    agg.stats.insert(name.clone(), (x, x, sum));
                 }
             }
         }
@@ -444,6 +651,17 @@ impl LineSink for MemberScan<'_> {
     fn line(&mut self, line: &Line<'_>) -> bool {
         let mut scratch = std::mem::take(&mut self.scratch);
         let text = clean(line.raw, &mut scratch);
+        if self.overrun {
+            self.continue_blocks(line, text);
+            // A block that starts again here is the next part's to follow.
+            let set = self.set;
+            self.blocks.retain(|(vi, _)| {
+                let start = set.variants[*vi].start.as_ref();
+                !start.is_some_and(|re| re.is_match(text))
+            });
+            self.scratch = scratch;
+            return !self.blocks.is_empty();
+        }
         if !self.blocks.is_empty() {
             self.continue_blocks(line, text);
         }

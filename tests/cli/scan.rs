@@ -222,3 +222,88 @@ line = 'Fatal Python error: Segmentation fault'
     assert_eq!(ev.len(), 1, "{}", run.stderr);
     assert_eq!(ev[0]["pack"], "mine");
 }
+
+/// A big log gives the same records whatever the thread count: a plain file
+/// is cut at line ends into one part per thread, a gzip is decoded on one
+/// thread and matched on another. JSON env blocks sit across every cut.
+#[test]
+fn threads_do_not_change_records() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let size = 10 << 20;
+    let mut blocks_at: Vec<usize> = [4, 3, 2]
+        .iter()
+        .map(|d| size / d - 2048)
+        .chain([size * 2 / 3 - 2048, size * 3 / 4 - 2048])
+        .collect();
+    blocks_at.sort();
+    let mut log = String::new();
+    let mut i = 0u64;
+    let mut blocks = 0;
+    while log.len() < size {
+        if blocks_at.first().is_some_and(|&at| log.len() >= at) {
+            blocks_at.remove(0);
+            blocks += 1;
+            log.push_str("[2026-10-29 04:48:14] fingerprint:\n{\n  \"env\": {\n");
+            for v in 0..100 {
+                log.push_str(&format!("    \"SGLANG_VAR_{blocks}_{v}\": \"{v}\",\n"));
+            }
+            log.push_str("    \"SGLANG_SIMULATE_ACC_LEN\": \"3.77\"\n  },\n  \"ok\": 1\n}\n");
+        }
+        let r = i % 8;
+        log.push_str(&format!(
+            "[2026-10-29 04:48:14 TP{r} EP{r}] Decode batch, #running-req: 97, #token: 461630, \
+             token usage: 0.99, accept len: {}.{:02}, accept rate: 0.{:02}, cuda graph: True, \
+             gen throughput (token/s): 7276.78, #queue-req: 0\n",
+            1 + i % 4,
+            i % 97,
+            i % 89
+        ));
+        i += 1;
+    }
+    assert_eq!(blocks, 5);
+    std::fs::write(dir.path().join("server.log"), &log).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(log.as_bytes()).unwrap();
+    std::fs::write(dir.path().join("server.log.gz"), gz.finish().unwrap()).unwrap();
+
+    let records = |file: &str, j: &str| -> Vec<Value> {
+        let run = artiscan_in(dir.path(), &["scan", "--format", "jsonl", j, file]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let text = run.stdout.replace("server.log.gz", "server.log");
+        text.lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|r| r["type"] == "evidence" || r["type"] == "aggregate")
+            .map(|mut r| {
+                // Ids hash the artifact's bytes: the gzip's differ.
+                r.as_object_mut().unwrap().remove("id");
+                r
+            })
+            .collect()
+    };
+    let one = records("server.log", "-j1");
+    let env: Vec<_> = one.iter().filter(|r| r["rule"] == "env.var").collect();
+    assert_eq!(env.len(), 5 * 101);
+    let acc: Vec<_> = one
+        .iter()
+        .filter(|r| r["rule"] == "spec.accept_len")
+        .collect();
+    assert_eq!(acc.len(), 8);
+    assert_eq!(
+        acc.iter()
+            .map(|a| a["count"].as_u64().unwrap())
+            .sum::<u64>(),
+        i
+    );
+    let same = |other: Vec<Value>, what: &str| {
+        assert_eq!(other.len(), one.len(), "{what}: record count");
+        if let Some((a, b)) = one.iter().zip(&other).find(|(a, b)| a != b) {
+            panic!("{what} differs from plain -j1:\n{a}\n{b}");
+        }
+    };
+    for j in ["-j2", "-j3", "-j4"] {
+        same(records("server.log", j), &format!("plain {j}"));
+    }
+    same(records("server.log.gz", "-j1"), "gzip -j1");
+    same(records("server.log.gz", "-j2"), "gzip -j2");
+}
