@@ -398,8 +398,7 @@ pub fn audit(
 ) -> anyhow::Result<Summary> {
     let start = Instant::now();
     let conn = store::open(&opts.db, true)?;
-    audit_into(&conn, start, opts, rules, checks, err)
-        .map_err(|e| store::explain(store::with_os_error(e, &conn), &opts.db))
+    audit_into(&conn, start, opts, rules, checks, err).map_err(|e| store::explain(e, &opts.db))
 }
 
 fn audit_into(
@@ -478,7 +477,7 @@ fn audit_into(
         fingerprint: &fp.fingerprint,
     };
     let abort = AtomicBool::new(false);
-    let pb = progress_bar(opts.progress, total_bytes, artifacts.len());
+    let pb = crate::output::progress::bar(opts.progress, total_bytes, artifacts.len());
     let mut done = 0usize;
     let mut write_error: Option<anyhow::Error> = None;
     let mut tx_open: Option<(Instant, usize)> = None;
@@ -546,8 +545,7 @@ fn audit_into(
     let consume = |a: &Artifact, outcome: Outcome| {
         done += 1;
         let size = stats[a.path.as_str()].as_ref().map_or(0, |s| s.size as u64);
-        pb.inc(size);
-        pb.set_message(format!("{done}/{} artifacts", artifacts.len()));
+        crate::output::progress::advance(&pb, size, done, artifacts.len());
         if write_error.is_some() {
             return;
         }
@@ -629,7 +627,7 @@ fn audit_into(
     // Keep the WAL short for readers that copy the file. When the disk fills
     // up here, every result is still committed, in the WAL.
     if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())) {
-        let e = store::explain(store::with_os_error(e.into(), conn), &opts.db);
+        let e = store::explain(e.into(), &opts.db);
         writeln!(
             err,
             "artiscan: warning: {e:#}; every result is committed, in {}-wal until SQLite can fold it into the store: keep the two files together",
@@ -646,24 +644,6 @@ fn begin(conn: &Connection, tx: &mut Option<(Instant, usize)>) -> anyhow::Result
         *tx = Some((Instant::now(), 0));
     }
     Ok(())
-}
-
-fn progress_bar(enabled: bool, total_bytes: u64, artifacts: usize) -> indicatif::ProgressBar {
-    if !enabled {
-        return indicatif::ProgressBar::hidden();
-    }
-    let pb = indicatif::ProgressBar::with_draw_target(
-        Some(total_bytes),
-        indicatif::ProgressDrawTarget::stderr(),
-    );
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{spinner} {elapsed_precise} [{wide_bar}] {bytes}/{total_bytes} {binary_bytes_per_sec} {msg} ETA {eta}",
-    ) {
-        pb.set_style(style);
-    }
-    pb.set_message(format!("0/{artifacts} artifacts"));
-    pb.enable_steady_tick(std::time::Duration::from_millis(200));
-    pb
 }
 
 /// Artifact-scope verdicts of one scan.

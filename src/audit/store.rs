@@ -98,10 +98,8 @@ fn check_writable(path: &Path) -> anyhow::Result<()> {
 
 fn open_rw(path: &Path) -> anyhow::Result<Connection> {
     let conn = Connection::open(path)?;
-    match set_up(&conn, path) {
-        Ok(()) => Ok(conn),
-        Err(e) => Err(with_os_error(e, &conn)),
-    }
+    set_up(&conn, path)?;
+    Ok(conn)
 }
 
 /// WAL mode, the pragmas and the migration of a store just opened.
@@ -195,35 +193,6 @@ pub fn sqlite_code(e: &anyhow::Error) -> Option<(ErrorCode, i32, String)> {
         })
 }
 
-/// The operating system's error behind a failed SQLite call, kept with the
-/// error for [`explain`].
-#[derive(Debug)]
-pub struct OsError(pub std::io::Error);
-
-impl std::fmt::Display for OsError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-/// Adds to an I/O or open error of SQLite on `conn` the OS error behind it
-/// (ENOSPC, EFBIG, EIO, EACCES, ...), which SQLite's own message leaves out.
-pub fn with_os_error(e: anyhow::Error, conn: &Connection) -> anyhow::Error {
-    if !matches!(
-        sqlite_code(&e),
-        Some((ErrorCode::SystemIoFailure | ErrorCode::CannotOpen, _, _))
-    ) {
-        return e;
-    }
-    // SAFETY: the handle is valid while `conn` lives, and
-    // sqlite3_system_errno only reads the errno SQLite recorded on it.
-    let errno = unsafe { ffi::sqlite3_system_errno(conn.handle()) };
-    if errno == 0 {
-        return e;
-    }
-    e.context(OsError(std::io::Error::from_raw_os_error(errno)))
-}
-
 /// What went wrong with the store at `path`, in words, from SQLite's result
 /// code: a full disk (or a file over the size limit), a failed write, a
 /// read-only file or folder, a file that cannot be created or is not a
@@ -234,10 +203,7 @@ pub fn explain(e: anyhow::Error, path: &Path) -> anyhow::Error {
         return e;
     };
     let p = path.display();
-    let sqlite = match e.downcast_ref::<OsError>() {
-        Some(os) => format!("{os}; SQLite: {msg}, code {ext}"),
-        None => format!("SQLite: {msg}, code {ext}"),
-    };
+    let sqlite = format!("SQLite: {msg}, code {ext}");
     let write_codes = [
         ffi::SQLITE_IOERR_WRITE,
         ffi::SQLITE_IOERR_FSYNC,
