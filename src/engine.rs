@@ -58,6 +58,20 @@ pub fn member_threads(artifacts: usize, threads: usize) -> usize {
     }
 }
 
+/// Size of an artifact's file (0 for stdin or when it cannot be read).
+pub fn artifact_size(a: &Artifact) -> u64 {
+    match &a.kind {
+        ArtifactKind::File(p) => std::fs::metadata(p).map_or(0, |m| m.len()),
+        ArtifactKind::Stdin => 0,
+    }
+}
+
+/// A progress bar over the artifacts' file sizes (see [`crate::output::progress`]).
+pub fn progress(artifacts: &[Artifact]) -> indicatif::ProgressBar {
+    let total = artifacts.iter().map(artifact_size).sum();
+    crate::output::progress::bar(true, total, artifacts.len())
+}
+
 /// Default worker count: the machine's cores.
 pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())

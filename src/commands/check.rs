@@ -122,12 +122,18 @@ pub fn run(
     };
     let member_threads = engine::member_threads(artifacts.len(), threads);
     let mut scans = Vec::new();
+    let pb = engine::progress(&artifacts);
     engine::parallel(
         &artifacts,
         threads,
         |a| scan_artifact_on(rules, a, limits, opts, member_threads),
-        |a, s| scans.push((a.path.clone(), s)),
+        |a, s| {
+            scans.push((a.path.clone(), s));
+            let size = engine::artifact_size(a);
+            crate::output::progress::advance(&pb, size, scans.len(), artifacts.len());
+        },
     );
+    pb.finish_and_clear();
     // Completion order varies with threads; verdicts follow input order.
     let order: BTreeMap<&str, usize> = artifacts
         .iter()

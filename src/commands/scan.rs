@@ -3,6 +3,7 @@
 use super::Status;
 use crate::engine;
 use crate::location::Location;
+use crate::output::progress;
 use crate::output::{self, CoverageRecord, SummaryRecord};
 use crate::pack::{self, RuleSet, compile::Selection};
 use crate::scan::{Record, ScanOptions, scan_artifact_on};
@@ -81,12 +82,15 @@ pub fn run(
     let mut first = true;
     let mut io_result: std::io::Result<()> = Ok(());
     let member_threads = engine::member_threads(artifacts.len(), threads);
+    let pb = engine::progress(&artifacts);
     engine::parallel(
         &artifacts,
         threads,
         |a| scan_artifact_on(rules, a, limits, opts, member_threads),
         |a, scan| {
             summary.artifacts += 1;
+            let size = engine::artifact_size(a);
+            progress::advance(&pb, size, summary.artifacts as usize, artifacts.len());
             summary.members += scan.coverage.members;
             summary.bytes += scan.coverage.bytes;
             summary.errors += scan.coverage.errors.len() as u64;
@@ -114,15 +118,18 @@ pub fn run(
                     text(&mut buf, &a.path, &scan.records, &coverage)
                 }
             }
-            for e in &scan.coverage.errors {
-                let cite = Location::member_citation(&a.path, &e.members);
-                let _ = writeln!(err, "artiscan: {cite}: {:?}: {}", e.kind, e.message);
-            }
+            pb.suspend(|| {
+                for e in &scan.coverage.errors {
+                    let cite = Location::member_citation(&a.path, &e.members);
+                    let _ = writeln!(err, "artiscan: {cite}: {:?}: {}", e.kind, e.message);
+                }
+            });
             if io_result.is_ok() {
                 io_result = out.write_all(&buf);
             }
         },
     );
+    pb.finish_and_clear();
     io_result?;
     summary.elapsed_s = start.elapsed().as_secs_f64();
     let mut buf = Vec::new();
