@@ -99,6 +99,78 @@ pub struct Variant {
     /// Literals one of which every matching line contains; empty: none.
     pub prefilter: Vec<String>,
     pub prefilter_explicit: bool,
+    /// For the line variants of aggregating rules (the most frequent lines).
+    pub anchored: Option<AnchoredRegex>,
+}
+
+/// A line regex every match of which begins with one literal: it runs
+/// anchored at that literal's places (found with memmem), which skips the
+/// forward-then-reverse search for the match bounds.
+#[derive(Debug)]
+pub struct AnchoredRegex {
+    literal: memchr::memmem::Finder<'static>,
+    re: regex_automata::meta::Regex,
+    /// Capture group index by name.
+    groups: Vec<(String, usize)>,
+}
+
+pub type AnchoredCaptures = regex_automata::util::captures::Captures;
+
+impl AnchoredRegex {
+    fn new(src: &str) -> Option<AnchoredRegex> {
+        use regex_automata::{meta, util::syntax};
+        let [literal] = derive_literals(src).try_into().ok()?;
+        let re = meta::Regex::builder()
+            .syntax(syntax::Config::new().unicode(false).utf8(false))
+            .configure(meta::Config::new().nfa_size_limit(Some(32 << 20)))
+            .build(src)
+            .ok()?;
+        let groups = re
+            .group_info()
+            .pattern_names(regex_automata::PatternID::ZERO)
+            .enumerate()
+            .filter_map(|(i, n)| Some((n?.to_string(), i)))
+            .collect();
+        Some(AnchoredRegex {
+            literal: memchr::memmem::Finder::new(literal.as_bytes()).into_owned(),
+            re,
+            groups,
+        })
+    }
+
+    pub fn new_captures(&self) -> AnchoredCaptures {
+        self.re.create_captures()
+    }
+
+    /// The leftmost-first match in `text`, the one the unanchored regex
+    /// finds: at the first place of the literal where the regex matches.
+    pub fn captures(&self, text: &[u8], caps: &mut AnchoredCaptures) -> bool {
+        use regex_automata::{Anchored, Input};
+        let mut from = 0;
+        while let Some(i) = self.literal.find(&text[from..]) {
+            let at = from + i;
+            let input = Input::new(text)
+                .span(at..text.len())
+                .anchored(Anchored::Yes);
+            self.re.search_captures(&input, caps);
+            if caps.is_match() {
+                return true;
+            }
+            from = at + 1;
+        }
+        false
+    }
+
+    /// The bytes of group `name` of the match in `caps`.
+    pub fn group<'t>(
+        &self,
+        text: &'t [u8],
+        caps: &AnchoredCaptures,
+        name: &str,
+    ) -> Option<&'t [u8]> {
+        let (_, g) = self.groups.iter().find(|(n, _)| n == name)?;
+        caps.get_group(*g).map(|s| &text[s.range()])
+    }
 }
 
 #[derive(Debug)]
@@ -247,6 +319,17 @@ impl RuleSet {
                         return Err(err(format!(
                             "aggregate key {key} is neither \"rank\" nor a capture"
                         )));
+                    }
+                }
+                if !def.aggregate.is_empty() {
+                    for &vi in &vids {
+                        let v: &mut Variant = &mut variants[vi];
+                        if v.kind == VariantKind::Line && v.each.is_none() {
+                            v.anchored = v
+                                .regex
+                                .as_ref()
+                                .and_then(|re| AnchoredRegex::new(re.as_str()));
+                        }
                     }
                 }
                 rules.push(Rule {
@@ -650,6 +733,7 @@ fn compile_variant(
         member_globs,
         prefilter,
         prefilter_explicit: explicit,
+        anchored: None,
     })
 }
 
@@ -678,6 +762,7 @@ mod tests {
             member_globs: Vec::new(),
             prefilter: prefilter.iter().map(|s| s.to_string()).collect(),
             prefilter_explicit: true,
+            anchored: None,
         }
     }
 
@@ -762,6 +847,40 @@ mod tests {
             pos = le + 1;
         }
         assert!(checked > 100);
+    }
+
+    /// The anchored regex finds the match the unanchored one finds, also
+    /// when the literal's first places do not start a match.
+    #[test]
+    fn anchored_regex_finds_the_leftmost_match() {
+        let src =
+            r"accept len: (?P<value>\d+(?:\.\d+)?)(?:, accept rate: (?P<rate>\d+(?:\.\d+)?))?";
+        let a = AnchoredRegex::new(src).expect("one literal prefix");
+        let re = build_regex(src).unwrap();
+        let mut caps = a.new_captures();
+        for text in [
+            "Decode batch, accept len: 3.77, accept rate: 0.55, x",
+            "accept len: n/a, then accept len: accept len: 2.5",
+            "accept len: 4",
+            "accept len: 4.",
+            "no literal here",
+            "accept len:accept len: 1.0, accept rate: 0.2accept len: 9",
+        ] {
+            let want = re.captures(text.as_bytes());
+            let found = a.captures(text.as_bytes(), &mut caps);
+            assert_eq!(found, want.is_some(), "{text}");
+            if let Some(w) = want {
+                for name in ["value", "rate"] {
+                    assert_eq!(
+                        a.group(text.as_bytes(), &caps, name),
+                        w.name(name).map(|m| m.as_bytes()),
+                        "{text}: {name}"
+                    );
+                }
+            }
+        }
+        // No single literal starts every match: no anchored form.
+        assert!(AnchoredRegex::new(r"(?:foo|bar)baz\d").is_none());
     }
 
     #[test]

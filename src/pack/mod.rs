@@ -5,7 +5,10 @@
 pub mod compile;
 pub mod selftest;
 
-pub use compile::{CapType, LiteralCursor, Literals, Rule, RuleSet, Variant, VariantKind};
+pub use compile::{
+    AnchoredCaptures, AnchoredRegex, CapType, LiteralCursor, Literals, Rule, RuleSet, Variant,
+    VariantKind,
+};
 
 use serde::Deserialize;
 use std::collections::BTreeMap;

@@ -6,7 +6,7 @@ use crate::engine;
 use crate::lines::{BINARY_PROBE, Line, LineReader, LineSink, Outcome, clean};
 use crate::location::Location;
 use crate::output::{self, AggregateRecord, EvidenceRecord, Stats};
-use crate::pack::{CapType, LiteralCursor, Literals, RuleSet, VariantKind};
+use crate::pack::{AnchoredCaptures, CapType, LiteralCursor, Literals, RuleSet, VariantKind};
 use crate::source::{self, Artifact, Coverage, Limits};
 use regex::bytes::Captures;
 use serde::Serialize;
@@ -274,6 +274,8 @@ pub struct MemberScan<'a> {
     /// Open blocks: variant and the captures of the line that opened it.
     blocks: Vec<(usize, Map<String, Value>)>,
     hits: Vec<usize>,
+    /// Reused match slots of anchored regexes, by variant.
+    anchored_caps: Vec<Option<AnchoredCaptures>>,
     scratch: Vec<u8>,
     records: Vec<Record>,
     aggs: HashMap<AggKey, Agg, foldhash::fast::RandomState>,
@@ -307,6 +309,7 @@ impl<'a> MemberScan<'a> {
             opts,
             blocks: Vec::new(),
             hits: Vec::new(),
+            anchored_caps: (0..set.variants.len()).map(|_| None).collect(),
             scratch: Vec::new(),
             records: Vec::new(),
             aggs: HashMap::default(),
@@ -329,6 +332,7 @@ impl<'a> MemberScan<'a> {
             opts: self.opts,
             blocks: Vec::new(),
             hits: Vec::new(),
+            anchored_caps: (0..self.set.variants.len()).map(|_| None).collect(),
             scratch: Vec::new(),
             records: Vec::new(),
             aggs: HashMap::default(),
@@ -459,7 +463,13 @@ impl<'a> MemberScan<'a> {
 
     /// Counts a line of an aggregating rule: no record, no allocation once
     /// its group exists.
-    fn aggregate(&mut self, variant: usize, line: &Line<'_>, text: &[u8], caps: &[&Captures<'_>]) {
+    fn aggregate<'t>(
+        &mut self,
+        variant: usize,
+        line: &Line<'_>,
+        text: &[u8],
+        group: &dyn Fn(&str) -> Option<&'t [u8]>,
+    ) {
         let rule_index = self.set.variants[variant].rule;
         let rule = &self.set.rules[rule_index];
         self.counts[rule_index] += 1;
@@ -468,11 +478,7 @@ impl<'a> MemberScan<'a> {
         } else {
             RankKey::default()
         };
-        let capture = |name: &str| {
-            caps.iter()
-                .find_map(|c| c.name(name))
-                .map(|m| String::from_utf8_lossy(m.as_bytes()))
-        };
+        let capture = |name: &str| group(name).map(String::from_utf8_lossy);
         let mut extra = String::new();
         for key in rule.aggregate.iter().filter(|k| *k != "rank") {
             extra.push_str(&capture(key).unwrap_or_default());
@@ -511,13 +517,9 @@ impl<'a> MemberScan<'a> {
             if !matches!(t, CapType::Int | CapType::Float) {
                 continue;
             }
-            let Some(x) = caps.iter().find_map(|c| c.name(name)).and_then(|m| {
-                std::str::from_utf8(m.as_bytes())
-                    .ok()?
-                    .trim()
-                    .parse::<f64>()
-                    .ok()
-            }) else {
+            let Some(x) =
+                group(name).and_then(|m| std::str::from_utf8(m).ok()?.trim().parse::<f64>().ok())
+            else {
                 continue;
             };
             match agg.stats.get_mut(name.as_str()) {
@@ -548,7 +550,7 @@ impl<'a> MemberScan<'a> {
             let each = v.each.as_ref().expect("block has each");
             if let Some(c) = each.captures(text) {
                 if self.aggregates(vi) {
-                    self.aggregate(vi, line, text, &[&c]);
+                    self.aggregate(vi, line, text, &named(&[&c]));
                     i += 1;
                     continue;
                 }
@@ -585,13 +587,25 @@ impl<'a> MemberScan<'a> {
                 continue;
             }
             let matched = match v.kind {
+                VariantKind::Line if v.anchored.is_some() && self.aggregates(vi) => {
+                    let a = v.anchored.as_ref().expect("anchored");
+                    let mut caps = self.anchored_caps[vi]
+                        .take()
+                        .unwrap_or_else(|| a.new_captures());
+                    let found = a.captures(text, &mut caps);
+                    if found {
+                        self.aggregate(vi, line, text, &|name| a.group(text, &caps, name));
+                    }
+                    self.anchored_caps[vi] = Some(caps);
+                    found
+                }
                 VariantKind::Line => {
                     let re = v.regex.as_ref().expect("line variant has regex");
                     match re.captures(text) {
                         None => false,
                         Some(c) => match &v.each {
                             None if self.aggregates(vi) => {
-                                self.aggregate(vi, line, text, &[&c]);
+                                self.aggregate(vi, line, text, &named(&[&c]));
                                 true
                             }
                             None => {
@@ -605,7 +619,7 @@ impl<'a> MemberScan<'a> {
                                 let mut any = false;
                                 for e in each.captures_iter(&text[span.start()..span.end()]) {
                                     if self.aggregates(vi) {
-                                        self.aggregate(vi, line, text, &[&c, &e]);
+                                        self.aggregate(vi, line, text, &named(&[&c, &e]));
                                         any = true;
                                         continue;
                                     }
@@ -671,6 +685,11 @@ impl LineSink for MemberScan<'_> {
         self.scratch = scratch;
         true
     }
+}
+
+/// A capture group's bytes by name, from the first of `caps` that has it.
+fn named<'a, 't>(caps: &'a [&'a Captures<'t>]) -> impl Fn(&str) -> Option<&'t [u8]> + 'a {
+    move |name| caps.iter().find_map(|c| c.name(name)).map(|m| m.as_bytes())
 }
 
 /// Blank lines and `#` comments do not end a block (YAML recipes have both).

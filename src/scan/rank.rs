@@ -3,7 +3,6 @@
 //! `[RANK 3]`, srun ` 3: `. Parsed by hand: this runs on every matching
 //! line, often millions of `Decode batch` lines.
 
-use memchr::memmem;
 use std::collections::BTreeMap;
 
 pub type Rank = BTreeMap<String, u32>;
@@ -58,7 +57,7 @@ impl RankKey {
             }
         }
         // TRT-LLM: `[RANK 3]`
-        if let Some(i) = memmem::find(head, b"[RANK ") {
+        if let Some(i) = find(head, b"[RANK ") {
             let rest = &head[i + 6..];
             if let Some(end) = memchr::memchr(b']', rest) {
                 if let Some(n) = digits(&rest[..end]) {
@@ -68,7 +67,7 @@ impl RankKey {
         }
         // SGLang: `[2026-10-29 04:21:13(.512) DP0 TP3 EP3]`
         let mut from = 0;
-        while let Some(i) = memmem::find(&head[from..], b"[20") {
+        while let Some(i) = find(&head[from..], b"[20") {
             let start = from + i + 1;
             let Some(end) = memchr::memchr(b']', &head[start..]) else {
                 break;
@@ -90,7 +89,7 @@ impl RankKey {
             from = start;
         }
         // vLLM: `(Worker_PP0_TP1 pid=530)`, `(EngineCore_DP0 pid=163)`
-        if let Some(i) = memmem::find(head, b" pid=") {
+        if let Some(i) = find(head, b" pid=") {
             if let Some(open) = memchr::memrchr(b'(', &head[..i]) {
                 let name = &head[open + 1..i];
                 for tok in name.split(|&b| b == b'_').skip(1) {
@@ -119,6 +118,21 @@ impl RankKey {
 
 pub fn rank_of(line: &[u8]) -> Option<Rank> {
     RankKey::parse(line).to_map()
+}
+
+/// First place of `needle` in `hay`. The head of a line is short: a plain
+/// scan beats building a memmem searcher on every call.
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    let (&first, rest) = needle.split_first()?;
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(first, &hay[from..]) {
+        let at = from + i;
+        if hay[at + 1..].starts_with(rest) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
 }
 
 #[cfg(test)]
