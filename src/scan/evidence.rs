@@ -13,6 +13,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
+use std::io::{self, Read};
 use std::sync::Arc;
 
 /// A scan output record, in the order it was found.
@@ -77,20 +78,16 @@ pub fn scan_artifact_on(
         || engine::sha256_of(artifact),
         || {
             let mut scan = ArtifactScan::default();
+            if member_threads > 1 {
+                scan_members_parallel(set, artifact, limits, opts, member_threads, &mut scan);
+                return scan;
+            }
             let mut lines = LineReader::new(limits.max_line, limits.binary);
             source::for_each_member(artifact, limits, &mut scan.coverage, |leaf| {
-                let name =
-                    leaf.members.last().map(String::as_str).unwrap_or_else(|| {
-                        artifact.path.rsplit('/').next().unwrap_or(&artifact.path)
-                    });
+                let name = member_name(artifact, leaf.members);
                 let mut sink = MemberScan::new(set, &artifact.path, leaf.members, name, opts);
                 let result = match leaf.slice {
-                    Some(bytes) => Ok(scan_in_memory(&mut sink, bytes, &lines, member_threads)),
-                    None if member_threads > 1 => {
-                        let lines = &mut lines;
-                        let sink = &mut sink;
-                        crate::lines::read_ahead(leaf.reader, move |r| lines.scan(r, sink))
-                    }
+                    Some(bytes) => Ok(scan_in_memory(&mut sink, bytes, &lines, 1)),
                     None => lines.scan(leaf.reader, &mut sink),
                 };
                 sink.finish(&mut scan.records, &mut scan.counts);
@@ -109,6 +106,136 @@ pub fn scan_artifact_on(
     }
     scan.sha256 = sha256;
     scan
+}
+
+/// The name rules are selected by: the innermost member, or the file name.
+fn member_name<'m>(artifact: &'m Artifact, members: &'m [String]) -> &'m str {
+    members
+        .last()
+        .map(String::as_str)
+        .unwrap_or_else(|| artifact.path.rsplit('/').next().unwrap_or(&artifact.path))
+}
+
+/// A member up to this size is read into memory and matched on another
+/// thread while the next one is decoded; a bigger one is matched as it
+/// streams.
+const MEMBER_IN_MEMORY: usize = 8 << 20;
+/// Decoded member bytes waiting for or in matching, at most.
+const MEMBERS_IN_FLIGHT: usize = 12 << 20;
+
+/// What one member yielded, kept until the artifact's members are all done.
+struct MemberDone<'a> {
+    index: usize,
+    sink: MemberScan<'a>,
+    outcome: Outcome,
+    members: Vec<String>,
+    /// Where its notes go among the artifact's notes (in member order).
+    notes_at: usize,
+}
+
+/// [`scan_artifact_on`] for several threads: the calling thread decodes and
+/// reads members into memory, other threads match them (the calling thread
+/// matches too when too many bytes wait). Records, notes and aggregates come
+/// out in member order, as from one thread.
+fn scan_members_parallel<'a>(
+    set: &'a RuleSet,
+    artifact: &'a Artifact,
+    limits: &Limits,
+    opts: ScanOptions,
+    threads: usize,
+    scan: &mut ArtifactScan,
+) {
+    let done: std::sync::Mutex<Vec<MemberDone<'a>>> = std::sync::Mutex::new(Vec::new());
+    let in_flight = std::sync::atomic::AtomicUsize::new(0);
+    let push = |d: MemberDone<'a>| done.lock().unwrap_or_else(|p| p.into_inner()).push(d);
+    let mut lines = LineReader::new(limits.max_line, limits.binary);
+    rayon::scope(|sc| {
+        let mut index = 0;
+        source::for_each_member(artifact, limits, &mut scan.coverage, |leaf| {
+            use std::sync::atomic::Ordering::SeqCst;
+            let here = MemberDone {
+                index,
+                sink: MemberScan::new(
+                    set,
+                    &artifact.path,
+                    leaf.members,
+                    member_name(artifact, leaf.members),
+                    opts,
+                ),
+                outcome: Outcome::default(),
+                members: leaf.members.to_vec(),
+                notes_at: leaf.coverage.notes.len(),
+            };
+            index += 1;
+            if let Some(bytes) = leaf.slice {
+                let mut d = here;
+                d.outcome = scan_in_memory(&mut d.sink, bytes, &lines, threads);
+                push(d);
+                return Ok(());
+            }
+            let mut buf = Vec::new();
+            let read = leaf
+                .reader
+                .take(MEMBER_IN_MEMORY as u64 + 1)
+                .read_to_end(&mut buf);
+            let len = buf.len();
+            let queued = in_flight.load(SeqCst);
+            if read.is_ok() && len <= MEMBER_IN_MEMORY && queued + len <= MEMBERS_IN_FLIGHT {
+                in_flight.fetch_add(len, SeqCst);
+                let (push, in_flight) = (&push, &in_flight);
+                sc.spawn(move |_| {
+                    let mut d = here;
+                    let reader = LineReader::new(limits.max_line, limits.binary);
+                    d.outcome = reader.scan_slice(&buf, 0, 1, &mut d.sink);
+                    in_flight.fetch_sub(len, SeqCst);
+                    push(d);
+                });
+                return Ok(());
+            }
+            // Matched here: what was read, then the rest of the stream (or
+            // the read error, after the lines before it).
+            let mut d = here;
+            let mut r = io::Cursor::new(buf).chain(Failed(read.err()).chain(leaf.reader));
+            let result = if in_flight.load(SeqCst) == 0 {
+                // A big member and nothing else to match: decode here,
+                // match on another thread.
+                let (lines, sink) = (&mut lines, &mut d.sink);
+                crate::lines::read_ahead(&mut r, move |r| lines.scan(r, sink))
+            } else {
+                lines.scan(&mut r, &mut d.sink)
+            };
+            if let Ok(outcome) = &result {
+                d.outcome = *outcome;
+            }
+            push(d);
+            result.map(|_| ())
+        });
+    });
+    let mut done = done.into_inner().unwrap_or_else(|p| p.into_inner());
+    done.sort_by_key(|d| d.index);
+    let mut shift = 0;
+    for d in done {
+        d.sink.finish(&mut scan.records, &mut scan.counts);
+        let mut notes = Coverage::default();
+        engine::account(&mut notes, &d.members, &d.outcome, limits.max_line);
+        scan.coverage.bytes += notes.bytes;
+        let at = (d.notes_at + shift).min(scan.coverage.notes.len());
+        shift += notes.notes.len();
+        scan.coverage.notes.splice(at..at, notes.notes);
+    }
+}
+
+/// A reader that fails once with the error a read of the stream met, or
+/// yields nothing.
+struct Failed(Option<io::Error>);
+
+impl Read for Failed {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        match self.0.take() {
+            Some(e) => Err(e),
+            None => Ok(0),
+        }
+    }
 }
 
 /// Scans a member held in memory; a big one is split at line ends into one
@@ -265,7 +392,7 @@ struct Agg {
 pub struct MemberScan<'a> {
     set: &'a RuleSet,
     path: &'a str,
-    members: &'a [String],
+    members: Vec<String>,
     active: Vec<bool>,
     literals: Arc<Literals>,
     cursor: LiteralCursor,
@@ -291,7 +418,7 @@ impl<'a> MemberScan<'a> {
     pub fn new(
         set: &'a RuleSet,
         path: &'a str,
-        members: &'a [String],
+        members: &[String],
         name: &str,
         opts: ScanOptions,
     ) -> Self {
@@ -301,7 +428,7 @@ impl<'a> MemberScan<'a> {
         MemberScan {
             set,
             path,
-            members,
+            members: members.to_vec(),
             active,
             cursor: literals.cursor(),
             literals,
@@ -324,7 +451,7 @@ impl<'a> MemberScan<'a> {
         MemberScan {
             set: self.set,
             path: self.path,
-            members: self.members,
+            members: self.members.clone(),
             active: self.active.clone(),
             cursor: self.literals.cursor(),
             literals: self.literals.clone(),
@@ -386,7 +513,7 @@ impl<'a> MemberScan<'a> {
             let a = self.aggs.remove(&key).expect("aggregate");
             let rule = &self.set.rules[key.0];
             let cite = |(line, _)| {
-                Location::member_citation(self.path, self.members) + &format!(":{line}")
+                Location::member_citation(self.path, &self.members) + &format!(":{line}")
             };
             records.push(Record::Aggregate(AggregateRecord {
                 kind: "aggregate",

@@ -306,4 +306,51 @@ fn threads_do_not_change_records() {
     }
     same(records("server.log.gz", "-j1"), "gzip -j1");
     same(records("server.log.gz", "-j2"), "gzip -j2");
+
+    // A tar.gz of small members (matched on other threads while the next is
+    // decoded), a big one (matched as it streams), a binary one (a note) and
+    // a cut-off end (an error): the same records, notes and errors.
+    let mut tar = tar::Builder::new(Vec::new());
+    let mut add = |name: &str, data: &[u8]| {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(data.len() as u64);
+        h.set_mode(0o644);
+        h.set_cksum();
+        tar.append_data(&mut h, name, data).unwrap();
+    };
+    let cut = |n: usize| &log.as_bytes()[..log[..n].rfind('\n').unwrap() + 1];
+    add("a/server.log", log.as_bytes());
+    for k in 0..6 {
+        add(&format!("b/part{k}.log"), cut(size / 4 + k * 1000));
+    }
+    add("c/blob.bin", &[0u8; 10000]);
+    add("d/last.log", cut(size / 3));
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&tar.into_inner().unwrap()).unwrap();
+    let mut tgz = gz.finish().unwrap();
+    tgz.truncate(tgz.len() - 5000);
+    std::fs::write(dir.path().join("logs.tar.gz"), &tgz).unwrap();
+    let all = |j: &str| -> Vec<Value> {
+        let run = artiscan_in(dir.path(), &["scan", "--format", "jsonl", j, "logs.tar.gz"]);
+        // Found (0) although cut off: the error is on stderr and in coverage.
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(run.stderr.contains("Truncated"), "{}", run.stderr);
+        run.records()
+            .into_iter()
+            .filter(|r| r["type"] != "summary")
+            .collect()
+    };
+    let one = all("-j1");
+    let cov = one.iter().find(|r| r["type"] == "coverage").unwrap();
+    assert!(!cov["errors"].as_array().unwrap().is_empty(), "{cov}");
+    assert!(cov.to_string().contains("binary"), "{cov}");
+    let env: Vec<_> = one.iter().filter(|r| r["rule"] == "env.var").collect();
+    assert!(env.len() > 5 * 101, "{}", env.len());
+    for j in ["-j2", "-j4"] {
+        let other = all(j);
+        assert_eq!(other.len(), one.len(), "tar.gz {j}: record count");
+        if let Some((a, b)) = one.iter().zip(&other).find(|(a, b)| a != b) {
+            panic!("tar.gz {j} differs from -j1:\n{a}\n{b}");
+        }
+    }
 }
