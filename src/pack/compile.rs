@@ -494,6 +494,32 @@ enum Next {
     NoneBefore(u64),
 }
 
+impl Next {
+    /// Whether this still tells the first match at or after member offset
+    /// `at` in text that ends at `end`.
+    fn answers(self, at: u64, end: u64) -> bool {
+        match self {
+            Next::Hit { start, .. } => start >= at,
+            Next::NoneBefore(upto) => upto >= end,
+            Next::Unknown => false,
+        }
+    }
+}
+
+impl Group {
+    /// The first match in `text[from..]`, `text` being at member offset `at`.
+    fn search(&self, text: &[u8], at: u64, from: usize) -> Next {
+        match self.finder.find(text, from) {
+            Some((s, e, literal)) => Next::Hit {
+                start: at + s as u64,
+                end: at + e as u64,
+                literal,
+            },
+            None => Next::NoneBefore(at + text.len() as u64),
+        }
+    }
+}
+
 impl Literals {
     fn new(variants: &[Variant], active: &[bool]) -> Literals {
         let mut lits: Vec<&str> = Vec::new();
@@ -557,20 +583,8 @@ impl Literals {
         let end = at + hay.len() as u64;
         let mut first = u64::MAX;
         for (g, next) in self.groups.iter().zip(&mut cur.next) {
-            let valid = match *next {
-                Next::Hit { start, .. } => start >= at,
-                Next::NoneBefore(upto) => upto >= end,
-                Next::Unknown => false,
-            };
-            if !valid {
-                *next = match g.finder.find(hay, 0) {
-                    Some((s, e, literal)) => Next::Hit {
-                        start: at + s as u64,
-                        end: at + e as u64,
-                        literal,
-                    },
-                    None => Next::NoneBefore(end),
-                };
+            if !next.answers(at, end) {
+                *next = g.search(hay, at, 0);
             }
             if let Next::Hit { start, .. } = *next {
                 first = first.min(start);
@@ -587,22 +601,9 @@ impl Literals {
     pub fn hits_at(&self, cur: &mut LiteralCursor, line: &[u8], at: u64, out: &mut Vec<usize>) {
         out.clear();
         let end = at + line.len() as u64;
-        let hit = |s: usize, e: usize, literal| Next::Hit {
-            start: at + s as u64,
-            end: at + e as u64,
-            literal,
-        };
         for (g, next) in self.groups.iter().zip(&mut cur.next) {
-            let valid = match *next {
-                Next::Hit { start, .. } => start >= at,
-                Next::NoneBefore(upto) => upto >= end,
-                Next::Unknown => false,
-            };
-            if !valid {
-                *next = match g.finder.find(line, 0) {
-                    Some((s, e, l)) => hit(s, e, l),
-                    None => Next::NoneBefore(end),
-                };
+            if !next.answers(at, end) {
+                *next = g.search(line, at, 0);
             }
             while let Next::Hit {
                 start,
@@ -615,10 +616,7 @@ impl Literals {
                 }
                 out.extend_from_slice(&g.implied[literal]);
                 let from = if g.chained { start + 1 } else { e };
-                *next = match g.finder.find(line, (from - at) as usize) {
-                    Some((s, e, l)) => hit(s, e, l),
-                    None => Next::NoneBefore(end),
-                };
+                *next = g.search(line, at, (from - at) as usize);
             }
         }
         out.extend_from_slice(&self.unfiltered);

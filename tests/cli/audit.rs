@@ -1284,6 +1284,18 @@ fn read_only_store_fails_clearly_unchanged_and_still_reports() {
     let before = std::fs::read(&db_path).unwrap();
     let want_dump = dump(&db_path);
     assert!(sidecars(&dir.path().join("store")).is_empty());
+    // The store's bytes as they were, and no -wal/-shm beside it.
+    let untouched = |what: &str| {
+        assert!(
+            std::fs::read(&db_path).unwrap() == before,
+            "read-only {what}: the store changed"
+        );
+        assert_eq!(
+            sidecars(&dir.path().join("store")),
+            Vec::<String>::new(),
+            "read-only {what}"
+        );
+    };
 
     // A read-only file, then a read-only folder (SQLite cannot create the
     // -wal and -shm files beside the store).
@@ -1328,15 +1340,7 @@ fn read_only_store_fails_clearly_unchanged_and_still_reports() {
             "read-only {what}: no {want:?} in {}",
             run.stderr
         );
-        assert!(
-            std::fs::read(&db_path).unwrap() == before,
-            "read-only {what}: the store changed"
-        );
-        assert_eq!(
-            sidecars(&dir.path().join("store")),
-            Vec::<String>::new(),
-            "read-only {what}"
-        );
+        untouched(what);
         // Reading needs no write: report and export work, write nothing.
         let (got_report, got_export) = report(&in_dir);
         assert_eq!(
@@ -1362,15 +1366,7 @@ fn read_only_store_fails_clearly_unchanged_and_still_reports() {
             dump(&dir.path().join(&merged)) == want_dump,
             "read-only {what}: the merged store differs"
         );
-        assert!(
-            std::fs::read(&db_path).unwrap() == before,
-            "read-only {what}: the store changed"
-        );
-        assert_eq!(
-            sidecars(&dir.path().join("store")),
-            Vec::<String>::new(),
-            "read-only {what}"
-        );
+        untouched(what);
     }
     set_mode(&dir.path().join("store"), 0o755);
     set_mode(&db_path, 0o644);
