@@ -22,12 +22,61 @@ pub struct GzReader<R> {
     pending: Option<io::Error>,
 }
 
-fn corrupt(msg: impl Into<String>) -> io::Error {
+pub(super) fn corrupt(msg: impl Into<String>) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, msg.into())
 }
 
-fn truncated(msg: &str) -> io::Error {
-    io::Error::new(io::ErrorKind::UnexpectedEof, msg.to_string())
+pub(super) fn truncated(msg: impl Into<String>) -> io::Error {
+    io::Error::new(io::ErrorKind::UnexpectedEof, msg.into())
+}
+
+/// Damage met by one [`inflate`] step.
+pub(super) enum Damage {
+    /// The input ended inside the deflate data.
+    Truncated,
+    /// The decoder neither took input nor gave output.
+    Stuck,
+    /// The decoder's own error.
+    Corrupt(String),
+}
+
+/// One step of raw deflate from what `inner` has buffered into `out`:
+/// the bytes produced, and whether the deflate data ended (`Ok(true)`) or
+/// was found damaged. Shared by the gzip reader and zip entries.
+pub(super) fn inflate<R: BufRead>(
+    z: &mut Decompress,
+    inner: &mut R,
+    out: &mut [u8],
+) -> io::Result<(usize, Result<bool, Damage>)> {
+    let input = inner.fill_buf()?;
+    let eof = input.is_empty();
+    let (in0, out0) = (z.total_in(), z.total_out());
+    let status = z.decompress(input, out, FlushDecompress::None);
+    let consumed = (z.total_in() - in0) as usize;
+    let produced = (z.total_out() - out0) as usize;
+    inner.consume(consumed);
+    let state = match status {
+        Ok(Status::StreamEnd) => Ok(true),
+        Ok(_) if eof && produced == 0 => Err(Damage::Truncated),
+        Ok(_) if consumed == 0 && produced == 0 => Err(Damage::Stuck),
+        Ok(_) => Ok(false),
+        Err(e) => Err(Damage::Corrupt(e.to_string())),
+    };
+    Ok((produced, state))
+}
+
+/// The bytes decoded before an error are handed back first; the error is
+/// kept in `pending` for the next read.
+pub(super) fn bytes_then_error(
+    pending: &mut Option<io::Error>,
+    produced: usize,
+    e: io::Error,
+) -> io::Result<usize> {
+    if produced > 0 {
+        *pending = Some(e);
+        return Ok(produced);
+    }
+    Err(e)
 }
 
 impl<R: BufRead> GzReader<R> {
@@ -46,7 +95,7 @@ impl<R: BufRead> GzReader<R> {
     fn exact(&mut self, buf: &mut [u8], what: &str) -> io::Result<()> {
         self.inner.read_exact(buf).map_err(|e| {
             if e.kind() == io::ErrorKind::UnexpectedEof {
-                truncated(&format!("stream ends inside the {what}"))
+                truncated(format!("stream ends inside the {what}"))
             } else {
                 e
             }
@@ -166,39 +215,27 @@ impl<R: BufRead> Read for GzReader<R> {
                     }
                 }
                 State::Body => {
-                    let input = self.inner.fill_buf()?;
-                    let eof = input.is_empty();
-                    let (in0, out0) = (self.z.total_in(), self.z.total_out());
-                    let status = self.z.decompress(input, buf, FlushDecompress::None);
-                    let consumed = (self.z.total_in() - in0) as usize;
-                    let produced = (self.z.total_out() - out0) as usize;
-                    self.inner.consume(consumed);
+                    let (produced, state) = inflate(&mut self.z, &mut self.inner, buf)?;
                     self.crc.update(&buf[..produced]);
                     self.size = self.size.wrapping_add(produced as u32);
-                    let err = match status {
-                        Ok(Status::StreamEnd) => {
+                    let err = match state {
+                        Ok(true) => {
                             self.state = State::Header;
                             self.trailer().err()
                         }
-                        Ok(_) if eof && produced == 0 => {
+                        Ok(false) => None,
+                        Err(Damage::Truncated) => {
                             Some(truncated("stream ends inside a deflate block"))
                         }
-                        Ok(_) if consumed == 0 && produced == 0 => {
-                            Some(corrupt("deflate stream makes no progress"))
-                        }
-                        Ok(_) => None,
-                        Err(e) => Some(corrupt(format!(
+                        Err(Damage::Stuck) => Some(corrupt("deflate stream makes no progress")),
+                        Err(Damage::Corrupt(e)) => Some(corrupt(format!(
                             "corrupt deflate data in member {}: {e}",
                             self.members
                         ))),
                     };
                     if let Some(e) = err {
                         self.state = State::Done;
-                        if produced > 0 {
-                            self.pending = Some(e);
-                            return Ok(produced);
-                        }
-                        return Err(e);
+                        return bytes_then_error(&mut self.pending, produced, e);
                     }
                     if produced > 0 {
                         return Ok(produced);

@@ -5,7 +5,7 @@
 use super::{ErrorKind, Limits};
 use std::cell::Cell;
 use std::fmt;
-use std::io::{self, Read};
+use std::io::{self, BufRead, Read};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -155,7 +155,7 @@ impl<R: Read> Read for ZstdWindow<R> {
     }
 }
 
-/// Counts the bytes read through it.
+/// Counts the bytes read (or, buffered, consumed) through it.
 pub struct Counted<R> {
     inner: R,
     n: Rc<Cell<u64>>,
@@ -178,6 +178,17 @@ impl<R: Read> Read for Counted<R> {
         let n = self.inner.read(buf)?;
         self.n.set(self.n.get() + n as u64);
         Ok(n)
+    }
+}
+
+/// Buffered, it counts what is consumed.
+impl<R: BufRead> BufRead for Counted<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+    fn consume(&mut self, amt: usize) {
+        self.n.set(self.n.get() + amt as u64);
+        self.inner.consume(amt)
     }
 }
 

@@ -13,7 +13,6 @@ use detect::{Format, HEAD_LEN, detect};
 use layer::{Layer, Tagged};
 use serde::Serialize;
 use std::io::{self, BufRead, Cursor, Read, Seek};
-use zipread::CountedBuf;
 
 pub use layer::Budget;
 pub use walk::{Artifact, ArtifactKind, walk};
@@ -545,7 +544,7 @@ where
                 continue;
             }
             let expect = Some((file.crc32(), file.size()));
-            let mut raw = CountedBuf::new(io::BufReader::with_capacity(64 << 10, file));
+            let mut raw = layer::Counted::new(io::BufReader::with_capacity(64 << 10, file));
             self.zip_entry(name, method, &mut raw, expect, depth, level, false)?;
         }
         Ok(())
@@ -560,7 +559,7 @@ where
         &mut self,
         name: String,
         method: u16,
-        raw: &mut CountedBuf<B>,
+        raw: &mut layer::Counted<B>,
         expect: Option<(u32, u64)>,
         depth: usize,
         level: usize,
@@ -646,7 +645,7 @@ where
                 return Ok(());
             }
             let limit = if size_known { h.csize } else { u64::MAX };
-            let mut raw = CountedBuf::new((&mut input).take(limit));
+            let mut raw = layer::Counted::new((&mut input).take(limit));
             let ended = if let Some((kind, msg)) = unsupported {
                 self.coverage.error(&at, kind, msg);
                 None

@@ -5,7 +5,8 @@
 //! deflated entry that has a data descriptor.
 
 use super::ErrorKind;
-use flate2::{Decompress, FlushDecompress, Status};
+use super::gzip::{Damage, bytes_then_error, corrupt, inflate, truncated};
+use flate2::Decompress;
 use std::cell::Cell;
 use std::io::{self, BufRead, Read, Seek, SeekFrom};
 use std::rc::Rc;
@@ -27,50 +28,6 @@ pub fn method_name(m: u16) -> String {
         95 => "xz".into(),
         99 => "AES".into(),
         m => format!("method {m}"),
-    }
-}
-
-fn corrupt(msg: impl Into<String>) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, msg.into())
-}
-
-fn truncated(msg: impl Into<String>) -> io::Error {
-    io::Error::new(io::ErrorKind::UnexpectedEof, msg.into())
-}
-
-/// Counts the bytes consumed through it (by `read` or `consume`).
-pub struct CountedBuf<R> {
-    inner: R,
-    n: Rc<Cell<u64>>,
-}
-
-impl<R: BufRead> CountedBuf<R> {
-    pub fn new(inner: R) -> Self {
-        CountedBuf {
-            inner,
-            n: Rc::new(Cell::new(0)),
-        }
-    }
-    pub fn counter(&self) -> Rc<Cell<u64>> {
-        self.n.clone()
-    }
-}
-
-impl<R: BufRead> Read for CountedBuf<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.n.set(self.n.get() + n as u64);
-        Ok(n)
-    }
-}
-
-impl<R: BufRead> BufRead for CountedBuf<R> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        self.inner.fill_buf()
-    }
-    fn consume(&mut self, amt: usize) {
-        self.n.set(self.n.get() + amt as u64);
-        self.inner.consume(amt)
     }
 }
 
@@ -106,35 +63,21 @@ impl<R: BufRead> Read for Inflate<R> {
             return Ok(0);
         }
         loop {
-            let input = self.inner.fill_buf()?;
-            let eof = input.is_empty();
-            let (in0, out0) = (self.z.total_in(), self.z.total_out());
-            let status = self.z.decompress(input, buf, FlushDecompress::None);
-            let consumed = (self.z.total_in() - in0) as usize;
-            let produced = (self.z.total_out() - out0) as usize;
-            self.inner.consume(consumed);
-            let err = match status {
-                Ok(Status::StreamEnd) => {
+            let (produced, state) = inflate(&mut self.z, &mut self.inner, buf)?;
+            let err = match state {
+                Ok(true) => {
                     self.done = true;
                     self.finished = true;
                     return Ok(produced);
                 }
-                Ok(_) if eof && produced == 0 => {
-                    Some(truncated("entry ends inside its deflate data"))
-                }
-                Ok(_) if consumed == 0 && produced == 0 => {
-                    Some(corrupt("deflate data makes no progress"))
-                }
-                Ok(_) => None,
-                Err(e) => Some(corrupt(format!("corrupt deflate data: {e}"))),
+                Ok(false) => None,
+                Err(Damage::Truncated) => Some(truncated("entry ends inside its deflate data")),
+                Err(Damage::Stuck) => Some(corrupt("deflate data makes no progress")),
+                Err(Damage::Corrupt(e)) => Some(corrupt(format!("corrupt deflate data: {e}"))),
             };
             if let Some(e) = err {
                 self.done = true;
-                if produced > 0 {
-                    self.pending = Some(e);
-                    return Ok(produced);
-                }
-                return Err(e);
+                return bytes_then_error(&mut self.pending, produced, e);
             }
             if produced > 0 {
                 return Ok(produced);
