@@ -48,6 +48,22 @@ pub struct Outcome {
     pub stopped: bool,
 }
 
+/// Where line 1 starts in a member whose first bytes are `head` (at least
+/// [`BINARY_PROBE`] of them, or all): after a UTF-8 BOM, which is not part
+/// of line 1 (offsets stay member offsets, so line 1 starts at byte 3).
+/// None: a NUL in the first block, and binary members are not searched
+/// (`search_binary` false).
+pub fn first_line(head: &[u8], search_binary: bool) -> Option<usize> {
+    if !search_binary && memchr::memchr(0, &head[..head.len().min(BINARY_PROBE)]).is_some() {
+        return None;
+    }
+    Some(if head.starts_with(b"\xef\xbb\xbf") {
+        3
+    } else {
+        0
+    })
+}
+
 /// A reusable line reader (its buffer is kept across members).
 pub struct LineReader {
     buf: Vec<u8>,
@@ -85,13 +101,12 @@ impl LineReader {
         };
         let mut start = 0;
         if offset == 0 {
-            if bytes.starts_with(b"\xef\xbb\xbf") {
-                start = 3;
-            }
-            if !self.binary && memchr::memchr(0, &bytes[..bytes.len().min(BINARY_PROBE)]).is_some()
-            {
-                st.out.binary = true;
-                return st.out;
+            match first_line(bytes, self.binary) {
+                Some(at) => start = at,
+                None => {
+                    st.out.binary = true;
+                    return st.out;
+                }
             }
         }
         if start < bytes.len() && !st.region(&bytes[start..], start, sink) {
@@ -145,14 +160,12 @@ impl LineReader {
                     continue;
                 }
                 probed = true;
-                // A UTF-8 BOM is not part of line 1: skip it (offsets stay
-                // member offsets, so line 1 starts at byte 3).
-                if buf[..filled].starts_with(b"\xef\xbb\xbf") {
-                    start = 3;
-                }
-                if !self.binary && memchr::memchr(0, &buf[..filled.min(BINARY_PROBE)]).is_some() {
-                    st.out.binary = true;
-                    return Ok(st.out);
+                match first_line(&buf[..filled], self.binary) {
+                    Some(at) => start = at,
+                    None => {
+                        st.out.binary = true;
+                        return Ok(st.out);
+                    }
                 }
             }
             if skipping {

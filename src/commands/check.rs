@@ -2,10 +2,9 @@
 
 use super::scan::Format;
 use crate::check::{self, Check, CheckParams, Scope, Status, VerdictRecord};
-use crate::engine;
 use crate::output::{self, CoverageRecord, SCHEMA_VERSION};
 use crate::pack::{RuleSet, compile::Selection};
-use crate::scan::{ArtifactScan, ScanOptions, scan_artifact_on};
+use crate::scan::{ArtifactScan, ScanOptions, scan_all};
 use crate::source::{self, Limits};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -120,20 +119,10 @@ pub fn run(
         every_match: true,
         force: false,
     };
-    let member_threads = engine::member_threads(artifacts.len(), threads);
     let mut scans = Vec::new();
-    let pb = engine::progress(&artifacts);
-    engine::parallel(
-        &artifacts,
-        threads,
-        |a| scan_artifact_on(rules, a, limits, opts, member_threads),
-        |a, s| {
-            scans.push((a.path.clone(), s));
-            let size = engine::artifact_size(a);
-            crate::output::progress::advance(&pb, size, scans.len(), artifacts.len());
-        },
-    );
-    pb.finish_and_clear();
+    scan_all(rules, &artifacts, limits, opts, threads, |a, s, _| {
+        scans.push((a.path.clone(), s))
+    });
     // Completion order varies with threads; verdicts follow input order.
     let order: BTreeMap<&str, usize> = artifacts
         .iter()

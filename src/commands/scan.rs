@@ -1,12 +1,10 @@
 //! `artiscan scan ARTIFACTS...`: evidence JSON Lines from the pack rules.
 
 use super::Status;
-use crate::engine;
 use crate::location::Location;
-use crate::output::progress;
 use crate::output::{self, CoverageRecord, SummaryRecord};
 use crate::pack::{self, RuleSet, compile::Selection};
-use crate::scan::{Record, ScanOptions, scan_artifact_on};
+use crate::scan::{Record, ScanOptions, scan_all};
 use crate::source::{self, Limits};
 use std::io::Write;
 use std::path::PathBuf;
@@ -81,55 +79,43 @@ pub fn run(
     }
     let mut first = true;
     let mut io_result: std::io::Result<()> = Ok(());
-    let member_threads = engine::member_threads(artifacts.len(), threads);
-    let pb = engine::progress(&artifacts);
-    engine::parallel(
-        &artifacts,
-        threads,
-        |a| scan_artifact_on(rules, a, limits, opts, member_threads),
-        |a, scan| {
-            summary.artifacts += 1;
-            let size = engine::artifact_size(a);
-            progress::advance(&pb, size, summary.artifacts as usize, artifacts.len());
-            summary.members += scan.coverage.members;
-            summary.bytes += scan.coverage.bytes;
-            summary.errors += scan.coverage.errors.len() as u64;
-            summary.incomplete += u64::from(!scan.coverage.complete());
-            for (rule, n) in &scan.counts {
-                *summary.rules.entry(rule.clone()).or_default() += n;
-                summary.matches += n;
-            }
-            let coverage = CoverageRecord::new(&a.path, scan.sha256.clone(), &scan.coverage);
-            let mut buf = Vec::new();
-            match format {
-                Format::Jsonl | Format::Json => {
-                    for r in &scan.records {
-                        if json_doc && !std::mem::take(&mut first) {
-                            buf.push(b',');
-                        }
-                        output::write_jsonl(&mut buf, r);
-                    }
+    scan_all(rules, &artifacts, limits, opts, threads, |a, scan, pb| {
+        summary.artifacts += 1;
+        summary.members += scan.coverage.members;
+        summary.bytes += scan.coverage.bytes;
+        summary.errors += scan.coverage.errors.len() as u64;
+        summary.incomplete += u64::from(!scan.coverage.complete());
+        for (rule, n) in &scan.counts {
+            *summary.rules.entry(rule.clone()).or_default() += n;
+            summary.matches += n;
+        }
+        let coverage = CoverageRecord::new(&a.path, scan.sha256.clone(), &scan.coverage);
+        let mut buf = Vec::new();
+        match format {
+            Format::Jsonl | Format::Json => {
+                for r in &scan.records {
                     if json_doc && !std::mem::take(&mut first) {
                         buf.push(b',');
                     }
-                    output::write_jsonl(&mut buf, &coverage);
+                    output::write_jsonl(&mut buf, r);
                 }
-                Format::Text | Format::Markdown => {
-                    text(&mut buf, &a.path, &scan.records, &coverage)
+                if json_doc && !std::mem::take(&mut first) {
+                    buf.push(b',');
                 }
+                output::write_jsonl(&mut buf, &coverage);
             }
-            pb.suspend(|| {
-                for e in &scan.coverage.errors {
-                    let cite = Location::member_citation(&a.path, &e.members);
-                    let _ = writeln!(err, "artiscan: {cite}: {:?}: {}", e.kind, e.message);
-                }
-            });
-            if io_result.is_ok() {
-                io_result = out.write_all(&buf);
+            Format::Text | Format::Markdown => text(&mut buf, &a.path, &scan.records, &coverage),
+        }
+        pb.suspend(|| {
+            for e in &scan.coverage.errors {
+                let cite = Location::member_citation(&a.path, &e.members);
+                let _ = writeln!(err, "artiscan: {cite}: {:?}: {}", e.kind, e.message);
             }
-        },
-    );
-    pb.finish_and_clear();
+        });
+        if io_result.is_ok() {
+            io_result = out.write_all(&buf);
+        }
+    });
     io_result?;
     summary.elapsed_s = start.elapsed().as_secs_f64();
     let mut buf = Vec::new();

@@ -3,7 +3,7 @@
 
 use super::rank::RankKey;
 use crate::engine;
-use crate::lines::{BINARY_PROBE, Line, LineReader, LineSink, Outcome, clean};
+use crate::lines::{Line, LineReader, LineSink, Outcome, clean};
 use crate::location::Location;
 use crate::output::{self, AggregateRecord, EvidenceRecord, Stats};
 use crate::pack::{AnchoredCaptures, CapType, LiteralCursor, Literals, RuleSet, VariantKind};
@@ -64,10 +64,39 @@ pub fn scan_artifact(
     scan_artifact_on(set, artifact, limits, opts, 1)
 }
 
+/// Scans `artifacts` on `threads` workers and hands each scan to `consume`
+/// in order of completion (input order with one thread). With fewer
+/// artifacts than threads, the spare threads work inside an artifact. A
+/// progress bar runs on a terminal: `consume` gets it to print around it.
+pub fn scan_all(
+    set: &RuleSet,
+    artifacts: &[Artifact],
+    limits: &Limits,
+    opts: ScanOptions,
+    threads: usize,
+    mut consume: impl FnMut(&Artifact, ArtifactScan, &indicatif::ProgressBar),
+) {
+    let member_threads = engine::member_threads(artifacts.len(), threads);
+    let pb = engine::progress(artifacts);
+    let mut done = 0;
+    engine::parallel(
+        artifacts,
+        threads,
+        |a| scan_artifact_on(set, a, limits, opts, member_threads),
+        |a, scan| {
+            done += 1;
+            let size = engine::artifact_size(a);
+            crate::output::progress::advance(&pb, size, done, artifacts.len());
+            consume(a, scan, &pb);
+        },
+    );
+    pb.finish_and_clear();
+}
+
 /// [`scan_artifact`] with `member_threads` threads for one member (for few
 /// artifacts on many cores): a member in memory is split at line ends, a
 /// stream is decoded on one thread and matched on another.
-pub fn scan_artifact_on(
+fn scan_artifact_on(
     set: &RuleSet,
     artifact: &Artifact,
     limits: &Limits,
@@ -249,8 +278,7 @@ fn scan_in_memory(
     reader: &LineReader,
     threads: usize,
 ) -> Outcome {
-    let binary =
-        !reader.binary && memchr::memchr(0, &bytes[..bytes.len().min(BINARY_PROBE)]).is_some();
+    let binary = crate::lines::first_line(bytes, reader.binary).is_none();
     if threads <= 1 || bytes.len() < SPLIT_MIN || binary {
         return reader.scan_slice(bytes, 0, 1, first);
     }
@@ -424,15 +452,25 @@ impl<'a> MemberScan<'a> {
     ) -> Self {
         let active = set.active_for(name);
         let literals = set.literals_for(&active);
-        let every_line = opts.force || literals.needs_every_line();
+        MemberScan::with(set, path, members.to_vec(), active, literals, opts)
+    }
+
+    fn with(
+        set: &'a RuleSet,
+        path: &'a str,
+        members: Vec<String>,
+        active: Vec<bool>,
+        literals: Arc<Literals>,
+        opts: ScanOptions,
+    ) -> Self {
         MemberScan {
             set,
             path,
-            members: members.to_vec(),
+            members,
             active,
             cursor: literals.cursor(),
+            every_line: opts.force || literals.needs_every_line(),
             literals,
-            every_line,
             opts,
             blocks: Vec::new(),
             hits: Vec::new(),
@@ -448,25 +486,14 @@ impl<'a> MemberScan<'a> {
 
     /// A fresh scanner for another part of the same member.
     fn fork(&self) -> MemberScan<'a> {
-        MemberScan {
-            set: self.set,
-            path: self.path,
-            members: self.members.clone(),
-            active: self.active.clone(),
-            cursor: self.literals.cursor(),
-            literals: self.literals.clone(),
-            every_line: self.every_line,
-            opts: self.opts,
-            blocks: Vec::new(),
-            hits: Vec::new(),
-            anchored_caps: (0..self.set.variants.len()).map(|_| None).collect(),
-            scratch: Vec::new(),
-            records: Vec::new(),
-            aggs: HashMap::default(),
-            agg_order: Vec::new(),
-            counts: vec![0; self.set.rules.len()],
-            overrun: false,
-        }
+        MemberScan::with(
+            self.set,
+            self.path,
+            self.members.clone(),
+            self.active.clone(),
+            self.literals.clone(),
+            self.opts,
+        )
     }
 
     /// Takes in what the scanner of the next part of the member found.

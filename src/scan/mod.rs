@@ -4,4 +4,4 @@ pub mod evidence;
 pub mod grep;
 pub mod rank;
 
-pub use evidence::{ArtifactScan, Record, ScanOptions, scan_artifact, scan_artifact_on};
+pub use evidence::{ArtifactScan, Record, ScanOptions, scan_all, scan_artifact};
