@@ -167,7 +167,7 @@ pub struct AuditOptions {
     pub rehash: bool,
     pub threads: usize,
     pub limits: Limits,
-    /// Draw a progress bar on stderr.
+    /// Draw a progress bar on stderr (when it is a terminal).
     pub progress: bool,
 }
 

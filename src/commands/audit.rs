@@ -182,7 +182,7 @@ fn audit_paths(args: AuditArgs, err: &mut dyn Write) -> anyhow::Result<i32> {
         rehash: args.rehash,
         threads: args.limits.threads(),
         limits: args.limits.limits(),
-        progress: !args.no_progress && std::io::stderr().is_terminal(),
+        progress: !args.no_progress,
     };
     let summary = audit::audit(&opts, &rules, &checks, err)?;
     writeln!(err, "{summary}")?;
