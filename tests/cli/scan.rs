@@ -354,3 +354,39 @@ fn threads_do_not_change_records() {
         }
     }
 }
+
+/// Each committed sample alone, on one thread and on two (its members then
+/// matched on the second thread while the next is decoded): the same
+/// records, coverage included.
+#[test]
+fn samples_scan_the_same_on_one_or_two_threads() {
+    // Files one by one: several artifacts come out in order of completion.
+    let mut names = Vec::new();
+    let mut dirs = vec![String::new()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(root().join(sample(&d))).unwrap() {
+            let e = e.unwrap();
+            let name = format!("{d}{}", e.file_name().to_string_lossy());
+            if e.file_type().unwrap().is_dir() {
+                dirs.push(name + "/");
+            } else {
+                names.push(name);
+            }
+        }
+    }
+    names.sort();
+    assert!(names.len() >= 10, "{names:?}");
+    for name in names {
+        let path = sample(&name);
+        let scan = |j: &str| -> (i32, Vec<Value>) {
+            let run = artiscan(&["scan", "--format", "jsonl", j, &path]);
+            assert!(!run.stderr.contains("panicked"), "{name}: {}", run.stderr);
+            let records = run.records();
+            let kept = records.into_iter().filter(|r| r["type"] != "summary");
+            (run.code, kept.collect())
+        };
+        let one = scan("-j1");
+        assert!(!one.1.is_empty(), "{name}");
+        assert!(scan("-j2") == one, "{name}: -j2 differs from -j1");
+    }
+}
