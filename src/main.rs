@@ -34,6 +34,8 @@ enum Command {
     Check(CheckArgs),
     /// Reopen a citation: print the line with context, the artifact sha256 and byte offset
     Cite(CiteArgs),
+    /// List the members inside artifacts through every layer, like `tar -tv` / `unzip -l`
+    Ls(LsArgs),
     /// Audit many runs into an SQLite store: resumable, sharded, queryable
     Audit(commands::audit::AuditArgs),
     /// List, show, test and lint pattern packs
@@ -130,6 +132,18 @@ struct CiteArgs {
 }
 
 #[derive(Args)]
+struct LsArgs {
+    /// Files, folders (recursive) or `-` for stdin
+    #[arg(required = true)]
+    paths: Vec<String>,
+    /// JSON Lines: one `member` record per member, then the artifact's `coverage`
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    input: InputArgs,
+}
+
+#[derive(Args)]
 struct ScanArgs {
     /// Files, folders (recursive) or `-` for stdin
     #[arg(required = true)]
@@ -198,6 +212,9 @@ fn main() -> ExitCode {
         Command::Scan(a) => scan(a, &mut out, &mut err),
         Command::Check(a) => check(a, &mut out, &mut err),
         Command::Cite(a) => cite(a, &mut out, &mut err),
+        Command::Ls(a) => {
+            commands::ls::run(&a.paths, &a.input.limits(), a.json, &mut out, &mut err)
+        }
         Command::Audit(a) => commands::audit::run(a, &mut out, &mut err),
         Command::Packs { command } => packs(command, &mut out),
     };

@@ -4,6 +4,7 @@ pub mod audit;
 pub mod check;
 pub mod cite;
 pub mod grep;
+pub mod ls;
 pub mod packs;
 pub mod scan;
 

@@ -47,6 +47,7 @@ fn every_record_type_validates() {
             "1",
             "samples/artifacts/logs_12345678.zip!benchmark (dsv4, fp8)/3_Run benchmark.txt:18",
         ],
+        vec!["ls", "--json", "samples/artifacts"],
     ] {
         let run = artiscan(&args);
         let recs = run.records();
@@ -62,6 +63,7 @@ fn every_record_type_validates() {
         "summary",
         "verdict",
         "cite",
+        "member",
     ] {
         assert!(kinds.contains(k), "no {k} record was produced");
     }

@@ -1,0 +1,198 @@
+//! `artiscan ls ARTIFACT...`: the leaf members of each artifact through every
+//! layer (as `tar -t` / `unzip -l` list one layer), with their decompressed
+//! size, line count, whether they look binary, and whether they were read
+//! completely. Reading a member to its end is the only way to know its size
+//! inside a compressed stream, so `ls` decodes everything, as `tar -tzv` does.
+
+use crate::lines::BINARY_PROBE;
+use crate::location::Location;
+use crate::output::{self, records::CoverageRecord};
+use crate::source::{self, Coverage, ErrorKind, Limits, MemberError, walk};
+use serde::Serialize;
+use std::io::{self, Read, Write};
+
+/// One leaf member, as `ls --json` prints it.
+#[derive(Debug, Serialize)]
+pub struct MemberRecord {
+    /// Always "member".
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// `path!member!member`: the member's citation without a line.
+    pub citation: String,
+    pub path: String,
+    pub members: Vec<String>,
+    /// Decompressed bytes read (all of them when `complete`).
+    pub bytes: u64,
+    /// Lines as `grep -c ''` counts them.
+    pub lines: u64,
+    /// A NUL in the first 8 KiB: scan and grep skip it unless `--binary`.
+    pub binary: bool,
+    /// False when an error stopped reading this member.
+    pub complete: bool,
+    /// What went wrong in this member.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<MemberError>,
+    /// Why the member was not opened (a link, a special file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+}
+
+/// Counts bytes and lines of a reader to its end; an error comes back with
+/// what was counted before it.
+fn count(r: &mut dyn Read) -> (u64, u64, bool, Option<io::Error>) {
+    let mut buf = vec![0u8; 1 << 16];
+    let (mut bytes, mut newlines, mut binary) = (0u64, 0u64, false);
+    let mut last = b'\n';
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                let chunk = &buf[..n];
+                if bytes < BINARY_PROBE as u64 {
+                    let probe = (BINARY_PROBE as u64 - bytes).min(n as u64) as usize;
+                    binary |= memchr::memchr(0, &chunk[..probe]).is_some();
+                }
+                newlines += bytecount::count(chunk, b'\n') as u64;
+                last = chunk[n - 1];
+                bytes += n as u64;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                let lines = newlines + u64::from(last != b'\n');
+                return (bytes, lines, binary, Some(e));
+            }
+        }
+    }
+    (bytes, newlines + u64::from(last != b'\n'), binary, None)
+}
+
+/// Lists every artifact's members. Exit code: 0 all read completely, 2 any
+/// error (the listing is still printed in full).
+pub fn run(
+    paths: &[String],
+    limits: &Limits,
+    json: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    let (artifacts, walk_errors) = walk(paths);
+    let mut failed = !walk_errors.is_empty();
+    for (path, e) in &walk_errors {
+        writeln!(
+            err,
+            "artiscan: {}: {e}",
+            Location::member_citation(path, &[])
+        )?;
+    }
+    for artifact in &artifacts {
+        let mut coverage = Coverage::default();
+        let mut rows: Vec<MemberRecord> = Vec::new();
+        source::for_each_member(artifact, limits, &mut coverage, |leaf| {
+            let (bytes, lines, binary, error) = count(leaf.reader);
+            leaf.coverage.bytes += bytes;
+            rows.push(MemberRecord {
+                kind: "member",
+                citation: Location::member_citation(&artifact.path, leaf.members),
+                path: artifact.path.clone(),
+                members: leaf.members.to_vec(),
+                bytes,
+                lines,
+                binary,
+                complete: true,
+                errors: Vec::new(),
+                skipped: None,
+            });
+            error.map_or(Ok(()), Err)
+        });
+        // Errors belong to the member they name; the others (a container's
+        // damage, a member that never reached the visitor) get a row of their own.
+        for e in &coverage.errors {
+            match rows.iter_mut().rev().find(|r| r.members == e.members) {
+                Some(r) => {
+                    r.complete = false;
+                    r.errors.push(e.clone());
+                }
+                None => rows.push(MemberRecord {
+                    kind: "member",
+                    citation: Location::member_citation(&artifact.path, &e.members),
+                    path: artifact.path.clone(),
+                    members: e.members.clone(),
+                    bytes: 0,
+                    lines: 0,
+                    binary: false,
+                    complete: false,
+                    errors: vec![e.clone()],
+                    skipped: None,
+                }),
+            }
+        }
+        // Links and special members never reach the visitor: list them too.
+        for n in &coverage.notes {
+            if !rows.iter().any(|r| r.members == n.members) {
+                rows.push(MemberRecord {
+                    kind: "member",
+                    citation: Location::member_citation(&artifact.path, &n.members),
+                    path: artifact.path.clone(),
+                    members: n.members.clone(),
+                    bytes: 0,
+                    lines: 0,
+                    binary: false,
+                    complete: true,
+                    errors: Vec::new(),
+                    skipped: Some(n.message.clone()),
+                });
+            }
+        }
+        failed |= !coverage.complete();
+        let mut buf = Vec::new();
+        if json {
+            for r in &rows {
+                output::write_jsonl(&mut buf, r);
+            }
+            output::write_jsonl(
+                &mut buf,
+                &CoverageRecord::new(&artifact.path, None, &coverage),
+            );
+        } else {
+            for r in &rows {
+                let status = if let Some(e) = r.errors.first() {
+                    format!("{}: {}", kind_name(e.kind), one_line(&e.message))
+                } else if let Some(m) = &r.skipped {
+                    format!("skipped: {}", one_line(m))
+                } else if r.binary {
+                    "binary".to_string()
+                } else {
+                    "ok".to_string()
+                };
+                writeln!(
+                    buf,
+                    "{:>12} {:>9}  {}  {status}",
+                    r.bytes, r.lines, r.citation
+                )?;
+            }
+        }
+        out.write_all(&buf)?;
+    }
+    out.flush()?;
+    Ok(if failed { 2 } else { 0 })
+}
+
+fn kind_name(k: ErrorKind) -> String {
+    serde_json::to_value(k)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// An error message on one line, control characters made visible.
+fn one_line(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}
