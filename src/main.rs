@@ -8,7 +8,7 @@ use artiscan::pack::RuleSet;
 use artiscan::pack::compile::Selection;
 use artiscan::scan::ScanOptions;
 use artiscan::scan::grep::GrepOptions;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -36,6 +36,16 @@ enum Command {
     Cite(CiteArgs),
     /// List the members inside artifacts through every layer, like `tar -tv` / `unzip -l`
     Ls(LsArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    Completions {
+        /// The shell to complete for
+        shell: clap_complete::Shell,
+    },
+    /// Print a man page (roff): `artiscan man > artiscan.1`, `artiscan man grep > artiscan-grep.1`
+    Man {
+        /// A command's own page (its options in full)
+        command: Option<String>,
+    },
     /// Audit many runs into an SQLite store: resumable, sharded, queryable
     Audit(commands::audit::AuditArgs),
     /// List, show, test and lint pattern packs
@@ -212,6 +222,11 @@ fn main() -> ExitCode {
         Command::Scan(a) => scan(a, &mut out, &mut err),
         Command::Check(a) => check(a, &mut out, &mut err),
         Command::Cite(a) => cite(a, &mut out, &mut err),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "artiscan", &mut out);
+            out.flush().map(|()| 0).map_err(anyhow::Error::from)
+        }
+        Command::Man { command } => man(command.as_deref(), &mut out),
         Command::Ls(a) => {
             commands::ls::run(&a.paths, &a.input.limits(), a.json, &mut out, &mut err)
         }
@@ -228,6 +243,26 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+fn man(command: Option<&str>, out: &mut dyn Write) -> anyhow::Result<i32> {
+    let mut cli = Cli::command();
+    cli.build();
+    let page = match command {
+        None => cli,
+        Some(name) => {
+            let Some(sub) = cli.find_subcommand(name) else {
+                anyhow::bail!("no command {name:?}: see `artiscan --help`");
+            };
+            let page_name = format!("artiscan-{name}");
+            sub.clone()
+                .name(page_name)
+                .version(env!("CARGO_PKG_VERSION"))
+        }
+    };
+    clap_mangen::Man::new(page).render(out)?;
+    out.flush()?;
+    Ok(0)
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

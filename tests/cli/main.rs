@@ -12,3 +12,4 @@ mod ls;
 mod packs;
 mod scan;
 mod schema;
+mod usage;
