@@ -14,7 +14,7 @@ json="$out_dir/artiscan-verdicts.jsonl"
 lines() { printf '%s\n' "$1" | sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' | grep -v '^$'; }
 
 args=(check)
-while IFS= read -r s; do args+=(--set "$s"); done < <(lines "${INPUT_SET:-}")
+while IFS= read -r s; do args+=(--set "$s"); done < <(lines "${INPUT_SET-inferencex}")
 while IFS= read -r c; do args+=(--checks "$c"); done < <(lines "${INPUT_CHECKS:-}")
 while IFS= read -r p; do args+=(--param "$p"); done < <(lines "${INPUT_PARAMS:-}")
 paths=()
@@ -28,9 +28,9 @@ case ${INPUT_FAIL_ON:-fail} in
     *) echo "artiscan action: fail-on must be fail, unknown or never, not '${INPUT_FAIL_ON}'" >&2; exit 2 ;;
 esac
 
-"$artiscan" "${args[@]}" --no-progress --format jsonl -- "${paths[@]}" > "$json"
+"$artiscan" "${args[@]}" --format jsonl -- "${paths[@]}" > "$json"
 rc=$?
-"$artiscan" "${args[@]}" --no-progress --format markdown -- "${paths[@]}" >> "$GITHUB_STEP_SUMMARY"
+"$artiscan" "${args[@]}" --format markdown -- "${paths[@]}" >> "$GITHUB_STEP_SUMMARY"
 
 python3 - "$json" <<'PY' >> "$GITHUB_OUTPUT" || exit 2
 import json, sys

@@ -53,3 +53,86 @@ fn man_page_is_roff_with_every_command() {
     );
     assert_eq!(artiscan(&["man", "nosuch"]).code, 2);
 }
+
+/// Runs the Action's check step as GitHub would, with its files in a temp dir.
+fn action(inputs: &[(&str, &str)]) -> (i32, String, String, String, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = dir.path().join("summary.md");
+    let output = dir.path().join("output.txt");
+    let mut cmd = Command::new("bash");
+    cmd.arg(root().join("action/run.sh"))
+        .current_dir(root())
+        .env("ARTISCAN", env!("CARGO_BIN_EXE_artiscan"))
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("GITHUB_OUTPUT", &output)
+        .env("RUNNER_TEMP", dir.path());
+    for (k, v) in inputs {
+        cmd.env(format!("INPUT_{k}"), v);
+    }
+    let out = cmd.output().expect("run action/run.sh");
+    let read = |p: &std::path::Path| std::fs::read_to_string(p).unwrap_or_default();
+    (
+        out.status.code().unwrap_or(-1),
+        read(&summary),
+        read(&output),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        dir,
+    )
+}
+
+fn output_value<'a>(outputs: &'a str, key: &str) -> &'a str {
+    outputs
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{key}=")))
+        .unwrap_or_else(|| panic!("no output {key} in {outputs}"))
+}
+
+#[test]
+fn github_action_step_writes_summary_outputs_and_fails_per_input() {
+    let artifacts = "samples/artifacts";
+    let (code, summary, outputs, stderr, _dir) = action(&[
+        ("PATHS", artifacts),
+        ("SET", "inferencex"),
+        ("FAIL_ON", "never"),
+    ]);
+    assert_eq!(code, 0, "fail-on never: {stderr}");
+    assert!(
+        summary.contains('|'),
+        "Markdown verdict table in the summary: {summary}"
+    );
+    let json = output_value(&outputs, "json");
+    let verdicts = std::fs::read_to_string(json).expect("JSON Lines file");
+    let n = |status: &str| {
+        verdicts
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|r| r["type"] == "verdict" && r["status"] == status)
+            .count()
+    };
+    for (key, status) in [
+        ("pass", "pass"),
+        ("fail", "fail"),
+        ("unknown", "unknown"),
+        ("not-applicable", "not_applicable"),
+    ] {
+        assert_eq!(
+            output_value(&outputs, key),
+            n(status).to_string(),
+            "{key} count"
+        );
+    }
+    let exit: i32 = output_value(&outputs, "exit-code").parse().unwrap();
+    assert!(
+        n("fail") > 0,
+        "the samples hold failing claims"
+    );
+    assert_eq!(exit, 1);
+    // The same artifacts with the default fail-on: the step fails.
+    let (code, ..) = action(&[("PATHS", artifacts)]);
+    assert_eq!(code, 1);
+    // Bad input is an error, whatever fail-on says.
+    let (code, _, _, stderr, _) = action(&[("PATHS", artifacts), ("FAIL_ON", "sometimes")]);
+    assert_eq!(code, 2, "{stderr}");
+    let (code, ..) = action(&[("PATHS", "samples/artifacts/plain"), ("PARAMS", "al")]);
+    assert_eq!(code, 2, "a parameter without '=' is an error");
+}
