@@ -122,10 +122,7 @@ fn github_action_step_writes_summary_outputs_and_fails_per_input() {
         );
     }
     let exit: i32 = output_value(&outputs, "exit-code").parse().unwrap();
-    assert!(
-        n("fail") > 0,
-        "the samples hold failing claims"
-    );
+    assert!(n("fail") > 0, "the samples hold failing claims");
     assert_eq!(exit, 1);
     // The same artifacts with the default fail-on: the step fails.
     let (code, ..) = action(&[("PATHS", artifacts)]);
@@ -135,4 +132,78 @@ fn github_action_step_writes_summary_outputs_and_fails_per_input() {
     assert_eq!(code, 2, "{stderr}");
     let (code, ..) = action(&[("PATHS", "samples/artifacts/plain"), ("PARAMS", "al")]);
     assert_eq!(code, 2, "a parameter without '=' is an error");
+}
+
+/// The `artiscan ...` lines of the skill's `sh` blocks.
+fn skill_commands() -> Vec<String> {
+    let skill = std::fs::read_to_string(root().join(".agents/skills/artiscan/SKILL.md")).unwrap();
+    let mut in_sh = false;
+    let mut cmds = Vec::new();
+    for line in skill.lines() {
+        let t = line.trim();
+        if t.starts_with("```") {
+            in_sh = t == "```sh";
+            continue;
+        }
+        if in_sh && t.starts_with("artiscan ") {
+            cmds.push(t.to_string());
+        }
+    }
+    cmds
+}
+
+#[test]
+fn every_command_of_the_agent_skill_runs_on_the_samples() {
+    let cmds = skill_commands();
+    assert!(cmds.len() >= 8, "the skill shows its commands: {cmds:?}");
+    // The skill's run folder is a copy of the samples, laid out as downloaded.
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(
+        &root().join("samples/artifacts"),
+        &dir.path().join("run-1234"),
+    );
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_artiscan"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    for cmd in &cmds {
+        let out = Command::new("bash")
+            .args(["-c", cmd])
+            .current_dir(dir.path())
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        let code = out.status.code().unwrap_or(-1);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // `ls` exits 2 when a member could not be read (the damaged samples).
+        let damaged_listing = cmd.starts_with("artiscan ls") && code == 2;
+        assert!(
+            matches!(code, 0 | 1 | 3) || damaged_listing,
+            "skill command failed ({code}): {cmd}\n{stderr}"
+        );
+        if cmd.starts_with("artiscan cite") {
+            assert_eq!(
+                code, 0,
+                "the skill's citation is confirmed: {cmd}\n{stderr}"
+            );
+        }
+        assert!(!out.stdout.is_empty(), "no output: {cmd}");
+    }
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
 }
