@@ -155,6 +155,28 @@ impl<R: Read> Read for ZstdWindow<R> {
     }
 }
 
+/// A reader that first returns an error met earlier (after the bytes read
+/// before it were handed on), then reads on.
+pub struct Pending<R> {
+    error: Option<io::Error>,
+    inner: R,
+}
+
+impl<R: Read> Pending<R> {
+    pub fn new(error: Option<io::Error>, inner: R) -> Self {
+        Pending { error, inner }
+    }
+}
+
+impl<R: Read> Read for Pending<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => self.inner.read(buf),
+        }
+    }
+}
+
 /// Counts the bytes read (or, buffered, consumed) through it.
 pub struct Counted<R> {
     inner: R,
