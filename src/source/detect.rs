@@ -5,6 +5,10 @@
 pub enum Format {
     Gzip,
     Zstd,
+    Xz,
+    Bzip2,
+    /// An lz4 frame (not the legacy format).
+    Lz4,
     Zip,
     Tar,
     /// Recognised by its magic, not decoded: reported `unsupported`.
@@ -18,8 +22,6 @@ pub const HEAD_LEN: usize = 512;
 
 /// Magic numbers of formats artiscan recognises but does not decode.
 const UNDECODED: &[(&[u8], &str)] = &[
-    (&[0xfd, b'7', b'z', b'X', b'Z', 0x00], "xz"),
-    (&[0x04, 0x22, 0x4d, 0x18], "lz4"),
     (&[0x02, 0x21, 0x4c, 0x18], "lz4 (legacy)"),
     (b"LZIP", "lzip"),
     (&[0x89, b'L', b'Z', b'O', 0x00, 0x0d, 0x0a, 0x1a, 0x0a], "lzop"),
@@ -44,13 +46,18 @@ pub fn detect(head: &[u8]) -> Format {
         // Skippable frames are shared by zstd and lz4: what follows them
         // decides (zstd when it lies beyond the first block).
         match detect(rest) {
+            Format::Lz4 => Format::Lz4,
             Format::Unsupported(w) => Format::Unsupported(w),
             _ => Format::Zstd,
         }
     } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
         Format::Zstd
     } else if head.len() >= 4 && head.starts_with(b"BZh") && (b'1'..=b'9').contains(&head[3]) {
-        Format::Unsupported("bzip2")
+        Format::Bzip2
+    } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]) {
+        Format::Xz
+    } else if head.starts_with(&[0x04, 0x22, 0x4d, 0x18]) {
+        Format::Lz4
     } else if head.starts_with(b"PK\x03\x04")
         || head.starts_with(b"PK\x05\x06")
         || head.starts_with(b"PK\x07\x08")
@@ -142,12 +149,12 @@ mod tests {
         assert_eq!(detect(&[0x1f, 0x8b, 8, 0]), Format::Gzip);
         assert_eq!(detect(&[0x28, 0xb5, 0x2f, 0xfd, 0]), Format::Zstd);
         assert_eq!(detect(b"PK\x03\x04rest"), Format::Zip);
-        assert_eq!(detect(b"BZh91AY"), Format::Unsupported("bzip2"));
-        assert_eq!(detect(&[0x04, 0x22, 0x4d, 0x18, 0x64]), Format::Unsupported("lz4"));
+        assert_eq!(detect(b"BZh91AY"), Format::Bzip2);
+        assert_eq!(detect(&[0x04, 0x22, 0x4d, 0x18, 0x64]), Format::Lz4);
         // An lz4 frame after a skippable frame is lz4, not zstd.
         let mut lz4 = vec![0x50, 0x2a, 0x4d, 0x18, 2, 0, 0, 0, 9, 9];
         lz4.extend_from_slice(&[0x04, 0x22, 0x4d, 0x18, 0x64]);
-        assert_eq!(detect(&lz4), Format::Unsupported("lz4"));
+        assert_eq!(detect(&lz4), Format::Lz4);
         assert_eq!(detect(&[0x1f, 0x9d, 0x90]), Format::Unsupported("compress (.Z)"));
         assert_eq!(detect(b"hello\n"), Format::Text);
         assert_eq!(detect(b""), Format::Text);

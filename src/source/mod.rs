@@ -403,6 +403,32 @@ where
                 );
                 self.stream(&mut layer, depth + 1)
             }
+            Format::Xz | Format::Bzip2 | Format::Lz4 => {
+                let input = layer::Counted::new(&mut r);
+                let consumed = input.counter();
+                let (dec, what): (Box<dyn Read + '_>, &'static str) = match format {
+                    Format::Xz => {
+                        // Bounded like zstd's window: a header may ask for
+                        // a 1.5 GiB dictionary.
+                        let stream = liblzma::stream::Stream::new_stream_decoder(
+                            XZ_MEMLIMIT,
+                            liblzma::stream::CONCATENATED,
+                        )
+                        .map_err(|e| Tagged::io(&self.members, ErrorKind::Limit, &e))?;
+                        (
+                            Box::new(layer::Xz(liblzma::read::XzDecoder::new_stream(
+                                input, stream,
+                            ))),
+                            "xz",
+                        )
+                    }
+                    Format::Bzip2 => (Box::new(bzip2::read::MultiBzDecoder::new(input)), "bzip2"),
+                    _ => (Box::new(layer::Lz4::new(input)), "lz4"),
+                };
+                let mut layer =
+                    Layer::new(dec, &self.members, what, self.budget, Some(consumed), true);
+                self.stream(&mut layer, depth + 1)
+            }
             Format::Unsupported(what) => {
                 // Recognised by its magic, not decoded: never "binary".
                 let msg = format!("{what} data is not decoded: not read");
@@ -834,6 +860,9 @@ fn zip_overlaps(entries: &[zipread::CdEntry], spans: &[Option<(u64, u64)>]) -> V
     }
     out
 }
+
+/// Memory the xz decoder may use (its dictionary), as zstd's window.
+const XZ_MEMLIMIT: u64 = 1 << 28;
 
 /// Zips with more entries than this are read from their local headers.
 const MAX_DIRECTORY_ENTRIES: u64 = 100_000;
