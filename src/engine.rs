@@ -3,7 +3,7 @@
 //! completion (input order with one thread).
 
 use crate::lines::Outcome;
-use crate::source::{Artifact, ArtifactKind, Coverage, NoteKind};
+use crate::source::{Artifact, ArtifactKind, Coverage, ErrorKind, NoteKind};
 use sha2::{Digest, Sha256};
 use std::io::{self, Read};
 use std::path::Path;
@@ -62,7 +62,7 @@ pub fn member_threads(artifacts: usize, threads: usize) -> usize {
 pub fn artifact_size(a: &Artifact) -> u64 {
     match &a.kind {
         ArtifactKind::File(p) => std::fs::metadata(p).map_or(0, |m| m.len()),
-        ArtifactKind::Stdin => 0,
+        ArtifactKind::Stdin | ArtifactKind::Stream(_) | ArtifactKind::Unreadable(_) => 0,
     }
 }
 
@@ -95,7 +95,8 @@ pub fn sha256_file(path: &Path) -> io::Result<String> {
 pub fn sha256_of(artifact: &Artifact) -> Option<String> {
     match &artifact.kind {
         ArtifactKind::File(p) => sha256_file(p).ok(),
-        ArtifactKind::Stdin => None,
+        // A stream is read once, by the scan; never hashed (it may not end).
+        ArtifactKind::Stdin | ArtifactKind::Stream(_) | ArtifactKind::Unreadable(_) => None,
     }
 }
 
@@ -113,9 +114,10 @@ pub fn hex(bytes: &[u8]) -> String {
 pub fn account(coverage: &mut Coverage, members: &[String], outcome: &Outcome, max_line: usize) {
     coverage.bytes += outcome.bytes;
     if outcome.binary {
-        coverage.note(
+        // Not searched, so nothing may be claimed absent from it.
+        coverage.error(
             members,
-            NoteKind::Binary,
+            ErrorKind::Skipped,
             "binary member (NUL in the first block) not searched; --binary searches it",
         );
     }

@@ -434,8 +434,12 @@ fn audit_into(
     let store_files = StoreFiles::new(&opts.db);
     for mut a in walked {
         a.path = normalize(&a.path);
-        if matches!(a.kind, ArtifactKind::Stdin) {
-            writeln!(err, "artiscan: audit reads files and folders, not stdin")?;
+        if !matches!(a.kind, ArtifactKind::File(_)) {
+            let what = match &a.kind {
+                ArtifactKind::Unreadable(e) => e.as_str(),
+                _ => "audit reads files and folders, not stdin or streams",
+            };
+            writeln!(err, "artiscan: {}: {what}", a.path)?;
             summary.errors += 1;
         } else if store_files.contains(&a) {
             // The store itself (and its WAL) when it lies under the folders audited.

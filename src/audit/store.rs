@@ -706,6 +706,7 @@ fn error_kind(s: &str) -> ErrorKind {
         "corrupt" => ErrorKind::Corrupt,
         "limit" => ErrorKind::Limit,
         "unsupported" => ErrorKind::Unsupported,
+        "skipped" => ErrorKind::Skipped,
         _ => ErrorKind::Io,
     }
 }
@@ -715,6 +716,8 @@ fn note_kind(s: &str) -> NoteKind {
         "binary" => NoteKind::Binary,
         "link" => NoteKind::Link,
         "special" => NoteKind::Special,
+        "duplicate" => NoteKind::Duplicate,
+        "long_name" => NoteKind::LongName,
         _ => NoteKind::LongLine,
     }
 }

@@ -160,6 +160,8 @@ struct MemberDone<'a> {
     members: Vec<String>,
     /// Where its notes go among the artifact's notes (in member order).
     notes_at: usize,
+    /// Where its errors (a binary member `skipped`) go, likewise.
+    errors_at: usize,
 }
 
 /// [`scan_artifact_on`] for several threads: the calling thread decodes and
@@ -194,6 +196,7 @@ fn scan_members_parallel<'a>(
                 outcome: Outcome::default(),
                 members: leaf.members.to_vec(),
                 notes_at: leaf.coverage.notes.len(),
+                errors_at: leaf.coverage.errors.len(),
             };
             index += 1;
             if let Some(bytes) = leaf.slice {
@@ -242,7 +245,7 @@ fn scan_members_parallel<'a>(
     });
     let mut done = done.into_inner().unwrap_or_else(|p| p.into_inner());
     done.sort_by_key(|d| d.index);
-    let mut shift = 0;
+    let (mut shift, mut error_shift) = (0, 0);
     for d in done {
         d.sink.finish(&mut scan.records, &mut scan.counts);
         let mut notes = Coverage::default();
@@ -251,6 +254,9 @@ fn scan_members_parallel<'a>(
         let at = (d.notes_at + shift).min(scan.coverage.notes.len());
         shift += notes.notes.len();
         scan.coverage.notes.splice(at..at, notes.notes);
+        let at = (d.errors_at + error_shift).min(scan.coverage.errors.len());
+        error_shift += notes.errors.len();
+        scan.coverage.errors.splice(at..at, notes.errors);
     }
 }
 

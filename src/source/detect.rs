@@ -7,8 +7,12 @@ pub enum Format {
     Zstd,
     Xz,
     Bzip2,
+    /// An lz4 frame (not the legacy format).
+    Lz4,
     Zip,
     Tar,
+    /// Recognised by its magic, not decoded: reported `unsupported`.
+    Unsupported(&'static str),
     /// Anything else: searched as lines (or skipped as binary).
     Text,
 }
@@ -16,15 +20,44 @@ pub enum Format {
 /// Bytes needed to tell every format apart (a tar header block).
 pub const HEAD_LEN: usize = 512;
 
+/// Magic numbers of formats artiscan recognises but does not decode.
+const UNDECODED: &[(&[u8], &str)] = &[
+    (&[0x02, 0x21, 0x4c, 0x18], "lz4 (legacy)"),
+    (b"LZIP", "lzip"),
+    (&[0x89, b'L', b'Z', b'O', 0x00, 0x0d, 0x0a, 0x1a, 0x0a], "lzop"),
+    (&[0x1f, 0x9d], "compress (.Z)"),
+    (&[0x1f, 0xa0], "compress (LZH .Z)"),
+    (&[0x1f, 0x1e], "pack (.z)"),
+    (&[b'7', b'z', 0xbc, 0xaf, 0x27, 0x1c], "7z"),
+    (b"Rar!\x1a\x07", "rar"),
+    (b"xar!", "xar"),
+    (b"MSCF\0\0\0\0", "cab"),
+    (b"!<arch>\n", "ar"),
+    (&[0xc7, 0x71], "cpio (binary)"),
+    (&[0x71, 0xc7], "cpio (binary)"),
+    (b"LRZI", "lrzip"),
+];
+
 pub fn detect(head: &[u8]) -> Format {
+    let head_after_skippable = skip_skippable(head);
     if head.starts_with(&[0x1f, 0x8b]) {
         Format::Gzip
-    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) || is_zstd_skippable(head) {
+    } else if let Some(rest) = head_after_skippable {
+        // Skippable frames are shared by zstd and lz4: what follows them
+        // decides (zstd when it lies beyond the first block).
+        match detect(rest) {
+            Format::Lz4 => Format::Lz4,
+            Format::Unsupported(w) => Format::Unsupported(w),
+            _ => Format::Zstd,
+        }
+    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
         Format::Zstd
-    } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]) {
-        Format::Xz
     } else if head.len() >= 4 && head.starts_with(b"BZh") && (b'1'..=b'9').contains(&head[3]) {
         Format::Bzip2
+    } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]) {
+        Format::Xz
+    } else if head.starts_with(&[0x04, 0x22, 0x4d, 0x18]) {
+        Format::Lz4
     } else if head.starts_with(b"PK\x03\x04")
         || head.starts_with(b"PK\x05\x06")
         || head.starts_with(b"PK\x07\x08")
@@ -32,16 +65,71 @@ pub fn detect(head: &[u8]) -> Format {
         Format::Zip
     } else if is_tar(head) {
         Format::Tar
+    } else if let Some(&(_, what)) = UNDECODED.iter().find(|(m, _)| head.starts_with(m)) {
+        Format::Unsupported(what)
+    } else if is_cpio(head) {
+        Format::Unsupported("cpio")
+    } else if is_lzma_alone(head) {
+        Format::Unsupported("lzma")
+    } else if zip_after_junk(head) {
+        Format::Zip
     } else {
         Format::Text
     }
 }
 
-fn is_zstd_skippable(head: &[u8]) -> bool {
-    head.len() >= 4 && head[0] & 0xf0 == 0x50 && head[1..4] == [0x2a, 0x4d, 0x18]
+/// The bytes after leading skippable frames (zstd/lz4), if any are there;
+/// empty when they reach past `head`.
+fn skip_skippable(head: &[u8]) -> Option<&[u8]> {
+    let mut rest = head;
+    let mut any = false;
+    while rest.len() >= 8 && rest[0] & 0xf0 == 0x50 && rest[1..4] == [0x2a, 0x4d, 0x18] {
+        any = true;
+        let size = u32::from_le_bytes([rest[4], rest[5], rest[6], rest[7]]) as usize;
+        rest = rest.get(8 + size..).unwrap_or(&[]);
+    }
+    if !any && head.len() >= 4 && head[0] & 0xf0 == 0x50 && head[1..4] == [0x2a, 0x4d, 0x18] {
+        return Some(&[]);
+    }
+    any.then_some(rest)
 }
 
-/// ustar/GNU magic at offset 257, or an old v7 header whose checksum adds up.
+/// An ASCII cpio header: its magic, then only digits of its numeric fields.
+fn is_cpio(h: &[u8]) -> bool {
+    let digits = |n: usize, ok: fn(&u8) -> bool| h.get(6..6 + n).is_some_and(|f| f.iter().all(ok));
+    (h.starts_with(b"070707") && digits(70, |b| (b'0'..=b'7').contains(b)))
+        || ((h.starts_with(b"070701") || h.starts_with(b"070702"))
+            && digits(104, |b| b.is_ascii_hexdigit()))
+}
+
+/// An lzma-alone header (as libarchive bids it): properties 0x5d, a
+/// dictionary size, then an unknown (all 0xff) or plausible size.
+fn is_lzma_alone(h: &[u8]) -> bool {
+    h.len() >= 13
+        && h[0] == 0x5d
+        && h[1] == 0
+        && matches!(u32::from_le_bytes([h[1], h[2], h[3], h[4]]), d if d.is_power_of_two() || d == 0)
+        && (h[5..13].iter().all(|&b| b == 0xff) || h[12] == 0)
+}
+
+/// A zip with some bytes in front (a self-extractor stub, junk), as zip
+/// readers that start from the end accept: a plausible local header
+/// within the first block.
+fn zip_after_junk(head: &[u8]) -> bool {
+    let Some(k) = memchr::memmem::find(head, b"PK\x03\x04") else {
+        return false;
+    };
+    let Some(h) = head.get(k..k + 30) else {
+        return false;
+    };
+    let version = u16::from_le_bytes([h[4], h[5]]);
+    let method = u16::from_le_bytes([h[8], h[9]]);
+    let name_len = u16::from_le_bytes([h[26], h[27]]);
+    version < 100 && matches!(method, 0 | 8 | 9 | 12 | 14 | 93 | 95 | 98 | 99) && (1..=1024).contains(&name_len)
+}
+
+/// ustar/GNU magic at offset 257, or an old v7 header whose checksum adds
+/// up (signed or unsigned, as tar readers accept).
 fn is_tar(head: &[u8]) -> bool {
     if head.len() < HEAD_LEN {
         return false;
@@ -49,25 +137,7 @@ fn is_tar(head: &[u8]) -> bool {
     if &head[257..262] == b"ustar" {
         return true;
     }
-    // v7: no magic; trust the header checksum (stored as octal at 148..156,
-    // computed with the checksum field read as spaces).
-    let stored = std::str::from_utf8(&head[148..156])
-        .ok()
-        .map(|s| s.trim_matches(|c: char| c == '\0' || c == ' '))
-        .and_then(|s| u32::from_str_radix(s, 8).ok());
-    let Some(stored) = stored else { return false };
-    let sum: u32 = head[..512]
-        .iter()
-        .enumerate()
-        .map(|(i, &b)| {
-            if (148..156).contains(&i) {
-                32
-            } else {
-                b as u32
-            }
-        })
-        .sum();
-    head[0] != 0 && sum == stored
+    head[0] != 0 && super::tarread::checksum_ok(head)
 }
 
 #[cfg(test)]
@@ -80,6 +150,12 @@ mod tests {
         assert_eq!(detect(&[0x28, 0xb5, 0x2f, 0xfd, 0]), Format::Zstd);
         assert_eq!(detect(b"PK\x03\x04rest"), Format::Zip);
         assert_eq!(detect(b"BZh91AY"), Format::Bzip2);
+        assert_eq!(detect(&[0x04, 0x22, 0x4d, 0x18, 0x64]), Format::Lz4);
+        // An lz4 frame after a skippable frame is lz4, not zstd.
+        let mut lz4 = vec![0x50, 0x2a, 0x4d, 0x18, 2, 0, 0, 0, 9, 9];
+        lz4.extend_from_slice(&[0x04, 0x22, 0x4d, 0x18, 0x64]);
+        assert_eq!(detect(&lz4), Format::Lz4);
+        assert_eq!(detect(&[0x1f, 0x9d, 0x90]), Format::Unsupported("compress (.Z)"));
         assert_eq!(detect(b"hello\n"), Format::Text);
         assert_eq!(detect(b""), Format::Text);
         let mut tar = vec![0u8; 512];

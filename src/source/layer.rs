@@ -59,21 +59,20 @@ impl fmt::Display for Tagged {
 
 impl std::error::Error for Tagged {}
 
-/// The kind of an untagged io error from a decoder or container.
+/// The kind of an untagged io error from a decoder or container, from its
+/// io kind only: artiscan's own readers choose the kind on purpose, and a
+/// dependency's change of wording cannot change a verdict.
 pub fn classify(e: &io::Error) -> ErrorKind {
     if let Some(t) = Tagged::of(e) {
         return t.kind;
     }
-    let msg = e.to_string();
     match e.kind() {
         io::ErrorKind::UnexpectedEof => ErrorKind::Truncated,
-        io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData => ErrorKind::Corrupt,
-        io::ErrorKind::Unsupported => ErrorKind::Unsupported,
-        _ if msg.contains("unexpected EOF") || msg.contains("unexpected end") => {
-            ErrorKind::Truncated
+        io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData | io::ErrorKind::Other => {
+            ErrorKind::Corrupt
         }
-        _ if msg.contains("too much memory") || msg.contains("window") => ErrorKind::Limit,
-        io::ErrorKind::Other => ErrorKind::Corrupt,
+        io::ErrorKind::Unsupported => ErrorKind::Unsupported,
+        io::ErrorKind::OutOfMemory => ErrorKind::Limit,
         _ => ErrorKind::Io,
     }
 }
@@ -152,6 +151,139 @@ impl<R: Read> Read for ZstdWindow<R> {
                 e
             }
         })
+    }
+}
+
+/// A reader that first returns an error met earlier (after the bytes read
+/// before it were handed on), then reads on.
+pub struct Pending<R> {
+    error: Option<io::Error>,
+    inner: R,
+}
+
+impl<R: Read> Pending<R> {
+    pub fn new(error: Option<io::Error>, inner: R) -> Self {
+        Pending { error, inner }
+    }
+}
+
+impl<R: Read> Read for Pending<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => self.inner.read(buf),
+        }
+    }
+}
+
+/// An xz decoder whose memory-limit refusal is a `limit` error (from the
+/// decoder's typed error, not its wording).
+pub struct Xz<R>(pub R);
+
+impl<R: Read> Read for Xz<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf).map_err(|e| {
+            let memlimit = e
+                .get_ref()
+                .and_then(|i| i.downcast_ref::<liblzma::stream::Error>())
+                .is_some_and(|x| matches!(x, liblzma::stream::Error::MemLimit));
+            if memlimit {
+                let msg = "xz stream needs more than 256 MiB of memory: not decoded";
+                io::Error::new(io::ErrorKind::OutOfMemory, msg)
+            } else {
+                e
+            }
+        })
+    }
+}
+
+/// An lz4 frame decoder that does not take a stream cut at a block boundary
+/// for its end: lz4_flex ends quietly there, so the input's last bytes must
+/// hold an end mark (4 zero bytes, then an optional 4-byte checksum).
+pub struct Lz4<R: Read> {
+    inner: lz4_flex::frame::FrameDecoder<Tail<R>>,
+    tail: Rc<Cell<[u8; 8]>>,
+    read: Rc<Cell<u64>>,
+}
+
+/// Keeps the last 8 bytes read through it.
+pub struct Tail<R> {
+    inner: R,
+    last: Rc<Cell<[u8; 8]>>,
+    n: Rc<Cell<u64>>,
+}
+
+impl<R: Read> Read for Tail<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let mut last = self.last.get();
+        for &b in &buf[n.saturating_sub(8)..n] {
+            last.copy_within(1.., 0);
+            last[7] = b;
+        }
+        self.last.set(last);
+        self.n.set(self.n.get() + n as u64);
+        Ok(n)
+    }
+}
+
+impl<R: Read> Lz4<R> {
+    pub fn new(inner: R) -> Self {
+        let tail = Rc::new(Cell::new([0xff; 8]));
+        let read = Rc::new(Cell::new(0));
+        let t = Tail {
+            inner,
+            last: tail.clone(),
+            n: read.clone(),
+        };
+        Lz4 {
+            inner: lz4_flex::frame::FrameDecoder::new(t),
+            tail,
+            read,
+        }
+    }
+}
+
+impl<R: Read> Read for Lz4<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = loop {
+            let before = self.read.get();
+            match self.inner.read(buf) {
+                // The end of one frame: another may follow.
+                Ok(0) if self.read.get() > before && !buf.is_empty() => continue,
+                Ok(n) => break n,
+                Err(e) => {
+                    // A skippable frame (lz4_flex stops at one): its header
+                    // is read, its data skipped here, and decoding goes on.
+                    let skip = e
+                        .get_ref()
+                        .and_then(|i| i.downcast_ref::<lz4_flex::frame::Error>())
+                        .and_then(|x| match x {
+                            lz4_flex::frame::Error::SkippableFrame(n) => Some(*n as u64),
+                            _ => None,
+                        });
+                    let Some(skip) = skip else { return Err(e) };
+                    let r = self.inner.get_mut();
+                    if io::copy(&mut r.take(skip), &mut io::sink())? < skip {
+                        return Err(io::Error::new(
+                            io::ErrorKind::UnexpectedEof,
+                            "lz4 stream ends inside a skippable frame",
+                        ));
+                    }
+                }
+            }
+        };
+        if n == 0 && !buf.is_empty() {
+            let t = self.tail.get();
+            let ended = self.read.get() >= 11 && (t[4..] == [0; 4] || t[..4] == [0; 4]);
+            if !ended {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "lz4 stream ends without an end mark",
+                ));
+            }
+        }
+        Ok(n)
     }
 }
 

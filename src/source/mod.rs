@@ -2,17 +2,41 @@
 //! compression layers and open containers (nested to a depth limit), and call
 //! back once per leaf member with a reader of its decompressed bytes.
 //! Nothing is extracted to disk; member names are data, never paths.
+//!
+//! # Error protocol
+//! - Every reader between layers ([`layer::Layer`]) turns an error into a
+//!   [`layer::Tagged`] io error carrying the member chain where it happened
+//!   and its [`ErrorKind`]. The kind comes from typed errors: artiscan's own
+//!   readers (gzip, zip entries, tar) return `InvalidData`/`UnexpectedEof`
+//!   io errors or typed errors ([`tarread::TarError`],
+//!   [`zipread::DirectoryError`]) that map to a kind; only the zstd crate's
+//!   window refusal is recognised by its wording (in one place, `ZstdWindow`).
+//! - A reader hands back every byte it decoded before an error first and
+//!   returns the error on the next read; the first-block read that detects
+//!   the format keeps its bytes too ([`layer::Pending`]).
+//! - The visitor passes reader errors back unchanged. The walker records
+//!   each error once (`Tagged::recorded`), at the deepest member where it
+//!   was noticed; an error from inside a member lets the container go on
+//!   with the next member, an error of the container's own stream stops
+//!   that container and is returned to the one around it.
+//! - Whatever was not searched is an error in coverage: damage (`truncated`,
+//!   `corrupt`), `limit`, `unsupported` formats and entries, `io`, and
+//!   `skipped` members (binary, links, devices). Coverage is complete only
+//!   when there is none; notes (long lines, duplicate or long names) never
+//!   make it incomplete.
 
 pub mod detect;
 mod gzip;
 mod layer;
+mod tarread;
 pub mod walk;
 mod zipread;
 
 use detect::{Format, HEAD_LEN, detect};
 use layer::{Layer, Tagged};
+use crate::location;
 use serde::Serialize;
-use std::io::{self, BufRead, Cursor, Read, Seek};
+use std::io::{self, BufRead, Cursor, Read};
 
 pub use layer::Budget;
 pub use walk::{Artifact, ArtifactKind, walk};
@@ -27,10 +51,14 @@ pub enum ErrorKind {
     Corrupt,
     /// A safety limit stopped reading (depth, bytes, ratio, window).
     Limit,
-    /// A feature artiscan does not read (encrypted entry, xz, bzip2).
+    /// A feature artiscan does not read (encrypted entry, lz4, GNU sparse).
     Unsupported,
     /// The operating system failed to read the file.
     Io,
+    /// A member that was not searched: binary, a link, a device or fifo.
+    /// Nothing is known about what it would have held, so absence cannot
+    /// be claimed.
+    Skipped,
 }
 
 /// One part of an artifact that was not read completely.
@@ -42,7 +70,8 @@ pub struct MemberError {
     pub message: String,
 }
 
-/// Something skipped on purpose; the artifact can still be complete.
+/// Something worth knowing that lost nothing; the artifact can still be
+/// complete.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct Note {
     pub members: Vec<String>,
@@ -53,14 +82,21 @@ pub struct Note {
 #[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum NoteKind {
-    /// A member with NUL bytes in its first block, not searched (`--binary` searches it).
+    /// Not written any more (binary members are `skipped` errors); read
+    /// back from older audit stores.
     Binary,
-    /// A symlink or hardlink member, reported and never followed.
+    /// A zip entry flagged as a symlink: its bytes were searched, the link
+    /// never followed. (Tar links are `skipped` errors.)
     Link,
-    /// A device, fifo or other special member with no content.
+    /// Not written any more (special members are `skipped` errors).
     Special,
     /// Lines longer than `--max-line` were searched up to the cap only.
     LongLine,
+    /// A member with the name of an earlier one in the same container,
+    /// read and cited with a `#N` suffix.
+    Duplicate,
+    /// A member name longer than 4 KiB, cut in its citation.
+    LongName,
 }
 
 /// Safety limits. The defaults let a real 10 GiB log through and stop bombs.
@@ -178,12 +214,53 @@ where
         ArtifactKind::Stdin => {
             let stdin = io::stdin();
             let mut lock = stdin.lock();
-            let mut layer = Layer::new(&mut lock, &[], "stdin", &budget, None, false);
+            // Counted against --max-bytes: a stream may never end.
+            let mut layer = Layer::new(&mut lock, &[], "stdin", &budget, None, true);
             w.stream(&mut layer, 0)
         }
+        ArtifactKind::Stream(path) => match open_stream(path) {
+            Ok(mut file) => {
+                let mut layer = Layer::new(&mut file, &[], "stream", &budget, None, true);
+                w.stream(&mut layer, 0)
+            }
+            Err(e) => Err(io::Error::other(Tagged::new(
+                &[],
+                ErrorKind::Io,
+                e.to_string(),
+            ))),
+        },
+        ArtifactKind::Unreadable(message) => Err(io::Error::other(Tagged::new(
+            &[],
+            ErrorKind::Io,
+            message.clone(),
+        ))),
     };
     if let Err(e) = result {
         w.record(&e);
+    }
+}
+
+/// How long opening a FIFO may wait for a writer.
+const OPEN_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Opens a pipe, FIFO or device. Opening a FIFO blocks until it has a
+/// writer: past [`OPEN_WAIT`] it is refused (the opening thread is left
+/// to finish or die with the process) instead of hanging the scan.
+fn open_stream(path: &std::path::Path) -> io::Result<std::fs::File> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let owned = path.to_path_buf();
+    std::thread::spawn(move || {
+        let _ = tx.send(std::fs::File::open(owned));
+    });
+    match rx.recv_timeout(OPEN_WAIT) {
+        Ok(r) => r,
+        Err(_) => Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            format!(
+                "no writer opened it within {} s: not read",
+                OPEN_WAIT.as_secs()
+            ),
+        )),
     }
 }
 
@@ -267,7 +344,7 @@ where
             // Opened in place; its members are one level down, as when
             // a zip is reached by `stream`.
             Format::Zip if self.too_deep(0) => Ok(()),
-            Format::Zip => self.zip_seekable(Cursor::new(bytes), 1),
+            Format::Zip => self.zip_slice(bytes, 1),
             Format::Text => {
                 let members = self.members.clone();
                 let mut reader = bytes;
@@ -282,10 +359,11 @@ where
 
     /// A member as a stream: detect, then decode, open or visit.
     fn stream(&mut self, r: &mut dyn Read, depth: usize) -> io::Result<()> {
-        let mut head = Vec::with_capacity(HEAD_LEN);
-        r.take(HEAD_LEN as u64).read_to_end(&mut head)?;
+        // An error inside the first block must not swallow the bytes
+        // decoded before it: they go on, then the error.
+        let (head, pending) = read_head(r);
         let format = detect(&head);
-        let mut r = Cursor::new(head).chain(r);
+        let mut r = Cursor::new(head).chain(layer::Pending::new(pending, r));
         let level = self.members.len();
         match format {
             Format::Text => {
@@ -325,9 +403,35 @@ where
                 );
                 self.stream(&mut layer, depth + 1)
             }
-            Format::Xz | Format::Bzip2 => {
-                let what = if format == Format::Xz { "xz" } else { "bzip2" };
-                let msg = format!("{what} compression is not supported");
+            Format::Xz | Format::Bzip2 | Format::Lz4 => {
+                let input = layer::Counted::new(&mut r);
+                let consumed = input.counter();
+                let (dec, what): (Box<dyn Read + '_>, &'static str) = match format {
+                    Format::Xz => {
+                        // Bounded like zstd's window: a header may ask for
+                        // a 1.5 GiB dictionary.
+                        let stream = liblzma::stream::Stream::new_stream_decoder(
+                            XZ_MEMLIMIT,
+                            liblzma::stream::CONCATENATED,
+                        )
+                        .map_err(|e| Tagged::io(&self.members, ErrorKind::Limit, &e))?;
+                        (
+                            Box::new(layer::Xz(liblzma::read::XzDecoder::new_stream(
+                                input, stream,
+                            ))),
+                            "xz",
+                        )
+                    }
+                    Format::Bzip2 => (Box::new(bzip2::read::MultiBzDecoder::new(input)), "bzip2"),
+                    _ => (Box::new(layer::Lz4::new(input)), "lz4"),
+                };
+                let mut layer =
+                    Layer::new(dec, &self.members, what, self.budget, Some(consumed), true);
+                self.stream(&mut layer, depth + 1)
+            }
+            Format::Unsupported(what) => {
+                // Recognised by its magic, not decoded: never "binary".
+                let msg = format!("{what} data is not decoded: not read");
                 self.coverage
                     .error(&self.members.clone(), ErrorKind::Unsupported, msg);
                 Ok(())
@@ -379,79 +483,99 @@ where
     }
 
     fn tar(&mut self, r: &mut dyn Read, depth: usize, level: usize) -> io::Result<()> {
-        let mut archive = tar::Archive::new(r);
-        let entries = archive
-            .entries()
-            .map_err(|e| Tagged::io(&self.members, ErrorKind::Corrupt, &e))?;
-        for entry in entries {
-            let mut entry = match entry {
-                Ok(entry) => entry,
-                Err(e) => {
-                    let kind = match layer::classify(&e) {
-                        ErrorKind::Io => ErrorKind::Corrupt,
-                        k => k,
-                    };
-                    return Err(Tagged::io(&self.members, kind, &e));
-                }
+        let mut t = tarread::TarReader::new(r);
+        let mut names = Names::default();
+        loop {
+            let entry = match t.next() {
+                Ok(tarread::Next::End) => return Ok(()),
+                Ok(tarread::Next::Entry(e)) => e,
+                Err(e) => return Err(self.tar_error(e)),
             };
-            let name = tar_name(&entry.path_bytes());
-            let kind = entry.header().entry_type();
-            if kind.is_dir() || name.is_empty() || kind.is_pax_global_extensions() {
+            if matches!(entry.item, tarread::Item::Dir) {
                 continue;
             }
-            if kind.is_symlink() || kind.is_hard_link() {
-                let target = entry
-                    .link_name_bytes()
-                    .map(|t| String::from_utf8_lossy(&t).into_owned())
-                    .unwrap_or_default();
-                let mut at = self.members.clone();
-                at.push(name);
-                self.coverage.note(
-                    &at,
-                    NoteKind::Link,
-                    format!("link to {target:?} not followed"),
-                );
+            let name = tar_name(&entry.name);
+            if name.is_empty() && entry.size == 0 {
                 continue;
             }
-            if !(kind.is_file() || kind.is_contiguous() || kind.is_gnu_sparse()) {
-                let mut at = self.members.clone();
-                at.push(name);
-                self.coverage.note(
-                    &at,
-                    NoteKind::Special,
-                    format!("{kind:?} member has no content"),
-                );
-                continue;
+            let name = self.unique(&mut names, name);
+            let mut at = self.members.clone();
+            at.push(name.clone());
+            if entry.name_cut {
+                let msg = format!("member name longer than {} bytes: cut", tarread::MAX_NAME);
+                self.coverage.note(&at, NoteKind::LongName, msg);
             }
-            let declared = entry.size();
-            let mut counted = layer::Counted::new(&mut entry);
-            let consumed = counted.counter();
-            let mut member =
-                Layer::new(&mut counted, &self.members, "tar", self.budget, None, false);
-            member.set_member(name.clone());
-            let result = self.member(name.clone(), &mut member, depth, level);
-            drop(member);
-            result?;
-            // Whatever the visitor left unread is skipped, but counted, so a
-            // member cut short by the end of the stream is caught.
-            if let Err(e) = io::copy(&mut counted, &mut io::sink()) {
-                self.members.push(name);
-                let e = Tagged::io(&self.members, layer::classify(&e), &e);
-                self.record(&e);
-                self.members.pop();
-                return Err(e);
-            }
-            let read = consumed.get();
-            if read < declared {
-                let mut at = self.members.clone();
-                at.push(name);
-                let msg =
-                    format!("tar member declares {declared} bytes, the archive ends after {read}");
-                self.coverage.error(&at, ErrorKind::Truncated, msg);
-                return Ok(());
+            let skipped = |what: String| format!("{what}: not read");
+            match entry.item {
+                tarread::Item::Dir => {}
+                tarread::Item::Symlink(to) | tarread::Item::Hardlink(to) => {
+                    let to = String::from_utf8_lossy(&to).into_owned();
+                    let msg = skipped(format!("link to {:?}, not followed", location::escape(&to)));
+                    self.coverage.error(&at, ErrorKind::Skipped, msg);
+                }
+                tarread::Item::Special(what) => {
+                    self.coverage
+                        .error(&at, ErrorKind::Skipped, skipped(format!("{what} member")));
+                }
+                tarread::Item::Sparse => {
+                    let msg = "GNU sparse member: not expanded, not read";
+                    self.coverage.error(&at, ErrorKind::Unsupported, msg);
+                }
+                tarread::Item::File => {
+                    let errors = self.coverage.errors.len();
+                    let mut data = t.reader();
+                    let mut member =
+                        Layer::new(&mut data, &self.members, "tar", self.budget, None, false);
+                    member.set_member(name.clone());
+                    let result = self.member(name, &mut member, depth, level);
+                    drop(member);
+                    result?;
+                    // What the visitor left is read through, so a member
+                    // cut by the end of the stream is caught (once).
+                    if let Err(e) = t.finish() {
+                        if matches!(e, tarread::TarError::Cut { .. }) {
+                            let seen = self.coverage.errors[errors..]
+                                .iter()
+                                .any(|e| e.members == at && e.kind != ErrorKind::Skipped);
+                            if !seen {
+                                let msg = format!(
+                                    "tar member declares {} bytes, the archive ends before them",
+                                    entry.size
+                                );
+                                self.coverage.error(&at, ErrorKind::Truncated, msg);
+                            }
+                            return Ok(());
+                        }
+                        self.members.push(at.pop().unwrap_or_default());
+                        let e = self.tar_error(e);
+                        self.record(&e);
+                        self.members.pop();
+                        return Err(e);
+                    }
+                }
             }
         }
-        Ok(())
+    }
+
+    /// A tar error at this container's level (a decoder's error below it
+    /// keeps its own tag).
+    fn tar_error(&self, e: tarread::TarError) -> io::Error {
+        match e {
+            tarread::TarError::Io(e) if Tagged::of(&e).is_some() => e,
+            e => Tagged::io(&self.members, e.kind(), &e),
+        }
+    }
+
+    /// A unique name for a member of one container; a duplicate is noted.
+    fn unique(&mut self, names: &mut Names, name: String) -> String {
+        let (unique, dup) = names.unique(name);
+        if dup {
+            let mut at = self.members.clone();
+            at.push(unique.clone());
+            let msg = "another member of this container has the same name: cited with a #N suffix";
+            self.coverage.note(&at, NoteKind::Duplicate, msg);
+        }
+        unique
     }
 
     /// A zip inside a stream: spool it to memory up to what is left of the
@@ -465,87 +589,82 @@ where
         r.take(cap as u64 + 1).read_to_end(&mut spool)?;
         let _held = budget.hold_spool(spool.len());
         if spool.len() <= cap {
-            return self.zip_seekable(Cursor::new(&spool[..]), depth);
+            return self.zip_slice(&spool, depth);
         }
         let mut rest = Cursor::new(spool).chain(r);
         self.zip_local_headers(&mut rest, depth, false)
     }
 
-    fn zip_seekable<R: Read + Seek>(&mut self, r: R, depth: usize) -> io::Result<()> {
+    /// A whole zip in memory: entries from its central directory, or from
+    /// its local headers when the directory is missing or does not fit.
+    fn zip_slice(&mut self, data: &[u8], depth: usize) -> io::Result<()> {
         let level = self.members.len();
-        let mut r = r;
-        // The `zip` crate holds its whole directory in memory (about half a
-        // KiB per entry): a huge one is read from the local headers instead.
-        if zipread::directory_entries(&mut r)
-            .is_ok_and(|n| n.is_some_and(|n| n > MAX_DIRECTORY_ENTRIES))
-        {
-            return self.zip_local_headers(&mut r, depth, false);
-        }
-        let mut archive = match zip::ZipArchive::new(&mut r) {
-            Ok(a) => a,
+        let dir = match zipread::central_directory(data, MAX_DIRECTORY_ENTRIES) {
+            Ok(d) => d,
+            Err(zipread::DirectoryError::TooMany(_)) => {
+                // A huge directory is not held in memory: the local headers
+                // are read in order instead.
+                return self.zip_local_headers(&mut &data[..], depth, false);
+            }
             Err(e) => {
-                // A cut download has no central directory: what the local
-                // headers still hold is read, and the artifact is incomplete.
-                let kind = if matches!(e, zip::result::ZipError::Io(ref io) if io.kind() == io::ErrorKind::UnexpectedEof)
-                    || e.to_string().contains("central directory")
-                    || e.to_string().contains("EOCD")
-                {
-                    ErrorKind::Truncated
-                } else {
-                    ErrorKind::Corrupt
-                };
-                let msg =
-                    format!("zip central directory unreadable ({e}); read from local headers");
-                self.coverage.error(&self.members.clone(), kind, msg);
-                r.seek(io::SeekFrom::Start(0))
-                    .map_err(|e| Tagged::io(&self.members, ErrorKind::Io, &e))?;
-                return self.zip_local_headers(&mut r, depth, true);
+                // A cut download has no central directory (or only one of
+                // a zip stored inside it): what the local headers still
+                // hold is read, and the artifact is incomplete.
+                let msg = format!("zip central directory unusable ({e}); read from local headers");
+                self.coverage
+                    .error(&self.members.clone(), ErrorKind::Truncated, msg);
+                let start = memchr::memmem::find(data, b"PK\x03\x04").unwrap_or(data.len());
+                return self.zip_local_headers(&mut &data[start..], depth, true);
             }
         };
-        let overlaps = zip_overlaps(&mut archive);
-        for (i, overlap) in overlaps.iter().enumerate() {
-            let name = zip_name(&archive, i);
-            if let Some(j) = *overlap {
-                let mut at = self.members.clone();
-                at.push(name);
-                let other = zip_name(&archive, j);
+        let entries = &dir.entries;
+        let spans: Vec<Option<(u64, u64)>> = entries
+            .iter()
+            .map(|e| {
+                let start = zipread::data_start(data, e.header)?;
+                let end = start.checked_add(e.csize)?;
+                Some((start, end))
+            })
+            .collect();
+        let overlaps = zip_overlaps(entries, &spans);
+        let mut names = Names::default();
+        for (i, e) in entries.iter().enumerate() {
+            if e.is_dir() {
+                continue;
+            }
+            let name = self.unique(&mut names, e.name.clone());
+            let mut at = self.members.clone();
+            at.push(name.clone());
+            if let Some(j) = overlaps[i] {
                 let msg = format!(
-                    "zip entry overlaps the data of entry {other:?} (an overlapping-entry zip bomb): not read"
+                    "zip entry overlaps the data of entry {:?} (an overlapping-entry zip bomb): not read",
+                    location::escape(&entries[j].name)
                 );
                 self.coverage.error(&at, ErrorKind::Limit, msg);
                 continue;
             }
-            let file = match archive.by_index_raw(i) {
-                Ok(f) => f,
-                Err(e) => {
-                    let mut at = self.members.clone();
-                    at.push(name);
-                    let (kind, msg) = zip_error(&e);
-                    self.coverage.error(&at, kind, msg);
-                    continue;
-                }
-            };
-            if file.is_dir() {
-                continue;
-            }
-            if file.is_symlink() {
-                let mut at = self.members.clone();
-                at.push(name);
-                self.coverage
-                    .note(&at, NoteKind::Link, "symlink entry not followed");
-                continue;
-            }
-            #[allow(deprecated)]
-            let method = file.compression().to_u16();
-            if let Some((kind, msg)) = zipread::unsupported(file.encrypted(), method) {
-                let mut at = self.members.clone();
-                at.push(name);
+            if let Some((kind, msg)) = zipread::unsupported(e.encrypted(), e.method) {
                 self.coverage.error(&at, kind, msg);
                 continue;
             }
-            let expect = Some((file.crc32(), file.size()));
-            let mut raw = layer::Counted::new(io::BufReader::with_capacity(64 << 10, file));
-            self.zip_entry(name, method, &mut raw, expect, depth, level, false)?;
+            let Some((start, end)) = spans[i] else {
+                let msg = "no local header where the central directory says: not read";
+                self.coverage.error(&at, ErrorKind::Corrupt, msg);
+                continue;
+            };
+            if e.symlink {
+                // Its bytes are searched like any member's; never followed.
+                let msg = "zip entry flagged as a symlink: its bytes were searched, never followed";
+                self.coverage.note(&at, NoteKind::Link, msg);
+            }
+            let have = &data[start.min(data.len() as u64) as usize..end.min(data.len() as u64) as usize];
+            let cut = (have.len() as u64) < e.csize;
+            let mut raw = layer::Counted::new(have);
+            self.zip_entry(name, e.method, &mut raw, Some((e.crc, e.usize)), depth, level, false)?;
+            if cut && !self.coverage.errors.iter().any(|x| x.members == at) {
+                let msg = format!("zip ends inside this entry's {} bytes", e.csize);
+                self.coverage.error(&at, ErrorKind::Truncated, msg);
+            }
         }
         Ok(())
     }
@@ -609,6 +728,7 @@ where
     ) -> io::Result<()> {
         let level = self.members.len();
         let mut input = io::BufReader::with_capacity(64 << 10, r);
+        let mut names = Names::default();
         loop {
             let h = match zipread::local_header(&mut input) {
                 Ok(zipread::Next::Entry(h)) => h,
@@ -629,7 +749,7 @@ where
                     return Ok(());
                 }
             };
-            let name = h.name.clone();
+            let name = self.unique(&mut names, h.name.clone());
             let mut at = self.members.clone();
             at.push(name.clone());
             let unsupported = zipread::unsupported(h.encrypted(), h.method);
@@ -718,31 +838,21 @@ where
     }
 }
 
-/// The name of zip entry `i`, or `#i` when it has none.
-fn zip_name<R: Read + Seek>(archive: &zip::ZipArchive<R>, i: usize) -> String {
-    archive
-        .name_for_index(i)
-        .map(str::to_string)
-        .unwrap_or_else(|| format!("#{i}"))
-}
-
 /// For each entry, the entry whose data it overlaps, if any. Real zips
 /// never overlap; a zip bomb points many directory records at one
 /// compressed kernel (or nests local headers inside other entries' data)
 /// to multiply its output. The first entry in file order is read.
-fn zip_overlaps<R: Read + Seek>(archive: &mut zip::ZipArchive<R>) -> Vec<Option<usize>> {
-    let n = archive.len();
-    let mut spans = Vec::with_capacity(n);
-    for i in 0..n {
-        if let Ok(f) = archive.by_index_raw(i) {
-            let end = f.data_start().saturating_add(f.compressed_size());
-            spans.push((f.header_start(), end, i));
-        }
-    }
-    spans.sort_unstable();
-    let mut out = vec![None; n];
+fn zip_overlaps(entries: &[zipread::CdEntry], spans: &[Option<(u64, u64)>]) -> Vec<Option<usize>> {
+    let mut order: Vec<(u64, u64, usize)> = entries
+        .iter()
+        .zip(spans)
+        .enumerate()
+        .filter_map(|(i, (e, s))| s.map(|(_, end)| (e.header, end, i)))
+        .collect();
+    order.sort_unstable();
+    let mut out = vec![None; entries.len()];
     let mut owner: Option<(u64, usize)> = None;
-    for (start, end, i) in spans {
+    for (start, end, i) in order {
         match owner {
             Some((owner_end, j)) if start < owner_end => out[i] = Some(j),
             _ => owner = Some((end, i)),
@@ -751,23 +861,8 @@ fn zip_overlaps<R: Read + Seek>(archive: &mut zip::ZipArchive<R>) -> Vec<Option<
     out
 }
 
-fn zip_error(e: &zip::result::ZipError) -> (ErrorKind, String) {
-    use zip::result::ZipError;
-    match e {
-        ZipError::UnsupportedArchive(msg) if *msg == ZipError::PASSWORD_REQUIRED => (
-            ErrorKind::Unsupported,
-            "encrypted zip entry: not read".into(),
-        ),
-        ZipError::UnsupportedArchive(msg) => (
-            ErrorKind::Unsupported,
-            format!("unsupported zip entry: {msg}"),
-        ),
-        ZipError::Io(io) if io.kind() == io::ErrorKind::UnexpectedEof => {
-            (ErrorKind::Truncated, format!("zip entry cut short: {io}"))
-        }
-        other => (ErrorKind::Corrupt, format!("zip entry unreadable: {other}")),
-    }
-}
+/// Memory the xz decoder may use (its dictionary), as zstd's window.
+const XZ_MEMLIMIT: u64 = 1 << 28;
 
 /// Zips with more entries than this are read from their local headers.
 const MAX_DIRECTORY_ENTRIES: u64 = 100_000;
@@ -775,6 +870,62 @@ const MAX_DIRECTORY_ENTRIES: u64 = 100_000;
 /// The largest zstd window decoded: 2^27 = 128 MiB, zstd's own default; a
 /// frame asking for more is refused instead of allocating it.
 const ZSTD_WINDOW_LOG_MAX: u32 = 27;
+
+/// The first block of a stream, and the error that stopped it early, if any
+/// (returned after the bytes, so nothing decoded is lost).
+fn read_head(r: &mut dyn Read) -> (Vec<u8>, Option<io::Error>) {
+    let mut head = vec![0u8; HEAD_LEN];
+    let mut n = 0;
+    while n < HEAD_LEN {
+        match r.read(&mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                head.truncate(n);
+                return (head, Some(e));
+            }
+        }
+    }
+    head.truncate(n);
+    (head, None)
+}
+
+/// Member names of one container made unique: a member with the name of
+/// an earlier one is cited as `NAME#2` (or `#3`, ..., the first free), so
+/// two members never share a citation and `cite` reopens the right one.
+/// Names are kept as 64-bit hashes, so memory is 16 bytes per member.
+#[derive(Default)]
+struct Names {
+    seen: std::collections::HashSet<u64>,
+    next: std::collections::HashMap<u64, u64>,
+}
+
+impl Names {
+    fn hash(s: &str) -> u64 {
+        use std::hash::{Hash, Hasher};
+        // Fixed keys: the same archive always gets the same suffixes.
+        let mut h = std::hash::DefaultHasher::new();
+        s.hash(&mut h);
+        h.finish()
+    }
+
+    /// The name to cite, and whether it was a duplicate.
+    fn unique(&mut self, name: String) -> (String, bool) {
+        let h = Self::hash(&name);
+        if self.seen.insert(h) {
+            return (name, false);
+        }
+        let next = self.next.entry(h).or_insert(2);
+        loop {
+            let candidate = format!("{name}#{next}");
+            *next += 1;
+            if self.seen.insert(Self::hash(&candidate)) {
+                return (candidate, true);
+            }
+        }
+    }
+}
 
 /// A tar member name as cited: lossy UTF-8, a leading `./` dropped.
 fn tar_name(raw: &[u8]) -> String {

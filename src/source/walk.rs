@@ -1,5 +1,8 @@
 //! Turning command-line inputs into artifacts: files as given, folders
-//! walked recursively in byte order of names, `-` for stdin.
+//! walked recursively in byte order of names, `-` for stdin. A path that is
+//! not a regular file (`/dev/stdin`, `<(...)`, a FIFO, a device) is read
+//! as a stream like stdin. What cannot be read inside a folder becomes an
+//! artifact whose coverage holds the error, so every output shows it.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -14,12 +17,19 @@ pub struct Artifact {
 
 #[derive(Clone, Debug)]
 pub enum ArtifactKind {
+    /// A regular file (mapped).
     File(PathBuf),
     Stdin,
+    /// A pipe, FIFO or device named on the command line: read once, as a
+    /// stream, within the limits; never hashed.
+    Stream(PathBuf),
+    /// An entry of a folder that could not be listed or typed: reading it
+    /// records this `io` error.
+    Unreadable(String),
 }
 
-/// Expands inputs into artifacts. Unreadable inputs come back as errors
-/// beside the artifacts; they do not stop the walk.
+/// Expands inputs into artifacts. Inputs that do not exist come back as
+/// errors beside the artifacts; they do not stop the walk.
 pub fn walk(inputs: &[String]) -> (Vec<Artifact>, Vec<(String, io::Error)>) {
     let mut out = Vec::new();
     let mut errors = Vec::new();
@@ -34,11 +44,15 @@ pub fn walk(inputs: &[String]) -> (Vec<Artifact>, Vec<(String, io::Error)>) {
         let path = Path::new(input);
         match std::fs::metadata(path) {
             Ok(m) if m.is_dir() => {
-                walk_dir(input.trim_end_matches('/'), path, &mut out, &mut errors)
+                walk_dir(input.trim_end_matches('/'), path, &mut out)
             }
-            Ok(_) => out.push(Artifact {
+            Ok(m) if m.is_file() => out.push(Artifact {
                 path: input.clone(),
                 kind: ArtifactKind::File(path.to_path_buf()),
+            }),
+            Ok(_) => out.push(Artifact {
+                path: input.clone(),
+                kind: ArtifactKind::Stream(path.to_path_buf()),
             }),
             Err(e) => errors.push((input.clone(), e)),
         }
@@ -46,32 +60,44 @@ pub fn walk(inputs: &[String]) -> (Vec<Artifact>, Vec<(String, io::Error)>) {
     (out, errors)
 }
 
-fn walk_dir(
-    shown: &str,
-    dir: &Path,
-    out: &mut Vec<Artifact>,
-    errors: &mut Vec<(String, io::Error)>,
-) {
+fn unreadable(out: &mut Vec<Artifact>, shown: String, e: &io::Error) {
+    out.push(Artifact {
+        path: shown,
+        kind: ArtifactKind::Unreadable(e.to_string()),
+    });
+}
+
+fn walk_dir(shown: &str, dir: &Path, out: &mut Vec<Artifact>) {
     let entries = match std::fs::read_dir(dir) {
         Ok(rd) => rd,
-        Err(e) => {
-            errors.push((shown.to_string(), e));
-            return;
-        }
+        Err(e) => return unreadable(out, shown.to_string(), &e),
     };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
+    let mut listed = Vec::new();
     for entry in entries {
+        match entry {
+            Ok(e) => listed.push(e),
+            Err(e) => unreadable(out, shown.to_string(), &e),
+        }
+    }
+    listed.sort_by_key(|e| e.file_name());
+    for entry in listed {
         let name = entry.file_name().to_string_lossy().into_owned();
         let shown = if shown.is_empty() {
             format!("/{name}")
         } else {
             format!("{shown}/{name}")
         };
-        // Symlinks inside folders are not followed (as ripgrep does).
-        let Ok(ft) = entry.file_type() else { continue };
+        // Symlinks inside folders are not followed (as ripgrep does), nor
+        // are pipes or devices read.
+        let ft = match entry.file_type() {
+            Ok(ft) => ft,
+            Err(e) => {
+                unreadable(out, shown, &e);
+                continue;
+            }
+        };
         if ft.is_dir() {
-            walk_dir(&shown, &entry.path(), out, errors);
+            walk_dir(&shown, &entry.path(), out);
         } else if ft.is_file() {
             out.push(Artifact {
                 path: shown,

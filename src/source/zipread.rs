@@ -8,7 +8,7 @@ use super::ErrorKind;
 use super::gzip::{Damage, bytes_then_error, corrupt, inflate, truncated};
 use flate2::Decompress;
 use std::cell::Cell;
-use std::io::{self, BufRead, Read, Seek, SeekFrom};
+use std::io::{self, BufRead, Read};
 use std::rc::Rc;
 
 /// Compression methods artiscan decodes.
@@ -272,11 +272,7 @@ pub fn local_header(r: &mut dyn BufRead) -> io::Result<Next> {
         }
         e = &e[(4 + len).min(e.len())..];
     }
-    let name = if flags & (1 << 11) != 0 {
-        String::from_utf8_lossy(&name).into_owned()
-    } else {
-        cp437(&name)
-    };
+    let name = name_of(&name, flags);
     Ok(Next::Entry(LocalHeader {
         name,
         flags,
@@ -311,35 +307,232 @@ pub fn descriptor(r: &mut dyn BufRead, zip64: bool) -> io::Result<(u32, u64)> {
     Ok((crc, csize))
 }
 
-/// How many entries the end record of a zip says its central directory
-/// holds (the zip64 count when there is one); `None` when no end record is
-/// found. Leaves `r` at its start.
-pub fn directory_entries<R: Read + Seek>(r: &mut R) -> io::Result<Option<u64>> {
-    let len = r.seek(SeekFrom::End(0))?;
-    let tail = len.min(22 + 0xffff + 20);
-    r.seek(SeekFrom::Start(len - tail))?;
-    let mut buf = vec![0u8; tail as usize];
-    r.read_exact(&mut buf)?;
-    let found = (0..buf.len().saturating_sub(21))
-        .rev()
-        .find(|&i| &buf[i..i + 4] == b"PK\x05\x06");
-    let mut count = None;
-    if let Some(pos) = found {
-        count = Some(le16(&buf[pos + 10..]) as u64);
-        if count == Some(0xffff) && pos >= 20 && &buf[pos - 20..pos - 16] == b"PK\x06\x07" {
-            let at = le64(&buf[pos - 12..]);
-            let mut z = [0u8; 40];
-            if at < len
-                && r.seek(SeekFrom::Start(at)).is_ok()
-                && r.read_exact(&mut z).is_ok()
-                && &z[..4] == b"PK\x06\x06"
-            {
-                count = Some(le64(&z[32..]));
-            }
+/// An entry of a zip's central directory, offsets absolute in the file.
+#[derive(Debug)]
+pub struct CdEntry {
+    pub name: String,
+    pub flags: u16,
+    pub method: u16,
+    pub crc: u32,
+    pub csize: u64,
+    pub usize: u64,
+    /// Where its local header starts.
+    pub header: u64,
+    /// Flagged as a Unix symlink by its external attributes.
+    pub symlink: bool,
+}
+
+impl CdEntry {
+    pub fn encrypted(&self) -> bool {
+        self.flags & 1 != 0
+    }
+    pub fn is_dir(&self) -> bool {
+        self.name.ends_with('/') && self.usize == 0
+    }
+}
+
+/// Why a zip's central directory could not be used; the zip is then read
+/// from its local headers.
+#[derive(Debug, thiserror::Error)]
+pub enum DirectoryError {
+    #[error("no end-of-central-directory record")]
+    NoEnd,
+    #[error(
+        "the end-of-central-directory record does not fit this file ({0}): it may belong to a zip stored inside a cut one"
+    )]
+    Misfit(&'static str),
+    #[error("the central directory announces {0} entries")]
+    TooMany(u64),
+}
+
+/// A zip's central directory, read from a whole zip in memory (entries'
+/// offsets include any bytes before the zip: a self-extractor stub, junk).
+pub struct Directory {
+    pub entries: Vec<CdEntry>,
+}
+
+/// Finds the end record that belongs to this file: its central directory
+/// must lie before it, start with a directory record, hold as many entries
+/// as announced, and point at local headers inside the file. An end record
+/// whose offsets only fit if the zip started later, in a file that starts
+/// with a local header, is a stored inner zip's, not this file's.
+pub fn central_directory(data: &[u8], max_entries: u64) -> Result<Directory, DirectoryError> {
+    let len = data.len();
+    let from = len.saturating_sub(22 + 0xffff);
+    let mut found = Vec::new();
+    let mut i = len.saturating_sub(22);
+    loop {
+        if i < from || len < 22 {
+            break;
+        }
+        if &data[i..i + 4] == b"PK\x05\x06" {
+            found.push(i);
+        }
+        if i == 0 {
+            break;
+        }
+        i -= 1;
+    }
+    if found.is_empty() {
+        return Err(DirectoryError::NoEnd);
+    }
+    // Records whose comment reaches exactly to the end first: a comment
+    // holding end-record-like bytes must not win over the real record.
+    let exact = |&p: &usize| p + 22 + le16(&data[p + 20..]) as usize == len;
+    let (mut first, rest): (Vec<usize>, Vec<usize>) = found.into_iter().partition(exact);
+    first.extend(rest);
+    let mut why = "its central directory is not where it says";
+    for pos in first {
+        match directory_at(data, pos, max_entries) {
+            Ok(d) => return Ok(d),
+            Err(DirectoryError::Misfit(w)) => why = w,
+            Err(e) => return Err(e),
         }
     }
-    r.seek(SeekFrom::Start(0))?;
-    Ok(count)
+    Err(DirectoryError::Misfit(why))
+}
+
+fn directory_at(data: &[u8], pos: usize, max_entries: u64) -> Result<Directory, DirectoryError> {
+    let e = &data[pos..];
+    let mut count = le16(&e[10..]) as u64;
+    let mut cd_size = le32(&e[12..]) as u64;
+    let mut cd_offset = le32(&e[16..]) as u64;
+    // Where the directory ends: the end record, or the zip64 end record.
+    let mut end = pos as u64;
+    if pos >= 20 && &data[pos - 20..pos - 16] == b"PK\x06\x07" {
+        let at = le64(&data[pos - 12..]);
+        let z = data.get(at as usize..).filter(|z| z.len() >= 56);
+        if let Some(z) = z.filter(|z| &z[..4] == b"PK\x06\x06") {
+            count = le64(&z[32..]);
+            cd_size = le64(&z[40..]);
+            cd_offset = le64(&z[48..]);
+            end = at;
+        } else if count == 0xffff || cd_size == 0xffff_ffff || cd_offset == 0xffff_ffff {
+            return Err(DirectoryError::Misfit("its zip64 end record is missing"));
+        }
+    }
+    if count > max_entries {
+        return Err(DirectoryError::TooMany(count));
+    }
+    let Some(start) = end.checked_sub(cd_size) else {
+        return Err(DirectoryError::Misfit(
+            "its central directory would start before the file",
+        ));
+    };
+    let Some(prefix) = start.checked_sub(cd_offset) else {
+        return Err(DirectoryError::Misfit(
+            "its central directory would start past where it ends",
+        ));
+    };
+    if prefix > 0 && data.starts_with(b"PK\x03\x04") {
+        return Err(DirectoryError::Misfit(
+            "its offsets fit only a zip that starts later in the file",
+        ));
+    }
+    let mut cd = &data[start as usize..end as usize];
+    let mut entries = Vec::new();
+    while cd.len() >= 46 && &cd[..4] == b"PK\x01\x02" {
+        let made_by = le16(&cd[4..]);
+        let flags = le16(&cd[8..]);
+        let method = le16(&cd[10..]);
+        let crc = le32(&cd[16..]);
+        let mut csize = le32(&cd[20..]) as u64;
+        let mut usize = le32(&cd[24..]) as u64;
+        let name_len = le16(&cd[28..]) as usize;
+        let extra_len = le16(&cd[30..]) as usize;
+        let comment_len = le16(&cd[32..]) as usize;
+        let attr = le32(&cd[38..]);
+        let mut header = le32(&cd[42..]) as u64;
+        let total = 46 + name_len + extra_len + comment_len;
+        if cd.len() < total {
+            return Err(DirectoryError::Misfit("a directory record runs past its end"));
+        }
+        let raw_name = &cd[46..46 + name_len];
+        let extra = &cd[46 + name_len..46 + name_len + extra_len];
+        let mut unicode = None;
+        for (id, body) in extra_fields(extra) {
+            match id {
+                0x0001 => {
+                    // Only the fields that are 0xffffffff are here, in order.
+                    let mut b = body;
+                    let wide = [usize, csize, header].map(|v| v == 0xffff_ffff);
+                    let mut fields = [&mut usize, &mut csize, &mut header];
+                    for (field, wide) in fields.iter_mut().zip(wide) {
+                        if wide && b.len() >= 8 {
+                            **field = le64(b);
+                            b = &b[8..];
+                        }
+                    }
+                }
+                // Info-ZIP Unicode path: used only if it was made from
+                // this very name (its CRC matches), as libarchive does.
+                0x7075 if body.len() > 5 && body[0] == 1 => {
+                    if le32(&body[1..]) == crc32fast::hash(raw_name) {
+                        unicode = Some(String::from_utf8_lossy(&body[5..]).into_owned());
+                    }
+                }
+                _ => {}
+            }
+        }
+        let name = unicode.unwrap_or_else(|| name_of(raw_name, flags));
+        let symlink = made_by >> 8 == 3 && (attr >> 16) & 0o170000 == 0o120000;
+        entries.push(CdEntry {
+            name,
+            flags,
+            method,
+            crc,
+            csize,
+            usize,
+            header: header.saturating_add(prefix),
+            symlink,
+        });
+        cd = &cd[total..];
+    }
+    // The 16-bit count wraps in zips over 65535 entries without zip64.
+    if entries.len() as u64 % 0x1_0000 != count % 0x1_0000 {
+        return Err(DirectoryError::Misfit(
+            "its central directory holds fewer entries than it announces",
+        ));
+    }
+    if let Some(first) = entries.iter().map(|e| e.header).min()
+        && data.get(first as usize..first as usize + 4) != Some(b"PK\x03\x04")
+    {
+        return Err(DirectoryError::Misfit(
+            "its first entry has no local header where it says",
+        ));
+    }
+    Ok(Directory { entries })
+}
+
+/// (id, body) of each extra field.
+fn extra_fields(mut e: &[u8]) -> impl Iterator<Item = (u16, &[u8])> {
+    std::iter::from_fn(move || {
+        if e.len() < 4 {
+            return None;
+        }
+        let (id, len) = (le16(e), le16(&e[2..]) as usize);
+        let body = &e[4..(4 + len).min(e.len())];
+        e = &e[(4 + len).min(e.len())..];
+        Some((id, body))
+    })
+}
+
+/// Where an entry's data starts, from its local header at `at`.
+pub fn data_start(data: &[u8], at: u64) -> Option<u64> {
+    let h = data.get(at as usize..at as usize + 30)?;
+    if &h[..4] != b"PK\x03\x04" {
+        return None;
+    }
+    Some(at + 30 + le16(&h[26..]) as u64 + le16(&h[28..]) as u64)
+}
+
+/// A name: UTF-8 when flagged (bit 11), else IBM code page 437.
+fn name_of(raw: &[u8], flags: u16) -> String {
+    if flags & (1 << 11) != 0 {
+        String::from_utf8_lossy(raw).into_owned()
+    } else {
+        cp437(raw)
+    }
 }
 
 /// The kind and message for an entry artiscan does not decode, if it is one.

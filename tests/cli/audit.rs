@@ -266,9 +266,10 @@ fn first_audit_stores_every_artifact_with_parsed_names() {
     );
     assert_eq!(
         one::<i64>(&c, "SELECT count(*) FROM artifacts WHERE NOT complete"),
-        3
+        // Three damaged, and the core dump's binary member was not searched.
+        4
     );
-    assert!(run.stderr.contains("3 incomplete"), "{}", run.stderr);
+    assert!(run.stderr.contains("4 incomplete"), "{}", run.stderr);
 
     // Evidence, aggregates and verdicts are there.
     assert!(
@@ -703,7 +704,8 @@ fn report_formats_and_filters() {
         "| nextn-fp8-moe-unset | {NEXTN_RUN} | multinode_server_logs_{RF3}_1_9000034.zip | 6 matching record(s), first runs/{NEXTN_RUN}/multinode_server_logs_{RF3}_1_9000034.zip!multinode_server_logs.tar.gz!config.yaml:30 | `runs/{NEXTN_RUN}/multinode_server_logs_{RF3}_1_9000034.zip!multinode_server_logs.tar.gz!config.yaml:30` |"
     );
     assert!(md.lines().any(|l| l == fail_row), "no row {fail_row}\n{md}");
-    // Runs in numeric order, the damaged run with its 3 incomplete artifacts.
+    // Runs in numeric order, the damaged run with its 4 incomplete artifacts
+    // (a core dump not searched counts).
     let runs_part = &md[md.find("## Runs").unwrap()..md.find("## Checks").unwrap()];
     let run_rows: Vec<&str> = runs_part
         .lines()
@@ -716,7 +718,7 @@ fn report_formats_and_filters() {
         run_rows[0]
     );
     assert!(
-        run_rows[4].starts_with(&format!("| {DAMAGED_RUN} | 8 | 3 |")),
+        run_rows[4].starts_with(&format!("| {DAMAGED_RUN} | 8 | 4 |")),
         "{}",
         run_rows[4]
     );
@@ -733,7 +735,7 @@ fn report_formats_and_filters() {
     let recs = jl.records();
     assert_eq!(recs[0]["type"], "audit_summary");
     assert_eq!(recs[0]["runs"], 6);
-    assert_eq!(recs[0]["incomplete"], 3);
+    assert_eq!(recs[0]["incomplete"], 4);
     let c = db(&dir.path().join("audit.sqlite"));
     for status in ["pass", "fail", "unknown"] {
         let n: i64 = one(
@@ -751,7 +753,7 @@ fn report_formats_and_filters() {
         jl.of_type("fail").len() as i64,
         one::<i64>(&c, "SELECT count(*) FROM verdicts WHERE status = 'fail'")
     );
-    assert_eq!(jl.of_type("incomplete").len(), 3);
+    assert_eq!(jl.of_type("incomplete").len(), 4);
 
     // CSV: a header and one row per part.
     let csv = report(&["--format", "csv"]).stdout;

@@ -3,6 +3,7 @@
 
 mod harness;
 
+mod archives;
 mod audit;
 mod check;
 mod cite;

@@ -1,0 +1,526 @@
+//! A tar reader of artiscan's own, lenient where GNU tar, bsdtar and
+//! Python's tarfile are lenient and strict about coverage: ustar, GNU
+//! (long names and links, `./` names), pax (path, linkpath, size; the last
+//! of redundant headers wins), V7, checksums summed with signed or unsigned
+//! bytes, size fields of NULs or base-256. A tar that ends without its
+//! end-of-archive blocks, or inside a header or a member, is `truncated`.
+//! GNU sparse members (old GNU, pax 0.0/0.1/1.0) keep their real name and
+//! are reported `unsupported` (their holes are never synthesised, so a tiny
+//! file cannot claim exabytes); the rest of the archive is read.
+//!
+//! Names and pax records are read up to [`MAX_NAME`] and [`MAX_PAX`]
+//! bytes; the rest is skipped (read, not kept), so memory stays bounded
+//! whatever a header claims.
+
+use super::ErrorKind;
+use std::io::{self, Read};
+
+/// Longest member name kept; longer ones are cut (with a note).
+pub const MAX_NAME: usize = 4096;
+/// Largest pax extended header parsed; a bigger one stops the archive.
+pub const MAX_PAX: u64 = 1 << 20;
+
+const BLOCK: usize = 512;
+
+/// Why a tar could not be read on: typed, so the kind never depends on
+/// message wording.
+#[derive(Debug, thiserror::Error)]
+pub enum TarError {
+    #[error("tar ends inside {what} at byte {at}")]
+    Cut { what: &'static str, at: u64 },
+    #[error("tar ends after byte {at} without its end-of-archive blocks")]
+    NoEnd { at: u64 },
+    #[error("tar header at byte {at} has a bad checksum: the rest is not read")]
+    Checksum { at: u64 },
+    #[error("tar header at byte {at} has an unreadable {field} field")]
+    Field { field: &'static str, at: u64 },
+    #[error("pax header at byte {at} is {size} bytes, more than {MAX_PAX}: the rest is not read")]
+    PaxTooBig { size: u64, at: u64 },
+    #[error("tar multi-volume continuation at byte {at}: not supported")]
+    MultiVolume { at: u64 },
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+impl TarError {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            TarError::Cut { .. } | TarError::NoEnd { .. } => ErrorKind::Truncated,
+            TarError::Checksum { .. } | TarError::Field { .. } => ErrorKind::Corrupt,
+            TarError::PaxTooBig { .. } => ErrorKind::Limit,
+            TarError::MultiVolume { .. } => ErrorKind::Unsupported,
+            TarError::Io(e) => super::layer::classify(e),
+        }
+    }
+}
+
+/// What a header announces.
+#[derive(Debug)]
+pub enum Item {
+    /// Content to read: a regular file (or a type GNU tar extracts as one).
+    File,
+    Symlink(Vec<u8>),
+    Hardlink(Vec<u8>),
+    /// A device, fifo or other member without content.
+    Special(&'static str),
+    /// A directory (also an old-style `name/` regular entry); not a member.
+    Dir,
+    /// A GNU sparse member: not expanded.
+    Sparse,
+}
+
+/// One entry: its name (raw bytes, cut to [`MAX_NAME`]) and data size.
+#[derive(Debug)]
+pub struct Entry {
+    pub name: Vec<u8>,
+    /// The name was longer than [`MAX_NAME`] and was cut.
+    pub name_cut: bool,
+    pub item: Item,
+    /// Bytes of data that follow the header (padded to a block).
+    pub size: u64,
+}
+
+pub enum Next {
+    Entry(Entry),
+    /// The end-of-archive block(s).
+    End,
+}
+
+/// A tar stream, read header by header.
+pub struct TarReader<'r> {
+    r: &'r mut dyn Read,
+    pos: u64,
+    /// Bytes read ahead (hardlink heuristic), served before `r`.
+    ahead: Vec<u8>,
+    ahead_at: usize,
+    /// Data bytes of the current entry not yet read, then its padding.
+    left: u64,
+    pad: u64,
+}
+
+/// A header's checksum adds up, summed over unsigned or (old Sun, HP-UX,
+/// V7 writers) signed bytes, the checksum field counted as spaces.
+pub fn checksum_ok(h: &[u8]) -> bool {
+    if h.len() < BLOCK {
+        return false;
+    }
+    let Some(stored) = octal(&h[148..156]) else {
+        return false;
+    };
+    let (mut unsigned, mut signed) = (0u64, 0i64);
+    for (i, &b) in h[..BLOCK].iter().enumerate() {
+        let b = if (148..156).contains(&i) { b' ' } else { b };
+        unsigned += b as u64;
+        signed += b as i8 as i64;
+    }
+    stored == unsigned || stored as i64 == signed
+}
+
+/// An octal numeric field: leading spaces or NULs, digits, then a space or
+/// NUL (a field of only NULs or spaces is 0); or base-256 (high bit set).
+fn octal(f: &[u8]) -> Option<u64> {
+    if f.first().is_some_and(|&b| b & 0x80 != 0) {
+        // Base-256: big-endian, the first byte's high bit is the marker.
+        // Negative numbers (0xff marker) are not sizes.
+        if f[0] == 0xff {
+            return None;
+        }
+        let mut v: u64 = (f[0] & 0x7f) as u64;
+        for &b in &f[1..] {
+            v = v.checked_mul(256)?.checked_add(b as u64)?;
+        }
+        return Some(v);
+    }
+    let s = f
+        .iter()
+        .skip_while(|&&b| b == b' ' || b == 0)
+        .take_while(|&&b| (b'0'..=b'7').contains(&b))
+        .fold(Some(0u64), |acc, &b| {
+            acc.and_then(|v| v.checked_mul(8))
+                .and_then(|v| v.checked_add((b - b'0') as u64))
+        })?;
+    // Whatever follows the digits must be a terminator.
+    let digits_end = f
+        .iter()
+        .position(|&b| b != b' ' && b != 0)
+        .map(|start| {
+            start
+                + f[start..]
+                    .iter()
+                    .take_while(|&&b| (b'0'..=b'7').contains(&b))
+                    .count()
+        })
+        .unwrap_or(f.len());
+    if f[digits_end..].iter().all(|&b| b == b' ' || b == 0) {
+        Some(s)
+    } else {
+        None
+    }
+}
+
+/// Bytes up to the first NUL.
+fn cstr(f: &[u8]) -> &[u8] {
+    &f[..memchr::memchr(0, f).unwrap_or(f.len())]
+}
+
+/// Pending extended attributes for the next entry (the last header wins).
+#[derive(Default)]
+struct Extended {
+    long_name: Option<(Vec<u8>, bool)>,
+    long_link: Option<Vec<u8>>,
+    pax_path: Option<(Vec<u8>, bool)>,
+    pax_link: Option<Vec<u8>>,
+    pax_size: Option<u64>,
+    /// GNU.sparse.name (pax sparse 0.1/1.0: the real name).
+    sparse_name: Option<(Vec<u8>, bool)>,
+    sparse: bool,
+    pax: bool,
+}
+
+impl<'r> TarReader<'r> {
+    pub fn new(r: &'r mut dyn Read) -> Self {
+        TarReader {
+            r,
+            pos: 0,
+            ahead: Vec::new(),
+            ahead_at: 0,
+            left: 0,
+            pad: 0,
+        }
+    }
+
+    /// One read, from the bytes read ahead first; counts the position.
+    fn raw(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = if self.ahead_at < self.ahead.len() {
+            let n = buf.len().min(self.ahead.len() - self.ahead_at);
+            buf[..n].copy_from_slice(&self.ahead[self.ahead_at..self.ahead_at + n]);
+            self.ahead_at += n;
+            n
+        } else {
+            self.r.read(buf)?
+        };
+        self.pos += n as u64;
+        Ok(n)
+    }
+
+    /// Fills `buf` as far as the stream allows; the count read.
+    fn fill(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut n = 0;
+        while n < buf.len() {
+            match self.raw(&mut buf[n..]) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(n)
+    }
+
+    fn block(&mut self, buf: &mut [u8; BLOCK]) -> io::Result<usize> {
+        self.fill(buf)
+    }
+
+    /// Skips `n` bytes of the stream; false if it ended first.
+    fn skip(&mut self, mut n: u64) -> io::Result<bool> {
+        while n > 0 && self.ahead_at < self.ahead.len() {
+            let take = n.min((self.ahead.len() - self.ahead_at) as u64);
+            self.ahead_at += take as usize;
+            self.pos += take;
+            n -= take;
+        }
+        let got = io::copy(&mut (&mut self.r).take(n), &mut io::sink())?;
+        self.pos += got;
+        Ok(got == n)
+    }
+
+    /// Reads `size` bytes of an extended header's data, keeping at most
+    /// `keep` of them; None if the stream ends first.
+    fn data(&mut self, size: u64, keep: u64) -> Result<Vec<u8>, TarError> {
+        let kept = size.min(keep);
+        let mut buf = vec![0u8; kept as usize];
+        let n = self.fill(&mut buf)?;
+        let cut = TarError::Cut {
+            what: "an extended header",
+            at: self.pos,
+        };
+        if (n as u64) < kept {
+            return Err(cut);
+        }
+        let rest = size - kept + pad(size);
+        if !self.skip(rest)? {
+            return Err(cut);
+        }
+        Ok(buf)
+    }
+
+    /// Finishes the current entry's data and padding (what the visitor left
+    /// is read and dropped). Err(Cut) if the stream ends first.
+    pub fn finish(&mut self) -> Result<(), TarError> {
+        let n = self.left + self.pad;
+        self.left = 0;
+        self.pad = 0;
+        if self.skip(n)? {
+            Ok(())
+        } else {
+            Err(TarError::Cut {
+                what: "a member",
+                at: self.pos,
+            })
+        }
+    }
+
+    /// The next entry, after skipping what is left of the current one.
+    pub fn next(&mut self) -> Result<Next, TarError> {
+        self.finish()?;
+        let mut ext = Extended::default();
+        let mut h = [0u8; BLOCK];
+        loop {
+            let at = self.pos;
+            let n = self.block(&mut h)?;
+            if n == 0 {
+                return Err(TarError::NoEnd { at });
+            }
+            if n < BLOCK {
+                return Err(TarError::Cut {
+                    what: "a header",
+                    at: self.pos,
+                });
+            }
+            if h.iter().all(|&b| b == 0) {
+                // One zero block ends the archive for every reader; the
+                // second is not required (GNU tar only warns).
+                return Ok(Next::End);
+            }
+            if !checksum_ok(&h) {
+                return Err(TarError::Checksum { at });
+            }
+            let size = if h[156] == b'1' || h[156] == b'2' || h[156] == b'5' {
+                // Link and directory sizes may be garbage in old writers.
+                octal(&h[124..136]).unwrap_or(0)
+            } else {
+                octal(&h[124..136]).ok_or(TarError::Field { field: "size", at })?
+            };
+            let typeflag = h[156];
+            match typeflag {
+                b'L' => {
+                    let d = self.data(size, MAX_NAME as u64 + 1)?;
+                    ext.long_name = Some(cut_name(cstr(&d)));
+                    continue;
+                }
+                b'K' => {
+                    let d = self.data(size, MAX_NAME as u64)?;
+                    ext.long_link = Some(cstr(&d).to_vec());
+                    continue;
+                }
+                b'x' | b'X' => {
+                    if size > MAX_PAX {
+                        return Err(TarError::PaxTooBig { size, at });
+                    }
+                    let d = self.data(size, MAX_PAX)?;
+                    pax(&d, &mut ext);
+                    ext.pax = true;
+                    continue;
+                }
+                b'g' => {
+                    if size > MAX_PAX {
+                        return Err(TarError::PaxTooBig { size, at });
+                    }
+                    self.data(size, 0)?;
+                    continue;
+                }
+                b'V' => {
+                    // A volume label: no member.
+                    self.left = size;
+                    self.pad = pad(size);
+                    self.finish()?;
+                    continue;
+                }
+                b'M' => return Err(TarError::MultiVolume { at }),
+                _ => {}
+            }
+            let mut size = ext.pax_size.unwrap_or(size);
+            let ustar = &h[257..263] == b"ustar\0";
+            let (name, name_cut) = if let Some(n) = ext.sparse_name.take() {
+                n
+            } else if let Some(n) = ext.pax_path.take() {
+                n
+            } else if let Some(n) = ext.long_name.take() {
+                n
+            } else {
+                let base = cstr(&h[..100]);
+                let prefix = if ustar { cstr(&h[345..500]) } else { &[][..] };
+                let mut full = Vec::with_capacity(prefix.len() + 1 + base.len());
+                if !prefix.is_empty() {
+                    full.extend_from_slice(prefix);
+                    full.push(b'/');
+                }
+                full.extend_from_slice(base);
+                (full, false)
+            };
+            let link = ext
+                .pax_link
+                .take()
+                .or(ext.long_link.take())
+                .unwrap_or_else(|| cstr(&h[157..257]).to_vec());
+            let item = match typeflag {
+                _ if ext.sparse => Item::Sparse,
+                b'S' => {
+                    // Old GNU sparse: extension blocks follow the header
+                    // while their "isextended" byte is set.
+                    let mut extended = h[482] != 0;
+                    let mut e = [0u8; BLOCK];
+                    while extended {
+                        if self.block(&mut e)? < BLOCK {
+                            return Err(TarError::Cut {
+                                what: "a sparse header",
+                                at: self.pos,
+                            });
+                        }
+                        extended = e[504] != 0;
+                    }
+                    Item::Sparse
+                }
+                b'1' => {
+                    if size > 0 && !ext.pax && self.header_follows()? {
+                        // Traditional writers put the target's size on a
+                        // hardlink without data (libarchive's heuristic).
+                        size = 0;
+                    }
+                    if size > 0 {
+                        // pax allows a hardlink with a body: its content.
+                        Item::File
+                    } else {
+                        Item::Hardlink(link)
+                    }
+                }
+                b'2' => Item::Symlink(link),
+                b'3' => Item::Special("character device"),
+                b'4' => Item::Special("block device"),
+                b'6' => Item::Special("fifo"),
+                b'5' | b'D' => Item::Dir,
+                b'0' | 0 | b'7' if name.ends_with(b"/") => Item::Dir,
+                // Regular, contiguous, and every other type: GNU tar
+                // extracts unknown types as regular files.
+                _ => Item::File,
+            };
+            self.left = size;
+            self.pad = pad(size);
+            return Ok(Next::Entry(Entry {
+                name,
+                name_cut,
+                item,
+                size,
+            }));
+        }
+    }
+
+    /// Whether the next block is a tar header or an end block (read ahead
+    /// and kept for the next read).
+    fn header_follows(&mut self) -> io::Result<bool> {
+        let mut b = [0u8; BLOCK];
+        let at = self.pos;
+        let n = self.fill(&mut b)?;
+        // Put it back: served before the stream by the next reads.
+        let mut ahead = b[..n].to_vec();
+        ahead.extend_from_slice(&self.ahead[self.ahead_at..]);
+        self.ahead = ahead;
+        self.ahead_at = 0;
+        self.pos = at;
+        Ok(n == 0 || (n == BLOCK && (b.iter().all(|&x| x == 0) || checksum_ok(&b))))
+    }
+
+    /// A reader of the current entry's data. On a stream that ends early
+    /// it returns a `truncated` error after the bytes it had.
+    pub fn reader(&mut self) -> Data<'_, 'r> {
+        Data { t: self }
+    }
+}
+
+fn pad(size: u64) -> u64 {
+    (BLOCK as u64 - size % BLOCK as u64) % BLOCK as u64
+}
+
+fn cut_name(raw: &[u8]) -> (Vec<u8>, bool) {
+    if raw.len() > MAX_NAME {
+        (raw[..MAX_NAME].to_vec(), true)
+    } else {
+        (raw.to_vec(), false)
+    }
+}
+
+/// Parses pax records (`LEN key=value\n`); unknown keys are ignored.
+fn pax(mut d: &[u8], ext: &mut Extended) {
+    while !d.is_empty() {
+        let Some(sp) = memchr::memchr(b' ', d) else {
+            return;
+        };
+        let Some(len) = std::str::from_utf8(&d[..sp])
+            .ok()
+            .and_then(|s| s.parse::<usize>().ok())
+        else {
+            return;
+        };
+        if len <= sp + 1 || len > d.len() {
+            return;
+        }
+        let rec = &d[sp + 1..len];
+        let rec = rec.strip_suffix(b"\n").unwrap_or(rec);
+        d = &d[len..];
+        let Some(eq) = memchr::memchr(b'=', rec) else {
+            continue;
+        };
+        let (key, value) = (&rec[..eq], &rec[eq + 1..]);
+        match key {
+            b"path" => ext.pax_path = Some(cut_name(value)),
+            b"linkpath" => ext.pax_link = Some(value[..value.len().min(MAX_NAME)].to_vec()),
+            b"size" => {
+                ext.pax_size = std::str::from_utf8(value).ok().and_then(|s| s.parse().ok())
+            }
+            b"GNU.sparse.name" => ext.sparse_name = Some(cut_name(value)),
+            k if k.starts_with(b"GNU.sparse.") => ext.sparse = true,
+            _ => {}
+        }
+    }
+}
+
+/// The data of the current entry.
+pub struct Data<'t, 'r> {
+    t: &'t mut TarReader<'r>,
+}
+
+impl Read for Data<'_, '_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let t = &mut *self.t;
+        if t.left == 0 || buf.is_empty() {
+            return Ok(0);
+        }
+        let want = buf.len().min(t.left.min(usize::MAX as u64) as usize);
+        let n = t.raw(&mut buf[..want])?;
+        if n == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                TarError::Cut {
+                    what: "a member",
+                    at: t.pos,
+                },
+            ));
+        }
+        t.left -= n as u64;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn octal_fields() {
+        assert_eq!(octal(b"0000644\0"), Some(0o644));
+        assert_eq!(octal(b"   644 \0"), Some(0o644));
+        assert_eq!(octal(b"\0\0\0\0\0\0\0\0"), Some(0));
+        assert_eq!(octal(b"12a4"), None);
+        assert_eq!(octal(&[0x80, 0, 0, 0, 0, 0, 0, 1, 0]), Some(256));
+    }
+}
