@@ -124,8 +124,8 @@ pub fn account(coverage: &mut Coverage, members: &[String], outcome: &Outcome, m
             members,
             NoteKind::LongLine,
             format!(
-                "{} line(s) longer than --max-line {max_line} searched up to the cap",
-                outcome.long_lines
+                "{} line(s) longer than --max-line {max_line} searched up to the cap, the first is line {}",
+                outcome.long_lines, outcome.first_long_line
             ),
         );
     }
