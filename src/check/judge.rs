@@ -337,14 +337,10 @@ impl Check {
     }
 
     fn judge_absent(&self, v: &mut VerdictRecord, cx: &Ctx, m: &[&EvidenceRecord]) {
-        if let Some(first) = m.first() {
+        if !m.is_empty() {
+            // The citations are in `evidence`; the reason says what was found.
             v.status = Status::Fail;
-            v.reason = format!(
-                "{} matching record(s), first {}{}",
-                m.len(),
-                first.citation,
-                self.values_text(v)
-            );
+            v.reason = format!("{} matching record(s){}", m.len(), self.values_text(v));
             return;
         }
         let what = format!("no matching {} record", self.what());
