@@ -49,6 +49,8 @@ BASE = datetime(2026, 10, 29, 4, 10, 0)  # t=0 of the SGLang timelines (ms offse
 RF1 = "dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc64_mi355x-amds_03"
 RF2 = "dsv4_fp4_sglang_tp8-pp1-dcp1-pcp1-ep8-dpatrue_disagg-true_spec-mtp_conc128_gb200-nv_01"
 RF3 = "dsv4_fp4_sglang_tp8-pp1-dcp1-pcp1-ep8-dpatrue_disagg-true_spec-mtp_conc256_gb200-nv_02"
+RF4 = "dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc32_b200-nv_05"
+RF5 = "dsv4_fp4_sglang_tp8-pp1-dcp1-pcp1-ep8-dpatrue_disagg-true_spec-mtp_conc64_gb200-nv_03"
 IMG_ROCM = "lmsysorg/sglang-rocm:v0.5.20-rocm720-mi35x-20260926"
 IMG_GB200 = "lmsysorg/sglang:v0.5.20-cu130-gb200"
 MODEL = "deepseek-ai/DeepSeek-V4"
@@ -1920,6 +1922,9 @@ ORDER = [
     f"damaged/cut_server_logs_{RF1}.zip",
     "damaged/corrupt_server.log.gz",
     "damaged/core_dump_artifact.zip",
+    f"eval_server_logs_{RF4}.zip",
+    f"multinode_server_logs_{RF5}.zip",
+    "plain/long_line_server.log.gz",
 ]
 
 
@@ -1942,6 +1947,12 @@ def write_readme():
         f"- RF1 = `{RF1}` (single node, AMD)",
         f"- RF2 = `{RF2}` (multinode NVIDIA, conc128)",
         f"- RF3 = `{RF3}` (multinode NVIDIA, conc256)",
+        f"- RF4 = `{RF4}` (single node, srt-slurm, NVIDIA)",
+        f"- RF5 = `{RF5}` (multinode NVIDIA, disaggregated, decode misses TP2)",
+        "",
+        "`downloaded/` holds the same artifacts as `gh run download` leaves them: each of these zips extracted",
+        "into a folder named after the artifact (inner archives such as `srt-single-node-logs.tar.gz` stay",
+        "archives): " + ", ".join(f"`{d}`" for d in DOWNLOADED) + ". Each folder must give the same verdicts as its zip.",
         "",
         "| file | bytes | sha256 (first 16) |",
         "|---|---:|---|",
@@ -1971,6 +1982,124 @@ def write_readme():
         out.append("")
     text = "\n".join(out) + "\n"
     write_out("README.md", text.encode())
+
+
+
+# --------------------------------------------------------------------------
+# eval_server_logs_<RF4>.zip: single-node srt-slurm, engine log only inside
+# srt-single-node-logs.tar.gz; disaggregated multinode_server_logs_<RF5>.zip
+# whose decode worker misses a rank its prefill worker has; a long-line log;
+# and downloaded/: every valid artifact zip extracted as `gh run download` does
+# --------------------------------------------------------------------------
+
+SRT_HOST = "b200-node07"
+
+
+def make_srt_single():
+    art = f"eval_server_logs_{RF4}.zip"
+    log = rf1_server_log()
+    err = ("/usr/local/lib/python3.12/dist-packages/torch/cuda/__init__.py:63: FutureWarning: The pynvml package is deprecated.\n"
+           "  import pynvml  # type: ignore[import]\n").encode()
+    inner = [("logs/", None), (f"logs/{SRT_HOST}_agg_w0.out", log), (f"logs/{SRT_HOST}_agg_w0.err", err)]
+    tgz = gz(tar_bytes(inner), level=6)
+    client = ("\n".join([
+        "2026-10-29 04:40:01 [INFO] srt-slurm single-node: waiting for server on port 30000",
+        "2026-10-29 04:41:12 [INFO] server ready; running lm-eval gsm8k (1319 samples)",
+        "2026-10-29 04:58:40 [INFO] eval finished; server logs in srt-single-node-logs.tar.gz",
+    ]) + "\n").encode()
+    for n, d in inner:
+        if d is not None:
+            reg(art, ["srt-single-node-logs.tar.gz", n], d)
+    reg(art, ["client.log"], client)
+    write_out(art, zip_bytes([("srt-single-node-logs.tar.gz", tgz), ("client.log", client)]))
+    note(art,
+         "Single-node srt-slurm layout: the engine log exists ONLY inside `srt-single-node-logs.tar.gz`, as "
+         f"`logs/{SRT_HOST}_agg_w0.out` (the same SGLang log as `server.log` of `server_logs_<RF1>.zip`); the zip's top level holds just `client.log`.",
+         "No eval results (an eval *server logs* artifact), no environment dump.")
+
+
+def make_disagg_missing(m2_members):
+    art = f"multinode_server_logs_{RF5}.zip"
+    members = []
+    for n, d in m2_members:
+        if d is not None and n.endswith("_decode_w0.out"):
+            lines = d.decode().split("\n")
+            d = "\n".join(l for l in lines if not ("TP2 EP2] monokernel routing check" in l)).encode()
+        elif d is not None and n.endswith("_prefill_w0.out"):
+            lines = d.decode().split("\n")
+            at = next(i for i, l in enumerate(lines) if "Prefill batch" in l)
+            add = ["[2026-10-29 04:18:%02d.%03d DP%d TP%d EP%d] monokernel routing check: muse_spark_dflash2_draft_cuda (sm100) serves target_verify bs=[1, 2] x 4 tokens, 2/2 captured decode graphs routed"
+                   % (40 + r, 100 + 37 * r, r, r, r) for r in range(4)]
+            d = "\n".join(lines[:at] + add + lines[at:]).encode()
+        members.append((n, d))
+    stored = []
+    for n, d in members:
+        if d is None:
+            stored.append((n, None))
+        else:
+            reg(art, ["multinode_server_logs.tar.gz", n], d)
+            stored.append((n, gz(d) if n.endswith(".gz") else d))
+    write_out(art, zip_bytes([("multinode_server_logs.tar.gz", gz(tar_bytes(stored), level=6))]))
+    note(art,
+         f"Same members as `multinode_server_logs_{RF2}.zip` except two logs:",
+         "The prefill worker (`./gb200-node02_prefill_w0.out`, tp_size=4) logs `target_verify` routing lines for TP0-TP3 (DP<n> TP<n> EP<n>).",
+         "The decode worker (`./gb200-node01_decode_w0.out`, tp_size=8) never logs a routing line for TP2 (TP0-TP1, TP3-TP7 do): merged across servers the ranks look complete (TP0-TP7); per server, decode_w0 misses TP2.")
+
+
+def long_bar(n_frames, seed):
+    # Periodic frames: the sample stays a few KB compressed.
+    frames = []
+    for i in range(n_frames):
+        frames.append("Capturing batches (bs=%d avail_mem=%.2f GB): %3d%%|%s| %d/%d [00:%02d<00:%02d, %5.2fit/s]"
+                      % ([1, 2, 4, 8, 16][(i + seed) % 5], 7.70 - (i % 10) / 100, (i % 10) * 10, "\u2588" * (i % 10) + " " * (10 - i % 10),
+                         i % 10, 10, i % 10, 10 - i % 10, 1 + (i % 10) * 1.25))
+    return "\r" + "\r".join(frames)
+
+
+def make_long_line():
+    art = "plain/long_line_server.log.gz"
+    lines = rf1_server_log().decode().split("\n")
+    tb = [
+        long_bar(14000, 1) + "[2026-10-29 04:25:13 TP0 EP0] Scheduler hit an exception: Traceback (most recent call last):",
+        '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2101, in run_scheduler_process',
+        "    scheduler.event_loop_overlap()",
+        long_bar(14000, 2) + "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 255.98 GiB",
+        long_bar(13000, 3),
+    ]
+    at = 200
+    lines = lines[:at] + tb + lines[at:]
+    data = "\n".join(lines).encode()
+    reg(art, [], data)
+    write_out(art, gz(data))
+    note(art,
+         "The SGLang log of `server_logs_<RF1>.zip` with five lines inserted after line 200: "
+         "L201 is a >1 MiB `\\r` progress bar with `Scheduler hit an exception: Traceback (most recent call last):` glued at its end (past the default --max-line of 1 MiB), "
+         "L202-L203 the traceback's `File` lines, L204 another >1 MiB bar ending in `torch.OutOfMemoryError: HIP out of memory`, L205 a >1 MiB bar alone.",
+         "Exactly 3 lines (201, 204, 205) are longer than 1 MiB; the traceback and the OOM are only past the cap.")
+
+
+DOWNLOADED = [
+    f"server_logs_{RF1}.zip",
+    f"eval_server_logs_{RF4}.zip",
+    f"multinode_server_logs_{RF2}.zip",
+    f"multinode_server_logs_{RF3}.zip",
+    f"multinode_server_logs_{RF5}.zip",
+    f"eval_gsm8k_{RF1}.zip",
+    "logs_12345678.zip",
+    "damaged/core_dump_artifact.zip",
+]
+
+
+def make_downloaded():
+    """`gh run download` extracts each artifact zip into a folder named after
+    the artifact; inner archives stay as they are."""
+    for rel in DOWNLOADED:
+        name = os.path.basename(rel)[: -len(".zip")]
+        with zipfile.ZipFile(P(rel)) as z:
+            for zi in z.infolist():
+                if zi.is_dir():
+                    continue
+                write_out(f"downloaded/{name}/{zi.filename}", z.read(zi))
 
 
 # --------------------------------------------------------------------------
@@ -2174,13 +2303,45 @@ def check_all():
         assert core.startswith(b"\x7fELF") and b"\0" * 256 in core[:512]
         assert b"target_verify" in z.read("server.log")
     summary(rel, "zip with binary core + text log")
+    rel = f"eval_server_logs_{RF4}.zip"
+    with zipfile.ZipFile(P(rel)) as z:
+        assert z.namelist() == ["srt-single-node-logs.tar.gz", "client.log"]
+        with tarfile.open(fileobj=io.BytesIO(z.read("srt-single-node-logs.tar.gz")), mode="r:gz") as tf:
+            log = tf.extractfile(f"logs/{SRT_HOST}_agg_w0.out").read().decode()
+        assert routing_ranks(log) == {str(i) for i in range(8)}
+        assert "monokernel" not in z.read("client.log").decode()
+    summary(rel, "engine log only inside srt-single-node-logs.tar.gz")
+    rel = f"multinode_server_logs_{RF5}.zip"
+    with zipfile.ZipFile(P(rel)) as z:
+        with tarfile.open(fileobj=io.BytesIO(z.read("multinode_server_logs.tar.gz")), mode="r:gz") as tf:
+            dec = tf.extractfile("./gb200-node01_decode_w0.out").read().decode()
+            pre = tf.extractfile("./gb200-node02_prefill_w0.out").read().decode()
+    assert routing_ranks(dec) == {str(i) for i in range(8)} - {"2"}, routing_ranks(dec)
+    assert routing_ranks(pre) == {"0", "1", "2", "3"}
+    summary(rel, "decode misses TP2, prefill has TP0-3")
+    rel = "plain/long_line_server.log.gz"
+    lines = gzip.decompress(read(rel)).split(b"\n")
+    longs = [i + 1 for i, l in enumerate(lines) if len(l) > 1 << 20]
+    assert longs == [201, 204, 205], longs
+    assert lines[200].endswith(b"Traceback (most recent call last):") and b"Traceback" not in lines[200][: 1 << 20]
+    assert b"OutOfMemoryError" in lines[203] and b"OutOfMemoryError" not in lines[203][: 1 << 20]
+    assert b"Traceback" not in b"\n".join(lines[:200] + lines[205:])
+    summary(rel, "3 lines over 1 MiB; traceback and OOM past the cap")
+    for d in DOWNLOADED:
+        name = os.path.basename(d)[: -len(".zip")]
+        with zipfile.ZipFile(P(d)) as z:
+            for zi in z.infolist():
+                if not zi.is_dir():
+                    assert read(f"downloaded/{name}/{zi.filename}") == z.read(zi), (d, zi.filename)
+    print(f"{'downloaded/':<110} {len(DOWNLOADED)} zips extracted as gh run download does")
     total = 0
     for root, _, fs in os.walk(HERE):
         for fn in fs:
             if "__pycache__" not in root:
                 total += os.path.getsize(os.path.join(root, fn))
     print(f"total size of samples/: {total} bytes")
-    assert total < 300 * 1024, total
+    # downloaded/ repeats the zips' content, extracted.
+    assert total < 640 * 1024, total
 
 
 def _utf8_ok(b):
@@ -2207,6 +2368,10 @@ def generate():
     make_cut_zip()
     make_corrupt_gz()
     make_core_dump()
+    make_srt_single()
+    make_disagg_missing(m2_members)
+    make_long_line()
+    make_downloaded()
     write_readme()
 
 

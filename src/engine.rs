@@ -1,6 +1,6 @@
 //! Running a piece of work over many artifacts: in parallel on a rayon pool,
-//! each artifact's output kept together, handed to one consumer in order of
-//! completion (input order with one thread).
+//! each artifact's output kept together, handed to one consumer in input
+//! order whatever the thread count, so output never depends on `-j`.
 
 use crate::lines::Outcome;
 use crate::source::{Artifact, ArtifactKind, Coverage, ErrorKind, NoteKind};
@@ -10,7 +10,8 @@ use std::path::Path;
 use std::sync::mpsc;
 
 /// Runs `work` on every artifact with `threads` workers and passes each
-/// result to `consume` on the calling thread.
+/// result to `consume` on the calling thread, in input order (results that
+/// finish early wait for the ones before them).
 pub fn parallel<T, F, C>(artifacts: &[Artifact], threads: usize, work: F, mut consume: C)
 where
     T: Send,
@@ -42,8 +43,14 @@ where
                     })
             });
         });
+        let mut waiting = std::collections::BTreeMap::new();
+        let mut next = 0;
         for (i, t) in rx {
-            consume(&artifacts[i], t);
+            waiting.insert(i, t);
+            while let Some(t) = waiting.remove(&next) {
+                consume(&artifacts[next], t);
+                next += 1;
+            }
         }
     });
 }
@@ -126,8 +133,8 @@ pub fn account(coverage: &mut Coverage, members: &[String], outcome: &Outcome, m
             members,
             NoteKind::LongLine,
             format!(
-                "{} line(s) longer than --max-line {max_line} searched up to the cap",
-                outcome.long_lines
+                "{} line(s) longer than --max-line {max_line} searched up to the cap, the first is line {}",
+                outcome.long_lines, outcome.first_long_line
             ),
         );
     }

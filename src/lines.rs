@@ -44,6 +44,8 @@ pub struct Outcome {
     /// Skipped: NUL bytes in the first block.
     pub binary: bool,
     pub long_lines: u64,
+    /// Number of the first line cut at the cap (0: none).
+    pub first_long_line: u64,
     /// The sink asked to stop before the end.
     pub stopped: bool,
 }
@@ -202,7 +204,7 @@ impl LineReader {
                     raw: &buf[start..start + self.max_line],
                     truncated: true,
                 };
-                st.out.long_lines += 1;
+                st.out.long(st.line_no);
                 st.line_no += 1;
                 if !sink.line(&line) {
                     st.out.stopped = true;
@@ -226,12 +228,44 @@ struct State {
     max_line: usize,
 }
 
+impl Outcome {
+    fn long(&mut self, line: u64) {
+        self.long_lines += 1;
+        if self.first_long_line == 0 {
+            self.first_long_line = line;
+        }
+    }
+}
+
 impl State {
+    /// Counts every line of `region` longer than the cap, visited or not
+    /// (the sink skips lines without candidates). Jumps a cap's length at a
+    /// time to the last `\n` in reach, so short lines cost nothing.
+    fn count_long_lines(&mut self, region: &[u8]) {
+        let cap = self.max_line;
+        let (mut pos, mut counted, mut line) = (0, 0, self.line_no);
+        while region.len() - pos > cap {
+            match memchr::memrchr(b'\n', &region[pos..pos + cap + 1]) {
+                Some(j) => pos += j + 1,
+                None => {
+                    line += bytecount::count(&region[counted..pos], b'\n') as u64;
+                    counted = pos;
+                    self.out.long(line);
+                    match memchr::memchr(b'\n', &region[pos + cap..]) {
+                        Some(j) => pos += cap + j + 1,
+                        None => break,
+                    }
+                }
+            }
+        }
+    }
+
     /// Visits the candidate lines of `region` (whole lines, the last one
     /// without `\n` only at the end of the member), which starts at `at` in
     /// the buffer. False: the sink stopped.
     fn region(&mut self, region: &[u8], at: usize, sink: &mut dyn LineSink) -> bool {
         let origin = self.base + at as u64;
+        self.count_long_lines(region);
         let mut pos = 0;
         while pos < region.len() {
             let Some(i) = sink.candidate(&region[pos..], origin + pos as u64) else {
@@ -246,7 +280,6 @@ impl State {
             // the same way as one that does not.
             let truncated = le - ls > self.max_line;
             let raw = &region[ls..if truncated { ls + self.max_line } else { le }];
-            self.out.long_lines += u64::from(truncated);
             let line = Line {
                 number: self.line_no,
                 offset,
@@ -481,6 +514,40 @@ mod tests {
         assert_eq!(l[0].2, "hello");
         let (l, out) = lines(b"abc\0def\n", 1 << 20);
         assert!(out.binary && l.is_empty());
+    }
+
+    #[test]
+    fn every_long_line_is_counted_visited_or_not() {
+        struct OnlyX;
+        impl LineSink for OnlyX {
+            fn candidate(&mut self, hay: &[u8], _: u64) -> Option<usize> {
+                memchr::memchr(b'X', hay)
+            }
+            fn line(&mut self, _: &Line<'_>) -> bool {
+                true
+            }
+        }
+        let mut data = Vec::new();
+        data.extend_from_slice(b"short\n");
+        data.extend(std::iter::repeat_n(b'a', 300));
+        data.extend_from_slice(b"\nshort\n");
+        data.extend(std::iter::repeat_n(b'b', 300));
+        data.extend_from_slice(b"X\n");
+        data.extend(std::iter::repeat_n(b'c', 100));
+        data.extend_from_slice(b"\n");
+        data.extend(std::iter::repeat_n(b'd', 257));
+        let reader = LineReader::new(256, false);
+        let out = reader.scan_slice(&data, 0, 1, &mut OnlyX);
+        assert_eq!((out.long_lines, out.first_long_line), (3, 2));
+        let mut streamed = LineReader::new(256, false);
+        let out = streamed.scan(&mut &data[..], &mut OnlyX).unwrap();
+        assert_eq!((out.long_lines, out.first_long_line), (3, 2));
+        // One line longer than the whole buffer, then a short one.
+        let mut big = vec![b'z'; 600 << 10];
+        big.extend_from_slice(b"\nok\n");
+        let mut streamed = LineReader::new(256, false);
+        let out = streamed.scan(&mut &big[..], &mut OnlyX).unwrap();
+        assert_eq!((out.long_lines, out.first_long_line, out.lines), (1, 1, 2));
     }
 
     #[test]

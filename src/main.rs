@@ -98,8 +98,14 @@ impl PackSel {
 #[derive(Args)]
 struct CheckArgs {
     /// Files, folders (recursive) or `-` for stdin
-    #[arg(required = true)]
+    #[arg(required_unless_present = "list")]
     paths: Vec<String>,
+    /// Print the sets (or the --set/--checks given), their checks, applicability and parameters
+    #[arg(long)]
+    list: bool,
+    /// How folders map to artifacts (auto: a folder named like an artifact is one)
+    #[arg(long, value_enum, default_value_t = artiscan::check::Layout::Auto)]
+    layout: artiscan::check::Layout,
     /// A check file (repeatable)
     #[arg(long = "checks")]
     checks: Vec<PathBuf>,
@@ -355,13 +361,18 @@ fn packs(c: PacksCommand, out: &mut dyn Write) -> anyhow::Result<i32> {
 }
 
 fn check(a: CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+    if a.list {
+        commands::check::list(&a.sets, &a.checks, out)?;
+        return Ok(0);
+    }
     let checks = commands::check::load_checks(&a.checks, &a.sets)?;
+    let params = commands::check::load_params(&checks, &a.params)?;
     let rules = commands::check::rules_for(&checks, &a.packs)?;
-    let params = artiscan::check::CheckParams::parse(&a.params).map_err(anyhow::Error::msg)?;
     let format = a.format.unwrap_or_else(Format::default_for_stdout);
     let limits = a.input.limits();
     commands::check::run(
         &a.paths,
+        a.layout,
         &checks,
         &rules,
         &params,

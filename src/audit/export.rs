@@ -108,19 +108,17 @@ fn export_verdicts(
         let status = match r.get::<_, String>(3)?.as_str() {
             "pass" => Status::Pass,
             "fail" => Status::Fail,
+            "not_applicable" => Status::NotApplicable,
             _ => Status::Unknown,
         };
-        let v = VerdictRecord {
-            kind: "verdict",
-            description: descriptions.get(&check).cloned().unwrap_or_default(),
-            check,
-            rule: r.get(1)?,
-            scope: r.get(2)?,
-            status,
-            reason: r.get(4)?,
-            evidence: serde_json::from_str(&r.get::<_, String>(5)?).unwrap_or_default(),
-            missing: serde_json::from_str(&r.get::<_, String>(6)?).unwrap_or_default(),
-        };
+        let rule: String = r.get(1)?;
+        let scope: String = r.get(2)?;
+        let description = descriptions.get(&check).cloned().unwrap_or_default();
+        let mut v = VerdictRecord::new(&check, &description, &rule, &scope);
+        v.status = status;
+        v.reason = r.get(4)?;
+        v.evidence = serde_json::from_str(&r.get::<_, String>(5)?).unwrap_or_default();
+        v.missing = serde_json::from_str(&r.get::<_, String>(6)?).unwrap_or_default();
         write_jsonl(buf, &v);
         n += 1;
     }

@@ -443,7 +443,7 @@ impl VerdictRow {
             status: json(&v.status).trim_matches('"').to_string(),
             reason: v.reason.clone(),
             evidence: json(&v.evidence),
-            first_citation: v.evidence.first().cloned(),
+            first_citation: v.evidence.first().map(|c| c.citation.clone()),
             missing: json(&v.missing),
         }
     }

@@ -22,6 +22,34 @@ impl Params {
         Ok(Params(map))
     }
 
+    /// Rejects unknown names and non-numbers where a number is compared, so
+    /// that a mistyped `--param` never passes silently. Lists the known ones.
+    pub fn validate(&self, specs: &[ParamSpec]) -> Result<(), String> {
+        let known = || {
+            if specs.is_empty() {
+                return "these checks take no parameters".to_string();
+            }
+            let list: Vec<String> = specs.iter().map(ParamSpec::to_string).collect();
+            format!("known parameters: {}", list.join(", "))
+        };
+        for (k, v) in &self.0 {
+            let Some(spec) = specs.iter().find(|s| &s.name == k) else {
+                return Err(format!(
+                    "--param {k}: no check uses this parameter; {}",
+                    known()
+                ));
+            };
+            if spec.numeric && num(v).is_none() {
+                return Err(format!(
+                    "--param {k}={}: not a number (it is compared as one); {}",
+                    as_text(v),
+                    known()
+                ));
+            }
+        }
+        Ok(())
+    }
+
     pub fn with_defaults(&self, defaults: &toml::Table) -> Params {
         let mut map = self.0.clone();
         for (k, v) in defaults {
@@ -36,6 +64,53 @@ impl Params {
         let key = s.strip_prefix("@param:")?;
         self.0.get(key).cloned()
     }
+}
+
+/// A parameter the checks read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamSpec {
+    pub name: String,
+    /// From the check file's `[params]`.
+    pub default: Option<Value>,
+    /// Compared as a number (gt/ge/lt/le/within, a rank count).
+    pub numeric: bool,
+    /// Checks that read it.
+    pub checks: Vec<String>,
+}
+
+impl std::fmt::Display for ParamSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.name)?;
+        if self.numeric {
+            write!(f, " (number")?;
+        } else {
+            write!(f, " (value")?;
+        }
+        match &self.default {
+            Some(d) => write!(f, ", default {d})"),
+            None => write!(f, ", no default)"),
+        }
+    }
+}
+
+/// Merges the specs of several checks by name.
+pub fn merge_specs(specs: impl IntoIterator<Item = ParamSpec>) -> Vec<ParamSpec> {
+    let mut out: std::collections::BTreeMap<String, ParamSpec> = Default::default();
+    for s in specs {
+        match out.get_mut(&s.name) {
+            Some(e) => {
+                e.numeric |= s.numeric;
+                if e.default.is_none() {
+                    e.default = s.default;
+                }
+                e.checks.extend(s.checks);
+            }
+            None => {
+                out.insert(s.name.clone(), s);
+            }
+        }
+    }
+    out.into_values().collect()
 }
 
 fn literal(s: &str) -> Value {
@@ -131,27 +206,53 @@ impl Cond {
         Ok(Cond(ops))
     }
 
-    fn params(&self) -> Vec<String> {
+    /// The `@param:` keys used, with whether they are compared as numbers.
+    pub fn params(&self) -> Vec<(String, bool)> {
         let mut out = Vec::new();
-        let mut add = |o: &Operand| {
+        let mut add = |o: &Operand, numeric: bool| {
             if let Operand::Param(k) = o {
-                out.push(k.clone());
+                out.push((k.clone(), numeric));
             }
         };
         for op in &self.0 {
             match op {
-                Op::Eq(o)
-                | Op::Ne(o)
-                | Op::Gt(o)
-                | Op::Ge(o)
-                | Op::Lt(o)
-                | Op::Le(o)
-                | Op::Within(o, _) => add(o),
-                Op::In(os) => os.iter().for_each(&mut add),
+                Op::Eq(o) | Op::Ne(o) => add(o, false),
+                Op::Gt(o) | Op::Ge(o) | Op::Lt(o) | Op::Le(o) | Op::Within(o, _) => add(o, true),
+                Op::In(os) => os.iter().for_each(|o| add(o, false)),
                 Op::Regex(_) => {}
             }
         }
         out
+    }
+
+    /// The condition with literal and `@param:` operands resolved, for
+    /// the `expected` field of a verdict (`@capture` operands stay named).
+    pub fn describe(&self, p: &Params) -> Value {
+        let show = |o: &Operand| match o {
+            Operand::Lit(v) => v.clone(),
+            Operand::Capture(c) => Value::String(format!("@{c}")),
+            Operand::Param(k) => {
+                p.0.get(k)
+                    .cloned()
+                    .unwrap_or_else(|| Value::String(format!("@param:{k} (not given)")))
+            }
+        };
+        let mut m = serde_json::Map::new();
+        for op in &self.0 {
+            let (k, v) = match op {
+                Op::Eq(o) => ("eq", show(o)),
+                Op::Ne(o) => ("ne", show(o)),
+                Op::Gt(o) => ("gt", show(o)),
+                Op::Ge(o) => ("ge", show(o)),
+                Op::Lt(o) => ("lt", show(o)),
+                Op::Le(o) => ("le", show(o)),
+                Op::In(os) => ("in", Value::Array(os.iter().map(show).collect())),
+                Op::Regex(re) => ("regex", Value::String(re.as_str().to_string())),
+                Op::Within(o, tol) => ("within", serde_json::json!([show(o), tol])),
+            };
+            m.insert(k.to_string(), v);
+        }
+        Value::Object(m)
     }
 
     fn holds(&self, got: Option<&Value>, r: &EvidenceRecord, p: &Params) -> Result<bool, String> {
@@ -220,7 +321,7 @@ fn capture(r: &EvidenceRecord, name: &str) -> Option<Value> {
     r.captures.as_ref()?.get(name).cloned()
 }
 
-fn num(v: &Value) -> Option<f64> {
+pub(super) fn num(v: &Value) -> Option<f64> {
     match v {
         Value::Number(n) => n.as_f64(),
         Value::String(s) => s.trim().parse().ok(),
@@ -272,6 +373,7 @@ pub fn skipped_params(conds: &[(String, Cond)], p: &Params) -> Vec<String> {
     conds
         .iter()
         .flat_map(|(_, c)| c.params())
+        .map(|(k, _)| k)
         .filter(|k| !p.0.contains_key(k))
         .collect()
 }

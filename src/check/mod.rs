@@ -1,15 +1,21 @@
 //! Checks: claims about evidence, judged per artifact (or per run) into
-//! pass / fail / unknown verdicts that cite their evidence. An absence is
-//! only ever claimed on complete coverage.
+//! pass / fail / unknown / not_applicable verdicts that cite their evidence.
+//! An absence is only ever claimed on complete coverage; whether a claim
+//! applies is decided by the evidence a scope holds (declared in the check
+//! file), never by file names.
 
 mod cond;
+mod judge;
+pub mod scope;
 
 use crate::output::EvidenceRecord;
-use crate::scan::ArtifactScan;
-use cond::{Cond, Params};
+use cond::Cond;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
+
+pub use cond::{ParamSpec, Params as CheckParams, merge_specs};
+pub use scope::{Layout, Scope};
 
 include!(concat!(env!("OUT_DIR"), "/builtin.rs"));
 
@@ -34,6 +40,63 @@ struct CheckFile {
     checks: Vec<CheckDef>,
 }
 
+/// A rule id, or a list of them.
+#[derive(Debug, Deserialize, Clone)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Default for OneOrMany {
+    fn default() -> Self {
+        OneOrMany::Many(Vec::new())
+    }
+}
+
+impl OneOrMany {
+    fn into_vec(self) -> Vec<String> {
+        match self {
+            OneOrMany::One(s) => vec![s],
+            OneOrMany::Many(v) => v,
+        }
+    }
+}
+
+/// `"rule.id"` or `{ rule = "rule.id", where = { capture = cond } }`.
+#[derive(Debug, Deserialize, Clone)]
+#[serde(untagged)]
+enum EvidenceDef {
+    Rule(String),
+    Filtered {
+        rule: String,
+        #[serde(default, rename = "where")]
+        filter: toml::Table,
+    },
+}
+
+#[derive(Debug, Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct AppliesDef {
+    /// What the claim speaks about, in words ("an SGLang server log").
+    what: String,
+    /// Evidence any of which makes the claim apply.
+    evidence: Vec<EvidenceDef>,
+    /// Artifact-name globs where the claim is expected to apply even
+    /// without that evidence (an `eval_*` artifact should hold eval results).
+    #[serde(default)]
+    expected_in: Vec<String>,
+}
+
+/// `ranks = 8`, `ranks = "@param:tp"`, or `ranks = { rule, capture }`.
+#[derive(Debug, Deserialize, Clone)]
+#[serde(untagged)]
+enum RanksDef {
+    Count(i64),
+    Param(String),
+    FromCapture { rule: String, capture: String },
+}
+
 #[derive(Debug, Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
 struct CheckDef {
@@ -49,17 +112,22 @@ struct CheckDef {
     #[serde(default)]
     any: toml::Table,
     #[serde(default)]
-    within: Vec<String>,
+    within: OneOrMany,
     #[serde(default)]
-    ranks: Option<toml::Value>,
+    ranks: Option<RanksDef>,
     #[serde(default)]
     ranks_from: Option<String>,
     #[serde(default = "default_rank_key")]
     rank_key: String,
     #[serde(default)]
-    scope: Option<String>,
+    servers: Vec<EvidenceDef>,
     #[serde(default)]
-    artifacts: Vec<String>,
+    applies: Option<AppliesDef>,
+    #[serde(default)]
+    scope: Option<String>,
+    /// Replaced by `applies`; kept only to say so.
+    #[serde(default)]
+    artifacts: Option<toml::Value>,
 }
 
 fn default_rank_key() -> String {
@@ -75,6 +143,65 @@ enum Expect {
     Consistent(String),
 }
 
+/// Evidence of one rule, optionally filtered by capture conditions.
+#[derive(Debug, Clone)]
+pub struct EvidenceSpec {
+    pub rule: String,
+    filter: Vec<(String, Cond)>,
+    /// The filter as written, for reasons and `--list`.
+    filter_text: String,
+}
+
+impl EvidenceSpec {
+    fn parse(d: &EvidenceDef) -> Result<EvidenceSpec, String> {
+        let (rule, filter) = match d {
+            EvidenceDef::Rule(r) => (r.clone(), toml::Table::new()),
+            EvidenceDef::Filtered { rule, filter } => (rule.clone(), filter.clone()),
+        };
+        Ok(EvidenceSpec {
+            rule,
+            filter: parse_conds(&filter)?,
+            filter_text: inline_table(&filter),
+        })
+    }
+
+    /// Whether `r` is evidence of this kind (filters needing an absent
+    /// parameter do not hold).
+    fn matches(&self, r: &EvidenceRecord, p: &CheckParams) -> bool {
+        r.rule == self.rule && cond::all_hold(&self.filter, r, p) == Ok(true)
+    }
+}
+
+impl std::fmt::Display for EvidenceSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.filter_text.is_empty() {
+            write!(f, "{}", self.rule)
+        } else {
+            write!(f, "{} {}", self.rule, self.filter_text)
+        }
+    }
+}
+
+/// When a check applies to a scope.
+#[derive(Debug, Clone)]
+pub struct Applies {
+    pub what: String,
+    pub evidence: Vec<EvidenceSpec>,
+    pub expected_in: Vec<String>,
+    expected_globs: Option<globset::GlobSet>,
+}
+
+/// Where the expected ranks of a server come from.
+#[derive(Debug, Clone)]
+enum Ranks {
+    /// A fixed count, or `@param:key`.
+    Count(toml::Value),
+    /// The ranks that logged this rule in the same server.
+    Seen(String),
+    /// The largest value of this capture of this rule in the same server.
+    Capture { rule: String, capture: String },
+}
+
 /// A compiled check.
 #[derive(Debug, Clone)]
 pub struct Check {
@@ -82,17 +209,21 @@ pub struct Check {
     pub description: String,
     pub rule: String,
     filter: Vec<(String, Cond)>,
+    filter_text: String,
     expect: Expect,
     all: Vec<(String, Cond)>,
     any: Vec<(String, Cond)>,
+    any_text: String,
     within: Vec<String>,
-    ranks: Option<toml::Value>,
-    ranks_from: Option<String>,
+    ranks: Option<Ranks>,
     rank_key: String,
+    servers: Vec<EvidenceSpec>,
+    pub applies: Option<Applies>,
     pub run_scope: bool,
-    artifacts: Option<globset::GlobSet>,
     /// Defaults of `@param:` values from the check file.
     defaults: toml::Table,
+    /// The file the check came from.
+    pub file: String,
 }
 
 /// The rules a set of checks needs evidence from.
@@ -101,9 +232,15 @@ pub fn needed_rules(checks: &[Check]) -> BTreeSet<String> {
     for c in checks {
         out.insert(c.rule.clone());
         out.extend(c.within.iter().cloned());
-        out.extend(c.ranks_from.iter().cloned());
-        if c.expect == Expect::EveryRank && c.ranks.is_none() && c.ranks_from.is_none() {
-            out.insert("sglang.server_args".into());
+        match &c.ranks {
+            Some(Ranks::Seen(r)) | Some(Ranks::Capture { rule: r, .. }) => {
+                out.insert(r.clone());
+            }
+            _ => {}
+        }
+        out.extend(c.servers.iter().map(|s| s.rule.clone()));
+        if let Some(a) = &c.applies {
+            out.extend(a.evidence.iter().map(|s| s.rule.clone()));
         }
     }
     out
@@ -123,6 +260,139 @@ pub fn builtin_set_names() -> Vec<&'static str> {
         .collect()
 }
 
+fn parse_conds(t: &toml::Table) -> Result<Vec<(String, Cond)>, String> {
+    t.iter()
+        .map(|(k, v)| Cond::parse(v).map(|c| (k.clone(), c)))
+        .collect()
+}
+
+/// `{ a = 1, b = "x" }` on one line (empty for an empty table).
+fn inline_table(t: &toml::Table) -> String {
+    if t.is_empty() {
+        return String::new();
+    }
+    let parts: Vec<String> = t.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+    format!("{{ {} }}", parts.join(", "))
+}
+
+fn parse_expect(v: &toml::Value) -> Result<Expect, String> {
+    Ok(match v {
+        toml::Value::String(s) => match s.as_str() {
+            "present" => Expect::Present,
+            "absent" => Expect::Absent,
+            "every_rank" => Expect::EveryRank,
+            other => return Err(format!("unknown expect {other:?}")),
+        },
+        toml::Value::Table(t) => {
+            if let Some(toml::Value::Table(n)) = t.get("count") {
+                let get = |k: &str| -> Result<Option<u64>, String> {
+                    match n.get(k) {
+                        None => Ok(None),
+                        Some(v) => v
+                            .as_integer()
+                            .filter(|i| *i >= 0)
+                            .map(|i| Some(i as u64))
+                            .ok_or_else(|| format!("count {k} must be a whole number >= 0")),
+                    }
+                };
+                Expect::Count {
+                    min: get("min")?,
+                    max: get("max")?,
+                }
+            } else if let Some(toml::Value::String(cap)) = t.get("consistent") {
+                Expect::Consistent(cap.clone())
+            } else {
+                return Err("expect table needs `count` or `consistent`".into());
+            }
+        }
+        _ => return Err("expect must be a string or a table".into()),
+    })
+}
+
+fn compile(file: &str, c: &CheckDef, defaults: &toml::Table) -> Result<Check, String> {
+    if c.artifacts.is_some() {
+        return Err("`artifacts` (file-name globs) is gone: declare `applies = { what, evidence = [RULE...] }` so that applicability follows content".into());
+    }
+    let expect = parse_expect(&c.expect)?;
+    let ranks = match (&c.ranks, &c.ranks_from) {
+        (Some(_), Some(_)) => return Err("give `ranks` or `ranks_from`, not both".into()),
+        (Some(RanksDef::Count(n)), None) => Some(Ranks::Count(toml::Value::Integer(*n))),
+        (Some(RanksDef::Param(s)), None) => {
+            if !s.starts_with("@param:") {
+                return Err(format!(
+                    "ranks {s:?}: a number, \"@param:KEY\" or {{ rule, capture }}"
+                ));
+            }
+            Some(Ranks::Count(toml::Value::String(s.clone())))
+        }
+        (Some(RanksDef::FromCapture { rule, capture }), None) => Some(Ranks::Capture {
+            rule: rule.clone(),
+            capture: capture.clone(),
+        }),
+        (None, Some(r)) => Some(Ranks::Seen(r.clone())),
+        (None, None) => None,
+    };
+    if expect == Expect::EveryRank && ranks.is_none() {
+        return Err("every_rank needs `ranks` (a number, \"@param:KEY\", or { rule, capture } read per server) or `ranks_from = RULE`".into());
+    }
+    let applies = match &c.applies {
+        None => None,
+        Some(a) => {
+            if a.evidence.is_empty() {
+                return Err("applies.evidence must name at least one rule".into());
+            }
+            let evidence = a
+                .evidence
+                .iter()
+                .map(EvidenceSpec::parse)
+                .collect::<Result<Vec<_>, _>>()?;
+            let expected_globs = if a.expected_in.is_empty() {
+                None
+            } else {
+                let mut b = globset::GlobSetBuilder::new();
+                for g in &a.expected_in {
+                    b.add(globset::Glob::new(g).map_err(|e| e.to_string())?);
+                }
+                Some(b.build().map_err(|e| e.to_string())?)
+            };
+            Some(Applies {
+                what: a.what.clone(),
+                evidence,
+                expected_in: a.expected_in.clone(),
+                expected_globs,
+            })
+        }
+    };
+    let run_scope = match c.scope.as_deref() {
+        None | Some("artifact") => false,
+        Some("run") => true,
+        Some(s) => return Err(format!("unknown scope {s:?} (artifact, run)")),
+    };
+    Ok(Check {
+        id: c.id.clone(),
+        description: c.description.clone(),
+        rule: c.rule.clone(),
+        filter: parse_conds(&c.filter)?,
+        filter_text: inline_table(&c.filter),
+        expect,
+        all: parse_conds(&c.all)?,
+        any: parse_conds(&c.any)?,
+        any_text: inline_table(&c.any),
+        within: c.within.clone().into_vec(),
+        ranks,
+        rank_key: c.rank_key.clone(),
+        servers: c
+            .servers
+            .iter()
+            .map(EvidenceSpec::parse)
+            .collect::<Result<_, _>>()?,
+        applies,
+        run_scope,
+        defaults: defaults.clone(),
+        file: file.to_string(),
+    })
+}
+
 pub fn parse_checks(file: &str, src: &str) -> Result<Vec<Check>, CheckError> {
     let def: CheckFile = toml::from_str(src).map_err(|e| CheckError::Parse {
         file: file.into(),
@@ -131,431 +401,200 @@ pub fn parse_checks(file: &str, src: &str) -> Result<Vec<Check>, CheckError> {
     def.checks
         .iter()
         .map(|c| {
-            let err = |message: String| CheckError::Check {
+            compile(file, c, &def.params).map_err(|message| CheckError::Check {
                 file: file.into(),
                 check: c.id.clone(),
                 message,
-            };
-            let conds = |t: &toml::Table| -> Result<Vec<(String, Cond)>, CheckError> {
-                t.iter()
-                    .map(|(k, v)| Cond::parse(v).map(|c| (k.clone(), c)).map_err(&err))
-                    .collect()
-            };
-            let expect = match &c.expect {
-                toml::Value::String(s) => match s.as_str() {
-                    "present" => Expect::Present,
-                    "absent" => Expect::Absent,
-                    "every_rank" => Expect::EveryRank,
-                    other => return Err(err(format!("unknown expect {other:?}"))),
-                },
-                toml::Value::Table(t) => {
-                    if let Some(toml::Value::Table(n)) = t.get("count") {
-                        let get = |k: &str| {
-                            n.get(k)
-                                .and_then(|v| v.as_integer())
-                                .map(|i| i.max(0) as u64)
-                        };
-                        Expect::Count {
-                            min: get("min"),
-                            max: get("max"),
-                        }
-                    } else if let Some(toml::Value::String(cap)) = t.get("consistent") {
-                        Expect::Consistent(cap.clone())
-                    } else {
-                        return Err(err("expect table needs `count` or `consistent`".into()));
-                    }
-                }
-                _ => return Err(err("expect must be a string or a table".into())),
-            };
-            let artifacts = if c.artifacts.is_empty() {
-                None
-            } else {
-                let mut b = globset::GlobSetBuilder::new();
-                for g in &c.artifacts {
-                    b.add(globset::Glob::new(g).map_err(|e| err(e.to_string()))?);
-                }
-                Some(b.build().map_err(|e| err(e.to_string()))?)
-            };
-            let run_scope = match c.scope.as_deref() {
-                None | Some("artifact") => false,
-                Some("run") => true,
-                Some(s) => return Err(err(format!("unknown scope {s:?} (artifact, run)"))),
-            };
-            Ok(Check {
-                id: c.id.clone(),
-                description: c.description.clone(),
-                rule: c.rule.clone(),
-                filter: conds(&c.filter)?,
-                expect,
-                all: conds(&c.all)?,
-                any: conds(&c.any)?,
-                within: c.within.clone(),
-                ranks: c.ranks.clone(),
-                ranks_from: c.ranks_from.clone(),
-                rank_key: c.rank_key.clone(),
-                run_scope,
-                artifacts,
-                defaults: def.params.clone(),
             })
         })
         .collect()
 }
 
-/// pass, fail or unknown.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, PartialOrd, Ord)]
-#[serde(rename_all = "lowercase")]
+impl Check {
+    /// The parameters this check reads, with whether they must be numbers.
+    pub fn params(&self) -> Vec<ParamSpec> {
+        let mut out: BTreeMap<String, ParamSpec> = BTreeMap::new();
+        let mut add = |name: String, numeric: bool| {
+            let e = out.entry(name.clone()).or_insert_with(|| ParamSpec {
+                name: name.clone(),
+                default: None,
+                numeric: false,
+                checks: vec![self.id.clone()],
+            });
+            e.numeric |= numeric;
+        };
+        for (_, c) in self.filter.iter().chain(&self.all).chain(&self.any) {
+            for (k, numeric) in c.params() {
+                add(k, numeric);
+            }
+        }
+        for s in self
+            .servers
+            .iter()
+            .chain(self.applies.iter().flat_map(|a| a.evidence.iter()))
+        {
+            for (_, c) in &s.filter {
+                for (k, numeric) in c.params() {
+                    add(k, numeric);
+                }
+            }
+        }
+        if let Some(Ranks::Count(toml::Value::String(s))) = &self.ranks
+            && let Some(k) = s.strip_prefix("@param:")
+        {
+            add(k.to_string(), true);
+        }
+        for (k, v) in &self.defaults {
+            if let Some(p) = out.get_mut(k) {
+                p.default = serde_json::to_value(v).ok();
+                p.numeric |= v.is_integer() || v.is_float();
+            }
+        }
+        out.into_values().collect()
+    }
+
+    /// The expectation in words, for `--list` and verdicts.
+    pub fn expect_text(&self) -> String {
+        match &self.expect {
+            Expect::Present => "present".into(),
+            Expect::Absent => "absent".into(),
+            Expect::EveryRank => format!("every_rank ({})", self.ranks_text()),
+            Expect::Count { min, max } => format!(
+                "count {}..{}",
+                min.map_or(String::new(), |m| m.to_string()),
+                max.map_or(String::new(), |m| m.to_string())
+            ),
+            Expect::Consistent(c) => format!("consistent {c}"),
+        }
+    }
+
+    fn ranks_text(&self) -> String {
+        let key = self.rank_key.to_uppercase();
+        match &self.ranks {
+            Some(Ranks::Count(v)) => format!("{key} ranks 0..{v}, per server"),
+            Some(Ranks::Seen(r)) => format!("the {key} ranks that logged {r}, per server"),
+            Some(Ranks::Capture { rule, capture }) => {
+                format!("{key} ranks 0..{rule} {capture}, per server")
+            }
+            None => String::new(),
+        }
+    }
+
+    /// Applicability in words, for `--list`.
+    pub fn applies_text(&self) -> String {
+        match &self.applies {
+            None => "always".into(),
+            Some(a) => {
+                let ev: Vec<String> = a.evidence.iter().map(|e| e.to_string()).collect();
+                let mut s = format!("{} (evidence: {})", a.what, ev.join(" or "));
+                if !a.expected_in.is_empty() {
+                    s.push_str(&format!(
+                        "; expected in artifacts named {}",
+                        a.expected_in.join(", ")
+                    ));
+                }
+                s
+            }
+        }
+    }
+}
+
+/// pass, fail, unknown or not_applicable.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "snake_case")]
 pub enum Status {
     Pass,
     Fail,
     Unknown,
+    /// The scope holds nothing the claim speaks about; does not change the exit code.
+    NotApplicable,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "fail",
+            Status::Unknown => "unknown",
+            Status::NotApplicable => "not_applicable",
+        }
+    }
+}
+
+/// One citation behind a verdict, with the rank and server it came from.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Cited {
+    /// `path!member:line`, as `artiscan cite` takes it.
+    pub citation: String,
+    /// The server (worker log) the line belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    /// Rank from the line prefix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<BTreeMap<String, u32>>,
+}
+
+/// Per-server outcome of an `every_rank` check.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ServerRanks {
+    pub server: String,
+    /// Expected ranks (absent when the rank count is unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<Vec<u32>>,
+    pub seen: Vec<u32>,
+    pub missing: Vec<u32>,
+    pub status: Status,
+    pub reason: String,
 }
 
 /// One check judged over one scope.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct VerdictRecord {
     /// Always "verdict".
     #[serde(rename = "type")]
-    pub kind: &'static str,
+    pub kind: String,
     pub check: String,
     pub description: String,
     pub rule: String,
-    /// The artifact path (or, with `scope = "run"`, the run's folder).
+    /// The artifact (zip, file, or extracted artifact folder) or, with
+    /// `scope = "run"`, the run's folder.
     pub scope: String,
     pub status: Status,
     pub reason: String,
-    /// Citations of the records behind the verdict (at most 20).
-    pub evidence: Vec<String>,
-    /// What is missing: `ranks` not seen, `members` not read.
+    /// The records behind the verdict (at most 20), with rank and server.
+    pub evidence: Vec<Cited>,
+    /// Observed capture values of the matching records: capture → distinct values (at most 20).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub observed: Map<String, Value>,
+    /// What was expected: the conditions with `@param:` values resolved, the count bounds.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub expected: Map<String, Value>,
+    /// Sources read for an absence: members holding `within` evidence.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub examined: Vec<String>,
+    /// `every_rank`: one entry per server.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub servers: Vec<ServerRanks>,
+    /// What is missing: `ranks` per server not seen, `members` not read completely.
     pub missing: BTreeMap<String, Value>,
 }
 
-/// The artifacts of one scope, scanned.
-pub struct Scope<'a> {
-    pub name: String,
-    pub scans: Vec<(&'a str, &'a ArtifactScan)>,
-}
-
-fn records<'a>(scope: &Scope<'a>, rule: &str) -> Vec<&'a EvidenceRecord> {
-    scope
-        .scans
-        .iter()
-        .flat_map(|(_, s)| s.evidence())
-        .filter(|e| e.rule == rule)
-        .collect()
-}
-
-const MAX_CITES: usize = 20;
-
-impl Check {
-    pub fn applies_to(&self, artifact_path: &str) -> bool {
-        let name = artifact_path.rsplit('/').next().unwrap_or(artifact_path);
-        self.artifacts.as_ref().is_none_or(|g| g.is_match(name))
-    }
-
-    pub fn judge(&self, scope: &Scope<'_>, params: &Params) -> VerdictRecord {
-        let params = params.with_defaults(&self.defaults);
-        let mut v = VerdictRecord {
-            kind: "verdict",
-            check: self.id.clone(),
-            description: self.description.clone(),
-            rule: self.rule.clone(),
-            scope: scope.name.clone(),
+impl VerdictRecord {
+    pub fn new(check: &str, description: &str, rule: &str, scope: &str) -> VerdictRecord {
+        VerdictRecord {
+            kind: "verdict".into(),
+            check: check.into(),
+            description: description.into(),
+            rule: rule.into(),
+            scope: scope.into(),
             status: Status::Unknown,
             reason: String::new(),
             evidence: Vec::new(),
+            observed: Map::new(),
+            expected: Map::new(),
+            examined: Vec::new(),
+            servers: Vec::new(),
             missing: BTreeMap::new(),
-        };
-        let incomplete: Vec<String> = scope
-            .scans
-            .iter()
-            .flat_map(|(path, s)| {
-                s.coverage.errors.iter().map(move |e| {
-                    let at = crate::Location::member_citation(path, &e.members);
-                    format!("{at} ({:?})", e.kind).to_lowercase()
-                })
-            })
-            .collect();
-        let complete = incomplete.is_empty();
-        let unread = |v: &mut VerdictRecord| {
-            v.missing
-                .insert("members".into(), Value::from(incomplete.clone()));
-        };
-        for w in &self.within {
-            if records(scope, w).is_empty() {
-                v.reason = if complete {
-                    format!(
-                        "no {w} evidence in this scope: the source this claim needs was not found"
-                    )
-                } else {
-                    unread(&mut v);
-                    format!("no {w} evidence, and part of the artifact could not be read")
-                };
-                return v;
-            }
-        }
-        let all = records(scope, &self.rule);
-        let mut matching = Vec::new();
-        for r in &all {
-            match cond::all_hold(&self.filter, r, &params) {
-                Ok(true) => matching.push(*r),
-                Ok(false) => {}
-                Err(missing) => {
-                    v.reason = format!("parameter {missing} not given (--param {missing}=...)");
-                    return v;
-                }
-            }
-        }
-        v.evidence = matching
-            .iter()
-            .take(MAX_CITES)
-            .map(|r| r.citation.clone())
-            .collect();
-        // Value conditions on the matching records.
-        let all_fail = matching
-            .iter()
-            .find_map(|r| match cond::all_hold(&self.all, r, &params) {
-                Ok(true) | Err(_) => None,
-                Ok(false) => Some(*r),
-            });
-        let any_ok = self.any.is_empty()
-            || matching
-                .iter()
-                .any(|r| cond::all_hold(&self.any, r, &params) == Ok(true));
-        let cond_note = cond::skipped_params(&self.all, &params)
-            .into_iter()
-            .chain(cond::skipped_params(&self.any, &params))
-            .map(|p| format!(" (no --param {p}: value not compared)"))
-            .collect::<String>();
-        let n = matching.len();
-        let conditions_fail = |v: &mut VerdictRecord| -> bool {
-            if let Some(r) = all_fail {
-                v.status = Status::Fail;
-                v.reason = format!(
-                    "{} does not satisfy the condition: {}",
-                    r.citation,
-                    describe(r)
-                );
-                v.evidence = vec![r.citation.clone()];
-                return true;
-            }
-            if !any_ok {
-                v.status = Status::Fail;
-                v.reason = format!("none of {n} record(s) satisfies the `any` condition");
-                return true;
-            }
-            false
-        };
-        match &self.expect {
-            Expect::Present => {
-                if n == 0 {
-                    absent_outcome(&mut v, complete, &self.rule);
-                    if !complete {
-                        unread(&mut v);
-                    }
-                } else if !conditions_fail(&mut v) {
-                    v.status = Status::Pass;
-                    v.reason = format!("{n} matching record(s){cond_note}");
-                }
-            }
-            Expect::Absent => {
-                if n > 0 {
-                    v.status = Status::Fail;
-                    v.reason = format!("{n} matching record(s), first {}", matching[0].citation);
-                } else if complete {
-                    v.status = Status::Pass;
-                    v.reason = format!(
-                        "no matching {} record; every member was read completely",
-                        self.rule
-                    );
-                } else {
-                    unread(&mut v);
-                    v.reason = format!(
-                        "no matching record, but {} part(s) could not be read: {}",
-                        incomplete.len(),
-                        incomplete.join(", ")
-                    );
-                }
-            }
-            Expect::Count { min, max } => {
-                let lo = min.is_none_or(|m| n as u64 >= m);
-                let hi = max.is_none_or(|m| n as u64 <= m);
-                if !hi {
-                    v.status = Status::Fail;
-                    v.reason = format!("{n} matching record(s), more than {}", max.unwrap_or(0));
-                } else if !lo && complete {
-                    v.status = Status::Fail;
-                    v.reason = format!("{n} matching record(s), fewer than {}", min.unwrap_or(0));
-                } else if !lo {
-                    unread(&mut v);
-                    v.reason = format!(
-                        "{n} matching record(s), fewer than {}, and part of the artifact could not be read",
-                        min.unwrap_or(0)
-                    );
-                } else if !conditions_fail(&mut v) {
-                    v.status = Status::Pass;
-                    v.reason = format!("{n} matching record(s){cond_note}");
-                }
-            }
-            Expect::Consistent(cap) => {
-                if n == 0 {
-                    absent_outcome(&mut v, complete, &self.rule);
-                    if !complete {
-                        unread(&mut v);
-                    }
-                } else {
-                    let first = matching[0];
-                    let value =
-                        |r: &EvidenceRecord| r.captures.as_ref().and_then(|c| c.get(cap)).cloned();
-                    let v0 = value(first);
-                    if let Some(other) = matching.iter().find(|r| !cond::json_eq(&value(r), &v0)) {
-                        v.status = Status::Fail;
-                        v.reason = format!(
-                            "{cap} differs: {} at {}, {} at {}",
-                            show(&v0),
-                            first.citation,
-                            show(&value(other)),
-                            other.citation
-                        );
-                        v.evidence = vec![first.citation.clone(), other.citation.clone()];
-                    } else if !conditions_fail(&mut v) {
-                        v.status = Status::Pass;
-                        v.reason = format!("{cap} = {} in all {n} record(s){cond_note}", show(&v0));
-                    }
-                }
-            }
-            Expect::EveryRank => {
-                let expected = match self.expected_ranks(scope, &params) {
-                    Ok(r) => r,
-                    Err(why) => {
-                        v.reason = why;
-                        return v;
-                    }
-                };
-                let seen: BTreeSet<u32> = matching
-                    .iter()
-                    .filter_map(|r| r.rank.as_ref()?.get(&self.rank_key).copied())
-                    .collect();
-                let missing: Vec<u32> = expected
-                    .iter()
-                    .filter(|r| !seen.contains(r))
-                    .copied()
-                    .collect();
-                let key = self.rank_key.to_uppercase();
-                if missing.is_empty() {
-                    if !conditions_fail(&mut v) {
-                        v.status = Status::Pass;
-                        v.reason = format!(
-                            "{} on every rank ({}){cond_note}",
-                            self.rule,
-                            ranges(&key, &seen)
-                        );
-                    }
-                } else {
-                    v.missing
-                        .insert("ranks".into(), Value::from(missing.clone()));
-                    let seen_s = if seen.is_empty() {
-                        "no rank".to_string()
-                    } else {
-                        ranges(&key, &seen)
-                    };
-                    let missing_s = ranges(&key, &missing.iter().copied().collect());
-                    let what = format!(
-                        "{seen_s} logged it; {missing_s} never logged a matching {} line",
-                        self.rule
-                    );
-                    if complete {
-                        v.status = Status::Fail;
-                        v.reason = what;
-                    } else {
-                        unread(&mut v);
-                        v.reason = format!("{what}, and part of the artifact could not be read");
-                    }
-                }
-            }
-        }
-        v
-    }
-
-    fn expected_ranks(&self, scope: &Scope<'_>, params: &Params) -> Result<BTreeSet<u32>, String> {
-        if let Some(r) = &self.ranks {
-            let n = match r {
-                toml::Value::Integer(i) => *i,
-                toml::Value::String(s) => match params.resolve_str(s) {
-                    Some(v) => v
-                        .as_f64()
-                        .map(|f| f as i64)
-                        .ok_or_else(|| format!("ranks {s} is not a number"))?,
-                    None => return Err(format!("ranks {s}: parameter not given")),
-                },
-                _ => return Err("ranks must be a number".into()),
-            };
-            return Ok((0..n.clamp(0, 4096) as u32).collect());
-        }
-        if let Some(rule) = &self.ranks_from {
-            let set: BTreeSet<u32> = records(scope, rule)
-                .iter()
-                .filter_map(|r| r.rank.as_ref()?.get(&self.rank_key).copied())
-                .collect();
-            if set.is_empty() {
-                return Err(format!(
-                    "no {rule} record with a {} rank: the expected ranks are unknown",
-                    self.rank_key
-                ));
-            }
-            return Ok(set);
-        }
-        let key = format!("{}_size", self.rank_key);
-        // Disaggregated runs log one server_args per worker (prefill TP4,
-        // decode TP8...): the largest worker sets the ranks to expect.
-        let n = records(scope, "sglang.server_args")
-            .iter()
-            .filter_map(|r| r.captures.as_ref()?.get(&key)?.as_u64())
-            .max();
-        match n {
-            Some(n) => Ok((0..n.min(4096) as u32).collect()),
-            None => Err(format!(
-                "rank count unknown: no sglang.server_args {key} in scope (set `ranks` or --param)"
-            )),
         }
     }
 }
-
-fn absent_outcome(v: &mut VerdictRecord, complete: bool, rule: &str) {
-    if complete {
-        v.status = Status::Fail;
-        v.reason = format!("no matching {rule} record; every member was read completely");
-    } else {
-        v.status = Status::Unknown;
-        v.reason = format!("no matching {rule} record, and part of the artifact could not be read");
-    }
-}
-
-fn show(v: &Option<Value>) -> String {
-    v.as_ref().map_or("(none)".into(), Value::to_string)
-}
-
-fn describe(r: &EvidenceRecord) -> String {
-    Value::Object(r.captures.clone().unwrap_or_default()).to_string()
-}
-
-/// `TP0-TP6, TP8` style listing.
-fn ranges(key: &str, set: &BTreeSet<u32>) -> String {
-    let mut out = Vec::new();
-    let v: Vec<u32> = set.iter().copied().collect();
-    let mut i = 0;
-    while i < v.len() {
-        let mut j = i;
-        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
-            j += 1;
-        }
-        out.push(if i == j {
-            format!("{key}{}", v[i])
-        } else {
-            format!("{key}{}-{key}{}", v[i], v[j])
-        });
-        i = j + 1;
-    }
-    out.join(", ")
-}
-
-pub use cond::Params as CheckParams;

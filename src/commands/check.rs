@@ -1,11 +1,12 @@
 //! `artiscan check --checks FILE|--set NAME ARTIFACTS...`: verdicts.
 
 use super::scan::Format;
-use crate::check::{self, Check, CheckParams, Scope, Status, VerdictRecord};
+use crate::check::scope::{Unit, walk_units};
+use crate::check::{self, Check, CheckParams, Layout, Scope, Status, VerdictRecord};
 use crate::output::{self, CoverageRecord, SCHEMA_VERSION};
 use crate::pack::{RuleSet, compile::Selection};
 use crate::scan::{ArtifactScan, ScanOptions, scan_all};
-use crate::source::{self, Limits};
+use crate::source::Limits;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -42,6 +43,53 @@ pub fn load_checks(files: &[PathBuf], sets: &[String]) -> anyhow::Result<Vec<Che
     Ok(out)
 }
 
+/// `--param` values, checked against the parameters the checks read: an
+/// unknown name or a non-number where a number is compared is an error.
+pub fn load_params(checks: &[Check], pairs: &[String]) -> anyhow::Result<CheckParams> {
+    let params = CheckParams::parse(pairs).map_err(anyhow::Error::msg)?;
+    let specs = check::merge_specs(checks.iter().flat_map(Check::params));
+    params.validate(&specs).map_err(anyhow::Error::msg)?;
+    Ok(params)
+}
+
+/// `check --list`: sets, their checks, applicability and parameters.
+pub fn list(sets: &[String], files: &[PathBuf], out: &mut dyn Write) -> anyhow::Result<()> {
+    let sets: Vec<String> = if sets.is_empty() && files.is_empty() {
+        check::builtin_set_names()
+            .into_iter()
+            .map(String::from)
+            .collect()
+    } else {
+        sets.to_vec()
+    };
+    for (name, src) in check_sources(files, &sets)? {
+        let checks = check::parse_checks(&name, &src)?;
+        writeln!(out, "{name}")?;
+        for c in &checks {
+            writeln!(out, "  {}", c.id)?;
+            if !c.description.is_empty() {
+                writeln!(out, "      {}", c.description)?;
+            }
+            writeln!(out, "      rule: {}; expect: {}", c.rule, c.expect_text())?;
+            writeln!(out, "      applies: {}", c.applies_text())?;
+            if c.run_scope {
+                writeln!(out, "      scope: run")?;
+            }
+        }
+        let specs = check::merge_specs(checks.iter().flat_map(Check::params));
+        if specs.is_empty() {
+            writeln!(out, "  parameters: none")?;
+        } else {
+            writeln!(out, "  parameters:")?;
+            for p in specs {
+                writeln!(out, "    --param {p}: used by {}", p.checks.join(", "))?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
 /// The rules the checks need, from the built-in and extra packs.
 pub fn rules_for(checks: &[Check], extra_packs: &[PathBuf]) -> anyhow::Result<RuleSet> {
     let only: Vec<String> = check::needed_rules(checks).into_iter().collect();
@@ -54,33 +102,62 @@ pub fn rules_for(checks: &[Check], extra_packs: &[PathBuf]) -> anyhow::Result<Ru
     Ok(rules)
 }
 
-/// Judges every check over the scanned artifacts: per artifact, or per run
-/// (artifacts of the same folder) for `scope = "run"` checks.
+/// Judges every check with each scanned file as its own artifact (the
+/// audit's artifacts are files).
 pub fn judge(
     checks: &[Check],
     scans: &[(String, ArtifactScan)],
     params: &CheckParams,
 ) -> Vec<VerdictRecord> {
+    let units: Vec<Unit> = scans
+        .iter()
+        .enumerate()
+        .map(|(i, (p, _))| Unit {
+            name: p.clone(),
+            files: vec![i],
+        })
+        .collect();
+    judge_units(checks, scans, &units, params)
+}
+
+/// Judges every check over the artifacts (`units`, files indexing `scans`):
+/// per artifact, or per run (artifacts of the same folder) for
+/// `scope = "run"` checks. Verdicts come grouped by scope, in walk order.
+pub fn judge_units(
+    checks: &[Check],
+    scans: &[(String, ArtifactScan)],
+    units: &[Unit],
+    params: &CheckParams,
+) -> Vec<VerdictRecord> {
+    let scope_of = |name: String, us: &[&Unit]| Scope {
+        name,
+        artifacts: us.iter().map(|u| u.name.clone()).collect(),
+        scans: us
+            .iter()
+            .flat_map(|u| u.files.iter())
+            .filter_map(|&i| scans.get(i))
+            .map(|(p, s)| (p.as_str(), s))
+            .collect(),
+    };
     let mut verdicts = Vec::new();
-    for c in checks {
-        if c.run_scope {
-            let mut runs: BTreeMap<String, Vec<(&str, &ArtifactScan)>> = BTreeMap::new();
-            for (path, scan) in scans.iter().filter(|(p, _)| c.applies_to(p)) {
-                let run = path
-                    .rsplit_once('/')
-                    .map_or(".", |(dir, _)| dir)
-                    .to_string();
-                runs.entry(run).or_default().push((path, scan));
+    for u in units {
+        let scope = scope_of(u.name.clone(), &[u]);
+        for c in checks.iter().filter(|c| !c.run_scope) {
+            verdicts.push(c.judge(&scope, params));
+        }
+    }
+    if checks.iter().any(|c| c.run_scope) {
+        let mut runs: Vec<(String, Vec<&Unit>)> = Vec::new();
+        for u in units {
+            let run = u.run();
+            match runs.iter_mut().find(|(r, _)| *r == run) {
+                Some((_, us)) => us.push(u),
+                None => runs.push((run, vec![u])),
             }
-            for (name, scans) in runs {
-                verdicts.push(c.judge(&Scope { name, scans }, params));
-            }
-        } else {
-            for (path, scan) in scans.iter().filter(|(p, _)| c.applies_to(p)) {
-                let scope = Scope {
-                    name: path.clone(),
-                    scans: vec![(path, scan)],
-                };
+        }
+        for (name, us) in runs {
+            let scope = scope_of(name, &us);
+            for c in checks.iter().filter(|c| c.run_scope) {
                 verdicts.push(c.judge(&scope, params));
             }
         }
@@ -88,7 +165,8 @@ pub fn judge(
     verdicts
 }
 
-/// Exit code: 0 all pass, 1 any fail, 3 any unknown and none fail.
+/// Exit code: 0 all pass, 1 any fail, 3 any unknown and none fail;
+/// `not_applicable` counts for nothing.
 pub fn exit_code(verdicts: &[VerdictRecord]) -> i32 {
     if verdicts.iter().any(|v| v.status == Status::Fail) {
         1
@@ -102,6 +180,7 @@ pub fn exit_code(verdicts: &[VerdictRecord]) -> i32 {
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     inputs: &[String],
+    layout: Layout,
     checks: &[Check],
     rules: &RuleSet,
     params: &CheckParams,
@@ -111,7 +190,7 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
-    let (artifacts, walk_errors) = source::walk(inputs);
+    let (artifacts, units, walk_errors) = walk_units(inputs, layout);
     for (path, e) in &walk_errors {
         writeln!(err, "artiscan: {path}: {e}")?;
     }
@@ -119,18 +198,24 @@ pub fn run(
         every_match: true,
         force: false,
     };
-    let mut scans = Vec::new();
-    scan_all(rules, &artifacts, limits, opts, threads, |a, s, _| {
-        scans.push((a.path.clone(), s))
-    });
-    // Completion order varies with threads; verdicts follow input order.
-    let order: BTreeMap<&str, usize> = artifacts
+    let mut done: Vec<Option<ArtifactScan>> = artifacts.iter().map(|_| None).collect();
+    let index: BTreeMap<&str, usize> = artifacts
         .iter()
         .enumerate()
         .map(|(i, a)| (a.path.as_str(), i))
         .collect();
-    scans.sort_by_key(|(p, _)| order.get(p.as_str()).copied().unwrap_or(usize::MAX));
-    let verdicts = judge(checks, &scans, params);
+    scan_all(rules, &artifacts, limits, opts, threads, |a, s, _| {
+        if let Some(&i) = index.get(a.path.as_str()) {
+            done[i] = Some(s);
+        }
+    });
+    // Completion order varies with threads; everything follows walk order.
+    let scans: Vec<(String, ArtifactScan)> = artifacts
+        .iter()
+        .zip(done)
+        .map(|(a, s)| (a.path.clone(), s.unwrap_or_default()))
+        .collect();
+    let verdicts = judge_units(checks, &scans, &units, params);
     let mut buf = Vec::new();
     match format {
         Format::Jsonl => {
@@ -153,19 +238,7 @@ pub fn run(
             output::write_jsonl(&mut buf, &doc);
         }
         Format::Markdown => markdown(&mut buf, &verdicts),
-        Format::Text => {
-            for v in &verdicts {
-                let status = format!("{:?}", v.status).to_uppercase();
-                let _ = writeln!(
-                    buf,
-                    "{status:<7} {}  {}\n        {}",
-                    v.check, v.scope, v.reason
-                );
-                for c in v.evidence.iter().take(3) {
-                    let _ = writeln!(buf, "        {c}");
-                }
-            }
-        }
+        Format::Text => text(&mut buf, &verdicts),
     }
     out.write_all(&buf)?;
     out.flush()?;
@@ -175,42 +248,159 @@ pub fn run(
     Ok(exit_code(&verdicts))
 }
 
-/// A compact table for a PR comment: citations shortened to `member:line`.
-pub fn markdown(buf: &mut Vec<u8>, verdicts: &[VerdictRecord]) {
-    let _ = writeln!(buf, "| check | artifact | status | reason | evidence |");
-    let _ = writeln!(buf, "|---|---|---|---|---|");
+/// Verdicts grouped by scope, keeping their order.
+fn groups(verdicts: &[VerdictRecord]) -> Vec<(&str, Vec<&VerdictRecord>)> {
+    let mut out: Vec<(&str, Vec<&VerdictRecord>)> = Vec::new();
     for v in verdicts {
-        let icon = match v.status {
-            Status::Pass => "✅ pass",
-            Status::Fail => "❌ fail",
-            Status::Unknown => "❔ unknown",
-        };
-        let artifact = v.scope.rsplit('/').next().unwrap_or(&v.scope);
-        let cites: Vec<String> = v.evidence.iter().take(4).map(|c| short(c)).collect();
-        let more = if v.evidence.len() > 4 {
-            format!(" +{}", v.evidence.len() - 4)
-        } else {
-            String::new()
-        };
-        let _ = writeln!(
-            buf,
-            "| {} | {} | {icon} | {} | {}{more} |",
-            cell(&v.check),
-            cell(artifact),
-            cell(&v.reason),
-            cell(&cites.join(", "))
-        );
+        match out.last_mut() {
+            Some((s, vs)) if *s == v.scope => vs.push(v),
+            _ => out.push((&v.scope, vec![v])),
+        }
+    }
+    out
+}
+
+fn totals(verdicts: &[VerdictRecord]) -> String {
+    let n = |s: Status| verdicts.iter().filter(|v| v.status == s).count();
+    format!(
+        "{} fail, {} unknown, {} pass, {} not applicable",
+        n(Status::Fail),
+        n(Status::Unknown),
+        n(Status::Pass),
+        n(Status::NotApplicable)
+    )
+}
+
+fn text(buf: &mut Vec<u8>, verdicts: &[VerdictRecord]) {
+    for (scope, vs) in groups(verdicts) {
+        let _ = writeln!(buf, "{}", visible(scope));
+        for v in vs {
+            let status = v.status.as_str().to_uppercase();
+            let _ = writeln!(buf, "  {status:<14} {}", visible(&v.check));
+            let _ = writeln!(buf, "      {}", visible(&v.reason));
+            for c in v.evidence.iter().take(3) {
+                let _ = writeln!(buf, "      {}{}", visible(&c.citation), whose(c));
+            }
+            if v.evidence.len() > 3 {
+                let _ = writeln!(
+                    buf,
+                    "      ({} more in --format jsonl)",
+                    v.evidence.len() - 3
+                );
+            }
+        }
+    }
+    let _ = writeln!(buf, "{}", totals(verdicts));
+}
+
+/// ` (decode_w0, TP3)` for a citation.
+fn whose(c: &check::Cited) -> String {
+    let mut parts = Vec::new();
+    if let Some(s) = &c.server {
+        parts.push(visible(s));
+    }
+    if let Some(r) = &c.rank {
+        for k in ["dp", "tp", "ep", "pp", "rank"] {
+            if let Some(n) = r.get(k) {
+                parts.push(format!("{}{n}", k.to_uppercase()));
+            }
+        }
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join(" "))
     }
 }
 
-/// `a.zip!x.tar.gz!server.log:12` → `server.log:12`.
-fn short(citation: &str) -> String {
-    match citation.rsplit_once('!') {
-        Some((_, tail)) => tail.to_string(),
-        None => citation.rsplit('/').next().unwrap_or(citation).to_string(),
+/// A report for a PR comment: a heading with totals, one table per scope
+/// (named once), full citations that paste into `artiscan cite`. Every
+/// piece of artifact-derived text sits in a code span it cannot leave.
+pub fn markdown(buf: &mut Vec<u8>, verdicts: &[VerdictRecord]) {
+    let _ = writeln!(buf, "## artiscan check: {}", totals(verdicts));
+    for (scope, vs) in groups(verdicts) {
+        let _ = writeln!(buf, "\n### {}\n", code(scope));
+        let _ = writeln!(buf, "| check | status | reason | evidence |");
+        let _ = writeln!(buf, "|---|---|---|---|");
+        for v in vs {
+            let icon = match v.status {
+                Status::Pass => "✅ pass",
+                Status::Fail => "❌ fail",
+                Status::Unknown => "❔ unknown",
+                Status::NotApplicable => "➖ not applicable",
+            };
+            let cites: Vec<String> = v
+                .evidence
+                .iter()
+                .map(|c| format!("{}{}", code(&c.citation), cell(&whose(c))))
+                .collect();
+            let _ = writeln!(
+                buf,
+                "| {} | {icon} | {} | {} |",
+                code(&v.check),
+                code(&v.reason),
+                cites.join("<br>")
+            );
+        }
     }
 }
 
+/// Control characters shown as escapes, so that no text can start a new
+/// line or move the cursor.
+fn visible(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `s` as a Markdown inline code span inside a table cell: fenced by more
+/// backticks than its longest run (CommonMark), padded when it starts or
+/// ends with a backtick or space, control characters escaped, `|` escaped
+/// for the table. Inside a code span nothing is HTML, a link or a mention.
+fn code(s: &str) -> String {
+    let s = visible(s);
+    if s.is_empty() {
+        return String::new();
+    }
+    let mut longest = 0;
+    let mut run = 0;
+    for b in s.bytes() {
+        run = if b == b'`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    let pad = if s.starts_with(['`', ' ']) || s.ends_with(['`', ' ']) {
+        " "
+    } else {
+        ""
+    };
+    cell(&format!("{fence}{pad}{s}{pad}{fence}"))
+}
+
+/// Escapes the table's cell separator.
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    s.replace('|', "\\|")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_spans_cannot_be_left() {
+        assert_eq!(code("a.zip!x:1"), "`a.zip!x:1`");
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("```"), "```` ``` ````");
+        assert_eq!(code("x|y"), "`x\\|y`");
+        assert_eq!(code("l1\nl2\r<b>@me"), "`l1\\nl2\\r<b>@me`");
+        assert_eq!(code(""), "");
+    }
 }

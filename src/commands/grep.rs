@@ -16,8 +16,8 @@ struct Done {
     matches: u64,
 }
 
-/// Output goes out artifact by artifact, in order of completion (input order
-/// with one thread); see [`SharedOut`] for how memory stays bounded.
+/// Output goes out artifact by artifact, in input order whatever the thread
+/// count; see [`SharedOut`] for how memory stays bounded.
 pub fn run(
     inputs: &[String],
     opts: &GrepOptions,
@@ -35,8 +35,15 @@ pub fn run(
         summary.errors += 1;
     }
     let shared = SharedOut::new(out, ARTIFACT_BUFFER);
+    // Each artifact's place in the input, from its address in the slice.
+    let index: std::collections::HashMap<usize, usize> = artifacts
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (a as *const source::Artifact as usize, i))
+        .collect();
     let work = |a: &source::Artifact| {
-        let mut aout = shared.artifact();
+        let at = index.get(&(a as *const source::Artifact as usize)).copied();
+        let mut aout = shared.artifact(at.unwrap_or(usize::MAX));
         let mut coverage = Coverage::default();
         let mut matches = 0;
         let mut lines = LineReader::new(limits.max_line, limits.binary);

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 /// Version of the record shapes below.
-pub const SCHEMA_VERSION: &str = "1";
+pub const SCHEMA_VERSION: &str = "2";
 
 /// A line that matched: from `grep` (`rule` = "grep") or a pack rule.
 #[derive(Debug, Clone, Serialize)]

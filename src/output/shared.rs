@@ -1,11 +1,14 @@
 //! One output written by parallel workers, each artifact's output kept
 //! together, with memory bounded whatever an artifact prints.
 //!
-//! A worker collects its artifact's output in memory. Past a cap it takes
-//! the shared writer and streams the rest of that artifact straight into it
-//! (other workers wait when they reach their own cap or finish), so memory is
-//! at most `threads × cap` and nothing is written to disk.
+//! Artifacts come out in input order whatever the thread count: each has
+//! its index. A worker collects its artifact's output in memory; finished
+//! early, it is parked until the artifacts before it are out. Past a cap a
+//! worker waits for its turn, takes the shared writer and streams the rest
+//! of that artifact straight into it, so memory per running artifact is at
+//! most the cap and nothing is written to disk.
 
+use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
@@ -18,6 +21,10 @@ struct State<'w> {
     error: Option<io::Error>,
     /// An artifact is streaming: others wait for it to finish.
     busy: bool,
+    /// Index of the artifact whose output goes out next.
+    next: usize,
+    /// Output of finished artifacts waiting for their turn.
+    parked: BTreeMap<usize, Vec<u8>>,
 }
 
 /// The writer all workers share.
@@ -35,6 +42,8 @@ impl<'w> SharedOut<'w> {
                 out,
                 error: None,
                 busy: false,
+                next: 0,
+                parked: BTreeMap::new(),
             }),
             free: Condvar::new(),
             failed: AtomicBool::new(false),
@@ -42,12 +51,14 @@ impl<'w> SharedOut<'w> {
         }
     }
 
-    /// A new artifact's output.
-    pub fn artifact(&self) -> ArtifactOut<'_, 'w> {
+    /// The output of the artifact at `index` in input order (every index
+    /// from 0 on must be opened once, or the ones after it never come out).
+    pub fn artifact(&self, index: usize) -> ArtifactOut<'_, 'w> {
         ArtifactOut {
             buf: Vec::new(),
             shared: self,
             streaming: false,
+            index,
         }
     }
 
@@ -61,6 +72,10 @@ impl<'w> SharedOut<'w> {
         let state = self.state.into_inner().unwrap_or_else(|p| p.into_inner());
         if let Some(e) = state.error {
             return Err(e);
+        }
+        // Only after a worker died: what is parked still goes out, in order.
+        for (_, buf) in state.parked {
+            state.out.write_all(&buf)?;
         }
         state.out.write_all(tail)?;
         state.out.flush()
@@ -91,32 +106,53 @@ pub struct ArtifactOut<'s, 'w> {
     shared: &'s SharedOut<'w>,
     /// Owns the output from the first spill to the end of the artifact.
     streaming: bool,
+    index: usize,
+}
+
+fn write_out(state: &mut State<'_>, failed: &AtomicBool, buf: &[u8]) {
+    if state.error.is_none()
+        && let Err(e) = state.out.write_all(buf)
+    {
+        state.error = Some(e);
+        failed.store(true, Ordering::Relaxed);
+    }
 }
 
 impl ArtifactOut<'_, '_> {
-    /// Writes the buffer out, first waiting for the output to be free unless
-    /// this artifact already streams; `release` lets the next one go.
+    /// Writes the buffer out, first waiting for this artifact's turn unless
+    /// it already streams; `release` ends the artifact: the next one's turn
+    /// (and the parked ones after it go out).
     fn drain(&mut self, release: bool) {
         let shared = self.shared;
-        let lock = || shared.state.lock().unwrap_or_else(|p| p.into_inner());
-        let mut state = lock();
+        let mut state = shared.state.lock().unwrap_or_else(|p| p.into_inner());
         if !self.streaming {
-            while state.busy {
+            if release && state.next != self.index {
+                // Finished before its turn: parked, no waiting.
+                state
+                    .parked
+                    .insert(self.index, std::mem::take(&mut self.buf));
+                return;
+            }
+            while state.busy || state.next != self.index {
                 state = shared.free.wait(state).unwrap_or_else(|p| p.into_inner());
             }
             state.busy = true;
             self.streaming = true;
         }
-        if state.error.is_none()
-            && let Err(e) = state.out.write_all(&self.buf)
-        {
-            state.error = Some(e);
-            shared.failed.store(true, Ordering::Relaxed);
-        }
+        write_out(&mut state, &shared.failed, &self.buf);
         self.buf.clear();
         if release {
             state.busy = false;
             self.streaming = false;
+            state.next += 1;
+            loop {
+                let next = state.next;
+                let Some(buf) = state.parked.remove(&next) else {
+                    break;
+                };
+                write_out(&mut state, &shared.failed, &buf);
+                state.next += 1;
+            }
             shared.free.notify_all();
         }
     }
@@ -128,9 +164,8 @@ impl ArtifactOut<'_, '_> {
 /// Also on unwinding, so that a panicking worker cannot block the others.
 impl Drop for ArtifactOut<'_, '_> {
     fn drop(&mut self) {
-        if !self.buf.is_empty() || self.streaming {
-            self.drain(true);
-        }
+        // Even with nothing to write: the turn passes on.
+        self.drain(true);
     }
 }
 
@@ -155,8 +190,8 @@ mod tests {
     fn artifacts_stay_together_and_memory_is_capped() {
         let mut sink = Vec::new();
         let shared = SharedOut::new(&mut sink, 16);
-        let mut a = shared.artifact();
-        let mut b = shared.artifact();
+        let mut a = shared.artifact(0);
+        let mut b = shared.artifact(1);
         b.buf().extend_from_slice(b"b1\n");
         assert!(b.spill());
         for i in 0..10 {
@@ -174,6 +209,22 @@ mod tests {
     }
 
     #[test]
+    fn output_follows_input_order_whatever_finishes_first() {
+        let mut sink = Vec::new();
+        let shared = SharedOut::new(&mut sink, 1 << 20);
+        let mut c = shared.artifact(2);
+        c.buf().extend_from_slice(b"c\n");
+        c.finish();
+        let b = shared.artifact(1);
+        b.finish();
+        let mut a = shared.artifact(0);
+        a.buf().extend_from_slice(b"a\n");
+        a.finish();
+        shared.finish(b"end\n").unwrap();
+        assert_eq!(String::from_utf8(sink).unwrap(), "a\nc\nend\n");
+    }
+
+    #[test]
     fn a_failed_write_stops_the_workers() {
         struct Closed;
         impl Write for Closed {
@@ -186,7 +237,7 @@ mod tests {
         }
         let mut closed = Closed;
         let shared = SharedOut::new(&mut closed, 4);
-        let mut a = shared.artifact();
+        let mut a = shared.artifact(0);
         a.buf().extend_from_slice(b"0123456789");
         assert!(!a.spill());
         a.finish();

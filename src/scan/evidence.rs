@@ -349,6 +349,9 @@ fn scan_in_memory(
         total.bytes += out.bytes;
         total.lines += out.lines;
         total.long_lines += out.long_lines;
+        if total.first_long_line == 0 {
+            total.first_long_line = out.first_long_line;
+        }
         first.absorb(sink);
     }
     first.sort_by_line();

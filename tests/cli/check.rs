@@ -7,6 +7,10 @@ use serde_json::Value;
 const GOOD: &str = "multinode_server_logs_dsv4_fp4_sglang_tp8-pp1-dcp1-pcp1-ep8-dpatrue_disagg-true_spec-mtp_conc128_gb200-nv_01.zip";
 const BAD: &str = "multinode_server_logs_dsv4_fp4_sglang_tp8-pp1-dcp1-pcp1-ep8-dpatrue_disagg-true_spec-mtp_conc256_gb200-nv_02.zip";
 const TRUNC: &str = "damaged/truncated_multinode_server_logs_dsv4_fp4_sglang_tp8-pp1-dcp1-pcp1-ep8-dpatrue_disagg-true_spec-mtp_conc128_gb200-nv_01.tar.gz";
+const EVAL: &str = "eval_gsm8k_dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc64_mi355x-amds_03.zip";
+const SRT: &str = "eval_server_logs_dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc32_b200-nv_05.zip";
+const DISAGG: &str = "multinode_server_logs_dsv4_fp4_sglang_tp8-pp1-dcp1-pcp1-ep8-dpatrue_disagg-true_spec-mtp_conc64_gb200-nv_03.zip";
+const LONG: &str = "plain/long_line_server.log.gz";
 const NOENV: &str = "server_logs_dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc64_mi355x-amds_03.zip";
 
 fn verdict(run: &Run, check: &str) -> Value {
@@ -47,14 +51,14 @@ fn missing_rank_and_forbidden_env_fail_with_citations() {
     assert_eq!(run.code, 1);
     let v = verdict(&run, "monokernel-every-rank");
     assert_eq!(v["status"], "fail");
-    assert_eq!(v["missing"]["ranks"], serde_json::json!([7]));
+    assert_eq!(v["missing"]["ranks"], serde_json::json!({"decode_w0": [7]}));
     assert!(
         v["reason"].as_str().unwrap().contains("TP0-TP6")
             && v["reason"].as_str().unwrap().contains("TP7")
     );
     let v = verdict(&run, "nextn-fp8-moe-unset");
     assert_eq!(v["status"], "fail");
-    let first = v["evidence"][0].as_str().unwrap();
+    let first = v["evidence"][0]["citation"].as_str().unwrap();
     assert!(first.contains("!multinode_server_logs.tar.gz!"));
     let cite = artiscan(&["cite", first, "--expect", "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE"]);
     assert_eq!(cite.code, 0, "{}", cite.stderr);
@@ -157,7 +161,7 @@ expect = { count = { max = 3 } }
 }
 
 #[test]
-fn markdown_table_for_a_pr_comment() {
+fn markdown_report_for_a_pr_comment() {
     let run = artiscan(&[
         "check",
         "--set",
@@ -165,21 +169,452 @@ fn markdown_table_for_a_pr_comment() {
         "--format",
         "markdown",
         &sample(BAD),
+        &sample(GOOD),
     ]);
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(
         lines[0],
-        "| check | artifact | status | reason | evidence |"
+        "## artiscan check: 2 fail, 0 unknown, 10 pass, 2 not applicable"
     );
-    assert_eq!(lines[1], "|---|---|---|---|---|");
+    // Each artifact named once, as a heading over its table.
+    let full = format!("samples/artifacts/{BAD}");
+    assert_eq!(run.stdout.matches(&format!("### `{full}`")).count(), 1);
+    // Outside the heading, the artifact appears only inside whole citations.
+    for l in lines.iter().filter(|l| l.starts_with('|')) {
+        for (i, _) in l.match_indices(BAD) {
+            assert!(l[..i].ends_with("`samples/artifacts/"), "{l}");
+        }
+    }
+    assert!(lines.contains(&"| check | status | reason | evidence |"));
     let row = lines
         .iter()
-        .find(|l| l.starts_with("| monokernel-every-rank |"))
+        .find(|l| l.starts_with("| `monokernel-every-rank` | ❌ fail"))
         .unwrap();
-    assert!(row.contains("❌ fail"));
+    // Citations are whole, in code spans, and paste straight into `cite`.
+    let cite_text = row
+        .split("<br>")
+        .next()
+        .unwrap()
+        .rsplit("| `")
+        .next()
+        .unwrap();
+    let citation = cite_text.split('`').next().unwrap();
     assert!(
-        row.contains("gb200-node01_decode_w0.out:147"),
-        "citations as member:line: {row}"
+        citation.ends_with("gb200-node01_decode_w0.out:147"),
+        "{row}"
     );
-    assert!(!row.contains("samples/artifacts"), "short citations");
+    assert_eq!(
+        artiscan(&["cite", citation, "--expect", "routing check"]).code,
+        0
+    );
+}
+
+/// Verdicts of one scope, keyed by check: what must not depend on how the
+/// artifact arrived (citations and examined sources name their paths).
+fn verdicts_of(run: &Run) -> Vec<(String, Value)> {
+    let mut out: Vec<(String, Value)> = run
+        .of_type("verdict")
+        .into_iter()
+        .map(|v| {
+            let key = v["check"].as_str().unwrap().to_string();
+            let kept = serde_json::json!({
+                "status": v["status"],
+                "observed": v["observed"],
+                "expected": v["expected"],
+                "servers": v["servers"],
+                "missing_ranks": v["missing"]["ranks"],
+                "evidence": v["evidence"].as_array().map(|e| e.len()),
+                "examined": v["examined"].as_array().map(|e| e.len()),
+            });
+            (key, kept)
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+#[test]
+fn every_downloaded_folder_gives_the_verdicts_of_its_zip() {
+    let dl = root().join(sample("downloaded"));
+    let mut folders: Vec<String> = std::fs::read_dir(&dl)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    folders.sort();
+    assert!(folders.len() >= 8, "{folders:?}");
+    for name in folders {
+        let zip = if name == "core_dump_artifact" {
+            sample("damaged/core_dump_artifact.zip")
+        } else {
+            sample(&format!("{name}.zip"))
+        };
+        assert!(root().join(&zip).exists(), "{zip}");
+        let folder = sample(&format!("downloaded/{name}"));
+        let from_zip = artiscan(&["check", "--set", "inferencex", "--param", "al=3.77", &zip]);
+        // A name that does not parse as an artifact's needs --layout artifact.
+        let layout = if name == "core_dump_artifact" {
+            "artifact"
+        } else {
+            "auto"
+        };
+        let from_dir = artiscan(&[
+            "check",
+            "--set",
+            "inferencex",
+            "--param",
+            "al=3.77",
+            "--layout",
+            layout,
+            &folder,
+        ]);
+        let scopes: std::collections::BTreeSet<String> = from_dir
+            .of_type("verdict")
+            .iter()
+            .map(|v| v["scope"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(scopes.into_iter().collect::<Vec<_>>(), vec![folder.clone()]);
+        assert_eq!(from_zip.code, from_dir.code, "{name}");
+        assert_eq!(verdicts_of(&from_zip), verdicts_of(&from_dir), "{name}");
+        assert_eq!(
+            verdicts_of(&from_zip).len(),
+            7,
+            "{name}: one verdict per check"
+        );
+    }
+}
+
+#[test]
+fn a_folder_of_artifact_folders_is_a_set_and_run_scope_groups_either_layout() {
+    // The downloaded layout holds 8 artifacts; the core-dump folder's name
+    // does not parse, so its two files are artifacts of their own.
+    let run = artiscan(&["check", "--set", "inferencex", &sample("downloaded")]);
+    let scopes: std::collections::BTreeSet<String> = run
+        .of_type("verdict")
+        .iter()
+        .map(|v| v["scope"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(scopes.len(), 9, "{scopes:?}");
+    let run = artiscan(&[
+        "check",
+        "--set",
+        "inferencex",
+        "--layout",
+        "artifacts",
+        &sample("downloaded"),
+    ]);
+    let scopes: std::collections::BTreeSet<String> = run
+        .of_type("verdict")
+        .iter()
+        .map(|v| v["scope"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(scopes.len(), 8, "{scopes:?}");
+    let run = artiscan(&[
+        "check",
+        "--set",
+        "inferencex",
+        "--layout",
+        "files",
+        &sample("downloaded"),
+    ]);
+    assert!(run.of_type("verdict").len() > 8 * 7);
+
+    let dir = tempfile::tempdir().unwrap();
+    let (zips, dl) = (dir.path().join("zips"), dir.path().join("dl"));
+    std::fs::create_dir_all(&zips).unwrap();
+    for n in [GOOD, EVAL] {
+        std::fs::copy(root().join(sample(n)), zips.join(n)).unwrap();
+        let name = n.trim_end_matches(".zip");
+        copy_dir(
+            &root().join(sample(&format!("downloaded/{name}"))),
+            &dl.join(name),
+        );
+    }
+    let f = dir.path().join("run.toml");
+    std::fs::write(
+        &f,
+        r#"
+[[check]]
+id = "run-has-score-and-routing"
+rule = "eval.score"
+where = { task = "gsm8k" }
+expect = "present"
+scope = "run"
+
+[[check]]
+id = "run-routing"
+rule = "sglang.monokernel_routing"
+expect = { count = { min = 16 } }
+scope = "run"
+"#,
+    )
+    .unwrap();
+    for d in [&zips, &dl] {
+        let run = artiscan(&[
+            "check",
+            "--checks",
+            f.to_str().unwrap(),
+            d.to_str().unwrap(),
+        ]);
+        let v = run.of_type("verdict");
+        assert_eq!(v.len(), 2, "{}", run.stdout);
+        assert!(
+            v.iter()
+                .all(|v| v["status"] == "pass" && v["scope"] == d.to_str().unwrap()),
+            "{}",
+            run.stdout
+        );
+    }
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn srt_single_node_tarball_gets_its_routing_verdict_as_zip_and_folder() {
+    for path in [
+        sample(SRT),
+        sample(&format!("downloaded/{}", SRT.trim_end_matches(".zip"))),
+    ] {
+        let run = artiscan(&["check", "--set", "inferencex", &path]);
+        let v = verdict(&run, "monokernel-every-rank");
+        assert_eq!(v["status"], "pass", "{path}: {}", run.stdout);
+        assert!(
+            v["reason"]
+                .as_str()
+                .unwrap()
+                .contains("agg_w0: every rank (TP0-TP7)")
+        );
+        let c = v["evidence"][0]["citation"].as_str().unwrap();
+        assert!(
+            c.contains("srt-single-node-logs.tar.gz!logs/b200-node07_agg_w0.out:"),
+            "{c}"
+        );
+        assert_eq!(v["evidence"][0]["server"], "agg_w0");
+        assert!(v["evidence"][0]["rank"]["tp"].is_u64());
+        // No eval results in a server-logs artifact: said, not skipped.
+        let g = verdict(&run, "gsm8k-strict-score");
+        assert_eq!(g["status"], "not_applicable");
+        assert!(g["reason"].as_str().unwrap().contains("eval results"));
+        assert_eq!(run.code, 3, "env claims unknown: no env dump");
+    }
+}
+
+#[test]
+fn no_check_is_silent_and_not_applicable_keeps_the_exit_code() {
+    // A plain log with a traceback and an OOM, named like nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("server.log");
+    std::fs::write(
+        &log,
+        "[2026-10-29 04:10:01] server_args=ServerArgs(model_path='/m', tp_size=2)\n\
+[2026-10-29 04:21:13 TP0] Scheduler hit an exception: Traceback (most recent call last):\n\
+  File \"x.py\", line 1, in run\n\
+torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB\n",
+    )
+    .unwrap();
+    let run = artiscan(&["check", "--set", "inferencex", log.to_str().unwrap()]);
+    assert_eq!(verdict(&run, "no-traceback")["status"], "fail");
+    assert_eq!(verdict(&run, "no-oom")["status"], "fail");
+    assert_eq!(run.of_type("verdict").len(), 7, "one verdict per check");
+    assert_eq!(run.code, 1);
+    // An eval folder extracted under another name still gets its score.
+    let eval = dir.path().join("renamed");
+    copy_dir(
+        &root().join(sample(&format!(
+            "downloaded/{}",
+            EVAL.trim_end_matches(".zip")
+        ))),
+        &eval,
+    );
+    let run = artiscan(&[
+        "check",
+        "--set",
+        "inferencex",
+        "--layout",
+        "artifact",
+        eval.to_str().unwrap(),
+    ]);
+    let v = verdict(&run, "gsm8k-strict-score");
+    assert_eq!(v["status"], "pass");
+    assert_eq!(v["observed"]["value"], serde_json::json!([0.9773]));
+    assert_eq!(v["expected"]["value"], serde_json::json!({"ge": 0.0}));
+    assert!(v["reason"].as_str().unwrap().contains("0.9773"));
+    let na: Vec<Value> = run
+        .of_type("verdict")
+        .into_iter()
+        .filter(|v| v["status"] == "not_applicable")
+        .collect();
+    assert!(na.len() >= 4, "{}", run.stdout);
+    assert!(na.iter().all(|v| !v["reason"].as_str().unwrap().is_empty()));
+    assert_eq!(run.code, 0, "not_applicable does not change the exit code");
+}
+
+#[test]
+fn ranks_are_judged_per_server() {
+    let run = artiscan(&["check", "--set", "inferencex", &sample(DISAGG)]);
+    let v = verdict(&run, "monokernel-every-rank");
+    assert_eq!(v["status"], "fail", "{}", run.stdout);
+    assert_eq!(v["missing"]["ranks"], serde_json::json!({"decode_w0": [2]}));
+    let reason = v["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("decode_w0: TP0-TP1, TP3-TP7 logged it; TP2 never"),
+        "{reason}"
+    );
+    let servers = v["servers"].as_array().unwrap();
+    let by = |s: &str| servers.iter().find(|x| x["server"] == s).unwrap().clone();
+    assert_eq!(by("prefill_w0")["status"], "pass");
+    assert_eq!(
+        by("prefill_w0")["expected"],
+        serde_json::json!([0, 1, 2, 3])
+    );
+    assert_eq!(by("decode_w0")["expected"].as_array().unwrap().len(), 8);
+    assert!(
+        v["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["server"] == "prefill_w0" && e["rank"]["tp"] == 2),
+        "the prefill TP2 line is cited, with its server"
+    );
+}
+
+#[test]
+fn a_cut_long_line_makes_absence_unknown_naming_member_and_line() {
+    let run = artiscan(&["check", "--set", "inferencex", &sample(LONG)]);
+    for c in ["no-traceback", "no-oom"] {
+        let v = verdict(&run, c);
+        assert_eq!(v["status"], "unknown", "{c}: {}", v["reason"]);
+        let r = v["reason"].as_str().unwrap();
+        assert!(
+            r.contains(&format!(
+                "{} (3 line(s) longer than --max-line",
+                sample(LONG)
+            )),
+            "{r}"
+        );
+        assert!(r.contains("the first is line 201"), "{r}");
+    }
+    // With a cap above the longest line, the traceback is found.
+    let run = artiscan(&[
+        "check",
+        "--set",
+        "inferencex",
+        "--max-line",
+        "4000000",
+        &sample(LONG),
+    ]);
+    assert_eq!(verdict(&run, "no-traceback")["status"], "fail");
+    let scan = artiscan(&["scan", &sample(LONG)]);
+    let cov = &scan.of_type("coverage")[0];
+    assert!(
+        cov["notes"][0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("3 line(s)"),
+        "{cov}"
+    );
+}
+
+#[test]
+fn params_are_checked_and_listed() {
+    let run = artiscan(&[
+        "check",
+        "--set",
+        "inferencex",
+        "--param",
+        "gsm8k-min=0.99",
+        &sample(EVAL),
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("gsm8k-min") && run.stderr.contains("gsm8k_min (number, default 0.0)"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("al (number, no default)"),
+        "{}",
+        run.stderr
+    );
+    let run = artiscan(&[
+        "check",
+        "--set",
+        "inferencex",
+        "--param",
+        "gsm8k_min=abc",
+        &sample(EVAL),
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("not a number"), "{}", run.stderr);
+    let run = artiscan(&[
+        "check",
+        "--set",
+        "inferencex",
+        "--param",
+        "gsm8k_min=0.99",
+        &sample(EVAL),
+    ]);
+    let v = verdict(&run, "gsm8k-strict-score");
+    assert_eq!(v["status"], "fail");
+    assert!(
+        v["reason"]
+            .as_str()
+            .unwrap()
+            .contains("value = 0.9773 (expected {\"ge\":0.99})"),
+        "{}",
+        v["reason"]
+    );
+    let list = artiscan(&["check", "--list"]);
+    assert_eq!(list.code, 0, "{}", list.stderr);
+    assert!(list.stdout.starts_with("patterns/checks/inferencex.toml\n"));
+    for c in [
+        "monokernel-every-rank",
+        "gsm8k-strict-score",
+        "--param gsm8k_min (number, default 0.0)",
+        "applies: eval results (evidence: eval.score or eval.n_samples)",
+    ] {
+        assert!(list.stdout.contains(c), "{c}: {}", list.stdout);
+    }
+    assert_eq!(artiscan(&["check", "--list", "--set", "nope"]).code, 2);
+}
+
+#[test]
+fn scan_and_check_output_is_the_same_bytes_on_any_thread_count() {
+    let base: Vec<String> = ["samples/artifacts"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    for cmd in [
+        vec!["scan", "--format", "jsonl"],
+        vec!["grep", "-e", "TP3", "-e", "target_verify"],
+        vec!["check", "--set", "inferencex", "--format", "jsonl"],
+    ] {
+        let mut first: Option<String> = None;
+        for j in ["-j1", "-j2", "-j3", "-j4", "-j2", "-j4"] {
+            let mut args: Vec<&str> = cmd.clone();
+            args.push(j);
+            args.extend(base.iter().map(|s| s.as_str()));
+            let run = artiscan(&args);
+            // The summary's elapsed time is the one field that may differ.
+            let out: String = run
+                .stdout
+                .lines()
+                .filter(|l| !l.starts_with("{\"type\":\"summary\""))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            match &first {
+                None => first = Some(out),
+                Some(f) => assert!(f == &out, "{cmd:?} {j}: output differs from -j1"),
+            }
+        }
+    }
 }

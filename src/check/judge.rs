@@ -1,0 +1,926 @@
+//! Judging one check over one scope: applicability, the sources an absence
+//! needs, then one function per expectation kind.
+
+use super::scope::{Scope, server_of};
+use super::{Check, Cited, Expect, Ranks, ServerRanks, Status, VerdictRecord, cond};
+use crate::location::Location;
+use crate::output::EvidenceRecord;
+use cond::Params;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+const MAX_CITES: usize = 20;
+const MAX_VALUES: usize = 20;
+/// Largest rank count believed (a bigger one is a typo or hostile input).
+const MAX_RANKS: u64 = 4096;
+
+struct Ctx<'s, 'a> {
+    scope: &'s Scope<'a>,
+    params: Params,
+    incomplete: Vec<String>,
+}
+
+impl Ctx<'_, '_> {
+    fn complete(&self) -> bool {
+        self.incomplete.is_empty()
+    }
+
+    /// Marks the verdict unknown for lack of complete reading.
+    fn unread(&self, v: &mut VerdictRecord, what: String) {
+        v.status = Status::Unknown;
+        v.missing
+            .insert("members".into(), Value::from(self.incomplete.clone()));
+        v.reason = format!(
+            "{what}, and {} part(s) could not be read completely: {}",
+            self.incomplete.len(),
+            self.incomplete.join(", ")
+        );
+    }
+}
+
+fn cited(r: &EvidenceRecord) -> Cited {
+    Cited {
+        citation: r.citation.clone(),
+        server: Some(server_of(r).1),
+        rank: r.rank.clone(),
+    }
+}
+
+fn show(v: &Option<Value>) -> String {
+    v.as_ref().map_or("(none)".into(), Value::to_string)
+}
+
+impl Check {
+    pub fn judge(&self, scope: &Scope<'_>, params: &Params) -> VerdictRecord {
+        let cx = Ctx {
+            scope,
+            params: params.with_defaults(&self.defaults),
+            incomplete: scope.incomplete(),
+        };
+        let mut v = VerdictRecord::new(&self.id, &self.description, &self.rule, &scope.name);
+        let mut matching = Vec::new();
+        for r in scope.records_of(&self.rule) {
+            match cond::all_hold(&self.filter, r, &cx.params) {
+                Ok(true) => matching.push(r),
+                Ok(false) => {}
+                Err(missing) => {
+                    v.reason = format!("parameter {missing} not given (--param {missing}=...)");
+                    return v;
+                }
+            }
+        }
+        if !self.applies_here(&mut v, &cx, &matching) || !self.sources(&mut v, &cx) {
+            return v;
+        }
+        v.evidence = matching.iter().take(MAX_CITES).map(|r| cited(r)).collect();
+        v.observed = self.observed(&matching);
+        v.expected = self.expected(&cx.params);
+        match &self.expect {
+            Expect::Present => self.judge_present(&mut v, &cx, &matching),
+            Expect::Absent => self.judge_absent(&mut v, &cx, &matching),
+            Expect::Count { min, max } => self.judge_count(&mut v, &cx, &matching, *min, *max),
+            Expect::Consistent(cap) => self.judge_consistent(&mut v, &cx, &matching, cap),
+            Expect::EveryRank => self.judge_every_rank(&mut v, &cx, &matching),
+        }
+        // `all` and `consistent` speak about every record: one in a part
+        // not read could break them.
+        let universal = !self.all.is_empty() || matches!(self.expect, Expect::Consistent(_));
+        if v.status == Status::Pass && universal && !cx.complete() {
+            let what = format!("{} on every record read", v.reason);
+            cx.unread(&mut v, what);
+        }
+        v
+    }
+
+    /// False (with the verdict filled in) when the scope holds nothing the
+    /// claim speaks about: `not_applicable`, or `unknown` when part of the
+    /// scope could not be read (the evidence may be there).
+    fn applies_here(&self, v: &mut VerdictRecord, cx: &Ctx, matching: &[&EvidenceRecord]) -> bool {
+        let Some(a) = &self.applies else { return true };
+        if !matching.is_empty()
+            || cx
+                .scope
+                .records()
+                .any(|r| a.evidence.iter().any(|e| e.matches(r, &cx.params)))
+        {
+            return true;
+        }
+        if let Some(g) = &a.expected_globs {
+            let base = |n: &str| n.rsplit('/').next().unwrap_or(n).to_string();
+            if cx.scope.artifacts.iter().any(|n| g.is_match(base(n))) {
+                return true;
+            }
+        }
+        let looked: Vec<String> = a.evidence.iter().map(|e| e.to_string()).collect();
+        let what = format!(
+            "nothing this claim speaks about: no {} here (no {} evidence, no matching {} record)",
+            a.what,
+            looked.join(" or "),
+            self.rule
+        );
+        if cx.complete() {
+            v.status = Status::NotApplicable;
+            v.reason = what;
+        } else {
+            cx.unread(v, what);
+        }
+        false
+    }
+
+    /// False (verdict unknown) when a `within` source is missing; records
+    /// the members examined.
+    fn sources(&self, v: &mut VerdictRecord, cx: &Ctx) -> bool {
+        let mut examined = BTreeSet::new();
+        for w in &self.within {
+            let mut found = false;
+            for r in cx.scope.records_of(w) {
+                found = true;
+                examined.insert(Location::member_citation(
+                    &r.location.path,
+                    &r.location.members,
+                ));
+            }
+            if !found {
+                let what = format!(
+                    "no {w} evidence in this scope: the source this claim needs was not found"
+                );
+                if cx.complete() {
+                    v.reason = what;
+                } else {
+                    cx.unread(v, what);
+                }
+                return false;
+            }
+        }
+        v.examined = examined.into_iter().collect();
+        true
+    }
+
+    /// Distinct values of the captures the check speaks about.
+    fn observed(&self, matching: &[&EvidenceRecord]) -> Map<String, Value> {
+        let mut caps: Vec<&str> = Vec::new();
+        for (c, _) in self.all.iter().chain(&self.any) {
+            caps.push(c);
+        }
+        if let Expect::Consistent(c) = &self.expect {
+            caps.push(c);
+        }
+        if caps.is_empty() {
+            caps.push("value");
+        }
+        let mut out = Map::new();
+        for cap in caps {
+            if out.contains_key(cap) {
+                continue;
+            }
+            let mut vals: Vec<Value> = Vec::new();
+            for r in matching {
+                let Some(x) = r.captures.as_ref().and_then(|c| c.get(cap)) else {
+                    continue;
+                };
+                if !vals.iter().any(|y| y == x) {
+                    vals.push(x.clone());
+                    if vals.len() == MAX_VALUES {
+                        break;
+                    }
+                }
+            }
+            if !vals.is_empty() {
+                out.insert(cap.to_string(), Value::Array(vals));
+            }
+        }
+        out
+    }
+
+    fn expected(&self, p: &Params) -> Map<String, Value> {
+        let mut out = Map::new();
+        for (cap, c) in &self.all {
+            out.insert(cap.clone(), c.describe(p));
+        }
+        if !self.any.is_empty() {
+            let any: Map<String, Value> = self
+                .any
+                .iter()
+                .map(|(cap, c)| (cap.clone(), c.describe(p)))
+                .collect();
+            out.insert("any".into(), Value::Object(any));
+        }
+        match &self.expect {
+            Expect::Count { min, max } => {
+                out.insert("count".into(), serde_json::json!({"min": min, "max": max}));
+            }
+            Expect::EveryRank => {
+                out.insert("ranks".into(), Value::String(self.ranks_text()));
+            }
+            Expect::Absent => {
+                out.insert("count".into(), serde_json::json!({"max": 0}));
+            }
+            _ => {}
+        }
+        out
+    }
+
+    /// The observed values in words: ` (value = 0.9773; expected ge 0.5)`.
+    fn values_text(&self, v: &VerdictRecord) -> String {
+        let mut parts = Vec::new();
+        for (k, vals) in &v.observed {
+            let vals: Vec<String> = vals
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|x| x.to_string())
+                .collect();
+            let mut s = format!("{k} = {}", vals.join(", "));
+            if let Some(e) = v.expected.get(k) {
+                s.push_str(&format!(" (expected {e})"));
+            }
+            parts.push(s);
+        }
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", parts.join("; "))
+        }
+    }
+
+    /// A failing `all` or `any` condition: the verdict fails, citing the record.
+    fn conditions_fail(
+        &self,
+        v: &mut VerdictRecord,
+        cx: &Ctx,
+        matching: &[&EvidenceRecord],
+    ) -> bool {
+        for r in matching {
+            if cond::all_hold(&self.all, r, &cx.params) != Ok(false) {
+                continue;
+            }
+            let why: Vec<String> = self
+                .all
+                .iter()
+                .filter(|(cap, c)| {
+                    cond::all_hold(&[(cap.clone(), c.clone())], r, &cx.params) == Ok(false)
+                })
+                .map(|(cap, c)| {
+                    let got = r.captures.as_ref().and_then(|m| m.get(cap)).cloned();
+                    format!(
+                        "{cap} = {} (expected {})",
+                        show(&got),
+                        c.describe(&cx.params)
+                    )
+                })
+                .collect();
+            v.status = Status::Fail;
+            v.reason = format!(
+                "{} does not satisfy the condition: {}",
+                r.citation,
+                why.join(", ")
+            );
+            v.evidence = vec![cited(r)];
+            return true;
+        }
+        let any_ok = self.any.is_empty()
+            || matching
+                .iter()
+                .any(|r| cond::all_hold(&self.any, r, &cx.params) == Ok(true));
+        if !any_ok {
+            v.status = Status::Fail;
+            v.reason = format!(
+                "none of {} record(s) satisfies the `any` condition {}",
+                matching.len(),
+                self.any_text
+            );
+            return true;
+        }
+        false
+    }
+
+    /// ` (no --param k: value not compared)` for each condition left out.
+    fn skipped_note(&self, cx: &Ctx) -> String {
+        cond::skipped_params(&self.all, &cx.params)
+            .into_iter()
+            .chain(cond::skipped_params(&self.any, &cx.params))
+            .map(|p| format!(" (no --param {p}: value not compared)"))
+            .collect()
+    }
+
+    fn what(&self) -> String {
+        if self.filter_text.is_empty() {
+            self.rule.clone()
+        } else {
+            format!("{} {}", self.rule, self.filter_text)
+        }
+    }
+
+    /// Nothing matched where something must: fail on complete reading.
+    fn nothing_found(&self, v: &mut VerdictRecord, cx: &Ctx) {
+        let what = format!("no matching {} record", self.what());
+        if cx.complete() {
+            v.status = Status::Fail;
+            v.reason = format!("{what}; every member was read completely");
+        } else {
+            cx.unread(v, what);
+        }
+    }
+
+    fn judge_present(&self, v: &mut VerdictRecord, cx: &Ctx, m: &[&EvidenceRecord]) {
+        if m.is_empty() {
+            self.nothing_found(v, cx);
+        } else if !self.conditions_fail(v, cx, m) {
+            v.status = Status::Pass;
+            v.reason = format!(
+                "{} matching record(s){}{}",
+                m.len(),
+                self.values_text(v),
+                self.skipped_note(cx)
+            );
+        }
+    }
+
+    fn judge_absent(&self, v: &mut VerdictRecord, cx: &Ctx, m: &[&EvidenceRecord]) {
+        if !m.is_empty() {
+            // The citations are in `evidence`; the reason says what was found.
+            v.status = Status::Fail;
+            v.reason = format!("{} matching record(s){}", m.len(), self.values_text(v));
+            return;
+        }
+        let what = format!("no matching {} record", self.what());
+        if !cx.complete() {
+            cx.unread(v, what);
+            return;
+        }
+        v.status = Status::Pass;
+        v.reason = if v.examined.is_empty() {
+            format!("{what}; every member was read completely")
+        } else {
+            format!(
+                "{what}; every member was read completely, {} source(s) examined: {}",
+                v.examined.len(),
+                v.examined.join(", ")
+            )
+        };
+    }
+
+    fn judge_count(
+        &self,
+        v: &mut VerdictRecord,
+        cx: &Ctx,
+        m: &[&EvidenceRecord],
+        min: Option<u64>,
+        max: Option<u64>,
+    ) {
+        let n = m.len() as u64;
+        if max.is_some_and(|x| n > x) {
+            v.status = Status::Fail;
+            v.reason = format!("{n} matching record(s), more than {}", max.unwrap_or(0));
+        } else if min.is_some_and(|x| n < x) {
+            let what = format!("{n} matching record(s), fewer than {}", min.unwrap_or(0));
+            if cx.complete() {
+                v.status = Status::Fail;
+                v.reason = what;
+            } else {
+                cx.unread(v, what);
+            }
+        } else if !self.conditions_fail(v, cx, m) {
+            v.status = Status::Pass;
+            v.reason = format!(
+                "{n} matching record(s){}{}",
+                self.values_text(v),
+                self.skipped_note(cx)
+            );
+        }
+    }
+
+    fn judge_consistent(&self, v: &mut VerdictRecord, cx: &Ctx, m: &[&EvidenceRecord], cap: &str) {
+        let Some(first) = m.first() else {
+            return self.nothing_found(v, cx);
+        };
+        let value = |r: &EvidenceRecord| r.captures.as_ref().and_then(|c| c.get(cap)).cloned();
+        let v0 = value(first);
+        if let Some(other) = m.iter().find(|r| !cond::json_eq(&value(r), &v0)) {
+            v.status = Status::Fail;
+            v.reason = format!(
+                "{cap} differs: {} at {}, {} at {}",
+                show(&v0),
+                first.citation,
+                show(&value(other)),
+                other.citation
+            );
+            v.evidence = vec![cited(first), cited(other)];
+        } else if !self.conditions_fail(v, cx, m) {
+            v.status = Status::Pass;
+            v.reason = format!(
+                "{cap} = {} in all {} record(s){}{}",
+                show(&v0),
+                m.len(),
+                self.values_text(v)
+                    .split("; ")
+                    .filter(|s| !s.is_empty() && !s.starts_with(&format!("{cap} = ")))
+                    .map(|s| format!("; {s}"))
+                    .collect::<String>(),
+                self.skipped_note(cx)
+            );
+            if let Some(e) = v.expected.get(cap) {
+                v.reason.push_str(&format!(" (expected {e})"));
+            }
+        }
+    }
+
+    /// Every rank of every server logged a matching line; each server
+    /// against its own rank count.
+    fn judge_every_rank(&self, v: &mut VerdictRecord, cx: &Ctx, m: &[&EvidenceRecord]) {
+        if self.conditions_fail(v, cx, m) {
+            return;
+        }
+        // Servers the claim speaks about: those with a matching record, and
+        // those holding the evidence that makes the claim apply.
+        let subjects = if self.servers.is_empty() {
+            self.applies
+                .as_ref()
+                .map_or(&[][..], |a| a.evidence.as_slice())
+        } else {
+            self.servers.as_slice()
+        };
+        let mut servers: BTreeMap<String, (String, BTreeSet<u32>)> = BTreeMap::new();
+        for r in m {
+            let (key, short) = server_of(r);
+            let e = servers
+                .entry(key)
+                .or_insert_with(|| (short, BTreeSet::new()));
+            if let Some(rank) = r.rank.as_ref().and_then(|x| x.get(&self.rank_key)) {
+                e.1.insert(*rank);
+            }
+        }
+        for r in cx.scope.records() {
+            if subjects.iter().any(|s| s.matches(r, &cx.params)) {
+                let (key, short) = server_of(r);
+                servers
+                    .entry(key)
+                    .or_insert_with(|| (short, BTreeSet::new()));
+            }
+        }
+        if servers.is_empty() {
+            return self.nothing_found(v, cx);
+        }
+        let shorts: Vec<&String> = servers.values().map(|(s, _)| s).collect();
+        let name = |key: &str, short: &String| {
+            if shorts.iter().filter(|s| *s == &short).count() > 1 {
+                key.to_string()
+            } else {
+                short.clone()
+            }
+        };
+        let key = self.rank_key.to_uppercase();
+        let sources = self.rank_sources(cx);
+        let mut missing_map = Map::new();
+        for (k, (short, seen)) in &servers {
+            let shown = name(k, short);
+            let expected = self.expected_ranks(k, &sources, &cx.params);
+            let seen_v: Vec<u32> = seen.iter().copied().collect();
+            let entry = match expected {
+                Err(why) => ServerRanks {
+                    server: shown.clone(),
+                    expected: None,
+                    seen: seen_v,
+                    missing: vec![],
+                    status: Status::Unknown,
+                    reason: format!("{shown}: rank count unknown: {why}"),
+                },
+                Ok(exp) => {
+                    let missing: Vec<u32> = exp.difference(seen).copied().collect();
+                    let status = if missing.is_empty() {
+                        Status::Pass
+                    } else if cx.complete() {
+                        Status::Fail
+                    } else {
+                        Status::Unknown
+                    };
+                    let reason = if missing.is_empty() {
+                        format!("{shown}: every rank ({})", ranges(&key, seen))
+                    } else {
+                        missing_map.insert(shown.clone(), Value::from(missing.clone()));
+                        let logged = if seen.is_empty() {
+                            "no rank".to_string()
+                        } else {
+                            ranges(&key, seen)
+                        };
+                        format!(
+                            "{shown}: {logged} logged it; {} never logged a matching {} line (expected {})",
+                            ranges(&key, &missing.iter().copied().collect()),
+                            self.rule,
+                            ranges(&key, &exp)
+                        )
+                    };
+                    ServerRanks {
+                        server: shown.clone(),
+                        expected: Some(exp.into_iter().collect()),
+                        seen: seen_v,
+                        missing,
+                        status,
+                        reason,
+                    }
+                }
+            };
+            v.servers.push(entry);
+        }
+        if !missing_map.is_empty() {
+            v.missing.insert("ranks".into(), Value::Object(missing_map));
+        }
+        let of = |st: Status| -> Vec<String> {
+            v.servers
+                .iter()
+                .filter(|s| s.status == st)
+                .map(|s| s.reason.clone())
+                .collect()
+        };
+        let (fails, unknowns, passes) = (of(Status::Fail), of(Status::Unknown), of(Status::Pass));
+        if !fails.is_empty() {
+            v.status = Status::Fail;
+            v.reason = fails.join("; ");
+        } else if !unknowns.is_empty() {
+            let what = unknowns.join("; ");
+            if v.servers.iter().any(|s| !s.missing.is_empty()) {
+                cx.unread(v, what);
+            } else {
+                v.status = Status::Unknown;
+                v.reason = what;
+            }
+        } else {
+            v.status = Status::Pass;
+            v.reason = format!(
+                "{} on every rank of every server: {}{}",
+                self.rule,
+                passes.join("; "),
+                self.skipped_note(cx)
+            );
+        }
+    }
+
+    /// The records that give servers their expected ranks, by server key.
+    fn rank_sources<'a>(&self, cx: &Ctx<'_, 'a>) -> BTreeMap<String, Vec<&'a EvidenceRecord>> {
+        let rule = match &self.ranks {
+            Some(Ranks::Seen(r)) | Some(Ranks::Capture { rule: r, .. }) => r,
+            _ => return BTreeMap::new(),
+        };
+        let mut out: BTreeMap<String, Vec<&EvidenceRecord>> = BTreeMap::new();
+        for r in cx.scope.records_of(rule) {
+            out.entry(server_of(r).0).or_default().push(r);
+        }
+        out
+    }
+
+    fn expected_ranks(
+        &self,
+        server: &str,
+        sources: &BTreeMap<String, Vec<&EvidenceRecord>>,
+        params: &Params,
+    ) -> Result<BTreeSet<u32>, String> {
+        let upto = |n: u64| -> Result<BTreeSet<u32>, String> {
+            if n > MAX_RANKS {
+                return Err(format!("{n} ranks is more than {MAX_RANKS}"));
+            }
+            Ok((0..n as u32).collect())
+        };
+        let recs = sources.get(server).map_or(&[][..], |v| v.as_slice());
+        match &self.ranks {
+            Some(Ranks::Count(toml::Value::Integer(n))) => upto((*n).max(0) as u64),
+            Some(Ranks::Count(toml::Value::String(s))) => match params.resolve_str(s) {
+                Some(v) => match cond::num(&v) {
+                    Some(f) if f >= 0.0 && f.fract() == 0.0 => upto(f as u64),
+                    _ => Err(format!("ranks {s} = {v} is not a whole number")),
+                },
+                None => Err(format!("ranks {s}: parameter not given")),
+            },
+            Some(Ranks::Seen(rule)) => {
+                let set: BTreeSet<u32> = recs
+                    .iter()
+                    .filter_map(|r| r.rank.as_ref()?.get(&self.rank_key).copied())
+                    .collect();
+                if set.is_empty() {
+                    Err(format!(
+                        "no {rule} record with a {} rank in this server's log",
+                        self.rank_key
+                    ))
+                } else {
+                    Ok(set)
+                }
+            }
+            Some(Ranks::Capture { rule, capture }) => {
+                let n = recs
+                    .iter()
+                    .filter_map(|r| cond::num(r.captures.as_ref()?.get(capture)?))
+                    .filter(|f| *f >= 0.0 && f.fract() == 0.0)
+                    .map(|f| f as u64)
+                    .max();
+                match n {
+                    Some(n) => upto(n),
+                    None => Err(format!("no {rule} {capture} in this server's log")),
+                }
+            }
+            _ => Err("no rank source".into()),
+        }
+    }
+}
+
+/// `TP0-TP6, TP8` style listing.
+pub(super) fn ranges(key: &str, set: &BTreeSet<u32>) -> String {
+    let mut out = Vec::new();
+    let v: Vec<u32> = set.iter().copied().collect();
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i;
+        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
+            j += 1;
+        }
+        out.push(if i == j {
+            format!("{key}{}", v[i])
+        } else {
+            format!("{key}{}-{key}{}", v[i], v[j])
+        });
+        i = j + 1;
+    }
+    out.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::parse_checks;
+    use super::*;
+    use crate::scan::{ArtifactScan, Record};
+    use crate::source::{Coverage, ErrorKind, NoteKind};
+
+    fn rec(member: &str, line: u64, rule: &str, caps: Value, tp: Option<u32>) -> EvidenceRecord {
+        let location = Location {
+            path: "a.zip".into(),
+            members: vec![member.into()],
+            line,
+            byte_offset: 0,
+            column: None,
+        };
+        EvidenceRecord {
+            kind: "evidence",
+            rule: rule.into(),
+            pack: None,
+            citation: location.to_string(),
+            location,
+            text: String::new(),
+            lossy: false,
+            truncated: false,
+            captures: caps.as_object().cloned(),
+            rank: tp.map(|t| [("tp".to_string(), t)].into_iter().collect()),
+            id: None,
+        }
+    }
+
+    fn scan(records: Vec<EvidenceRecord>) -> ArtifactScan {
+        ArtifactScan {
+            records: records.into_iter().map(Record::Evidence).collect(),
+            coverage: Coverage::default(),
+            sha256: None,
+            counts: Default::default(),
+        }
+    }
+
+    fn judge1(src: &str, s: &ArtifactScan, params: &[&str]) -> VerdictRecord {
+        let checks = parse_checks("t.toml", src).unwrap();
+        let scope = Scope {
+            name: "a.zip".into(),
+            artifacts: vec!["a.zip".into()],
+            scans: vec![("a.zip", s)],
+        };
+        let p = Params::parse(&params.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+        checks[0].judge(&scope, &p)
+    }
+
+    fn score(v: f64) -> EvidenceRecord {
+        rec(
+            "results.json",
+            3,
+            "eval.score",
+            serde_json::json!({"task": "gsm8k", "value": v}),
+            None,
+        )
+    }
+
+    const PRESENT: &str = r#"
+[params]
+min = 0.5
+[[check]]
+id = "score"
+rule = "eval.score"
+where = { task = "gsm8k" }
+expect = "present"
+all = { value = { ge = "@param:min" } }
+applies = { what = "eval results", evidence = ["eval.score"], expected_in = ["eval_*"] }
+"#;
+
+    #[test]
+    fn present_reports_the_value_and_the_bound() {
+        let v = judge1(PRESENT, &scan(vec![score(0.9773)]), &[]);
+        assert_eq!(v.status, Status::Pass, "{}", v.reason);
+        assert_eq!(v.observed["value"], serde_json::json!([0.9773]));
+        assert_eq!(v.expected["value"], serde_json::json!({"ge": 0.5}));
+        assert!(v.reason.contains("value = 0.9773"), "{}", v.reason);
+        let v = judge1(PRESENT, &scan(vec![score(0.4)]), &[]);
+        assert_eq!(v.status, Status::Fail);
+        assert!(
+            v.reason.contains("value = 0.4 (expected {\"ge\":0.5})"),
+            "{}",
+            v.reason
+        );
+        let v = judge1(PRESENT, &scan(vec![score(0.9)]), &["min=0.95"]);
+        assert_eq!(v.status, Status::Fail);
+    }
+
+    #[test]
+    fn not_applicable_without_the_evidence_and_unknown_on_partial_reading() {
+        let other = rec("server.log", 1, "error.oom", Value::Null, None);
+        let v = judge1(PRESENT, &scan(vec![other.clone()]), &[]);
+        assert_eq!(v.status, Status::NotApplicable, "{}", v.reason);
+        assert!(v.reason.contains("eval results"));
+        let mut s = scan(vec![other]);
+        s.coverage
+            .error(&["x.log".into()], ErrorKind::Truncated, "cut");
+        let v = judge1(PRESENT, &s, &[]);
+        assert_eq!(v.status, Status::Unknown, "{}", v.reason);
+        assert!(v.reason.contains("a.zip!x.log"), "{}", v.reason);
+    }
+
+    const ABSENT: &str = r#"
+[[check]]
+id = "unset"
+rule = "env.var"
+where = { name = "BAD" }
+expect = "absent"
+within = "env.var"
+"#;
+
+    fn env(member: &str, name: &str) -> EvidenceRecord {
+        rec(
+            member,
+            1,
+            "env.var",
+            serde_json::json!({"name": name, "value": "1"}),
+            None,
+        )
+    }
+
+    #[test]
+    fn absent_names_the_sources_and_needs_complete_reading() {
+        let v = judge1(
+            ABSENT,
+            &scan(vec![env("a.yaml", "OK"), env("b.log", "OK")]),
+            &[],
+        );
+        assert_eq!(v.status, Status::Pass, "{}", v.reason);
+        assert_eq!(v.examined, vec!["a.zip!a.yaml", "a.zip!b.log"]);
+        let v = judge1(ABSENT, &scan(vec![env("a.yaml", "BAD")]), &[]);
+        assert_eq!(v.status, Status::Fail);
+        assert_eq!(v.observed["value"], serde_json::json!(["1"]));
+        let v = judge1(ABSENT, &scan(vec![]), &[]);
+        assert_eq!(v.status, Status::Unknown, "no source: never pass");
+        let mut s = scan(vec![env("a.yaml", "OK")]);
+        s.coverage
+            .note(&["big.log".into()], NoteKind::LongLine, "line 7 cut");
+        let v = judge1(ABSENT, &s, &[]);
+        assert_eq!(v.status, Status::Unknown);
+        assert!(
+            v.reason.contains("a.zip!big.log (line 7 cut)"),
+            "{}",
+            v.reason
+        );
+    }
+
+    #[test]
+    fn count_bounds() {
+        let src = r#"
+[[check]]
+id = "n"
+rule = "eval.score"
+expect = { count = { min = 2, max = 3 } }
+"#;
+        assert_eq!(
+            judge1(src, &scan(vec![score(1.0)]), &[]).status,
+            Status::Fail
+        );
+        let two = scan(vec![score(1.0), score(0.5)]);
+        let v = judge1(src, &two, &[]);
+        assert_eq!(v.status, Status::Pass);
+        assert_eq!(v.expected["count"], serde_json::json!({"min": 2, "max": 3}));
+        let four = scan((0..4).map(|_| score(1.0)).collect());
+        assert_eq!(judge1(src, &four, &[]).status, Status::Fail);
+    }
+
+    #[test]
+    fn consistent_values() {
+        let src = r#"
+[[check]]
+id = "c"
+rule = "eval.score"
+expect = { consistent = "value" }
+all = { value = { within = ["@param:al", 0.005] } }
+"#;
+        let same = scan(vec![score(3.77), score(3.77)]);
+        let v = judge1(src, &same, &["al=3.77"]);
+        assert_eq!(v.status, Status::Pass, "{}", v.reason);
+        assert!(v.reason.contains("value = 3.77 in all 2"), "{}", v.reason);
+        assert_eq!(judge1(src, &same, &["al=3.5"]).status, Status::Fail);
+        let v = judge1(src, &same, &[]);
+        assert_eq!(v.status, Status::Pass);
+        assert!(v.reason.contains("no --param al"));
+        let diff = scan(vec![score(3.77), score(3.39)]);
+        let v = judge1(src, &diff, &[]);
+        assert_eq!(v.status, Status::Fail);
+        assert_eq!(v.evidence.len(), 2);
+    }
+
+    const EVERY: &str = r#"
+[[check]]
+id = "r"
+rule = "route"
+expect = "every_rank"
+ranks = { rule = "args", capture = "tp_size" }
+"#;
+
+    fn route(member: &str, tp: u32) -> EvidenceRecord {
+        rec(
+            member,
+            10 + tp as u64,
+            "route",
+            serde_json::json!({}),
+            Some(tp),
+        )
+    }
+
+    fn args(member: &str, tp: u64) -> EvidenceRecord {
+        rec(member, 1, "args", serde_json::json!({"tp_size": tp}), None)
+    }
+
+    #[test]
+    fn every_rank_per_server() {
+        // Prefill TP0-TP3 must not stand in for decode's missing TP2.
+        let mut recs = vec![args("n2_prefill_w0.out", 4), args("n1_decode_w0.out", 8)];
+        recs.extend((0..4).map(|t| route("n2_prefill_w0.out", t)));
+        recs.extend(
+            (0..8)
+                .filter(|t| *t != 2)
+                .map(|t| route("n1_decode_w0.out", t)),
+        );
+        let v = judge1(EVERY, &scan(recs.clone()), &[]);
+        assert_eq!(v.status, Status::Fail, "{}", v.reason);
+        assert!(
+            v.reason
+                .contains("decode_w0: TP0-TP1, TP3-TP7 logged it; TP2 never"),
+            "{}",
+            v.reason
+        );
+        assert_eq!(v.missing["ranks"], serde_json::json!({"decode_w0": [2]}));
+        assert_eq!(v.servers.len(), 2);
+        let ev = &v.evidence[0];
+        assert_eq!(ev.server.as_deref(), Some("prefill_w0"));
+        // The same worker's ranks in a second node's file count for it.
+        recs.push(route("n3_decode_w0.out", 2));
+        let v = judge1(EVERY, &scan(recs.clone()), &[]);
+        assert_eq!(v.status, Status::Pass, "{}", v.reason);
+        assert!(v.reason.contains("decode_w0: every rank (TP0-TP7)"));
+        // A server without a rank count is unknown, never passed over.
+        recs.push(route("n9_decode_w1.out", 0));
+        let v = judge1(EVERY, &scan(recs), &[]);
+        assert_eq!(v.status, Status::Unknown, "{}", v.reason);
+        assert!(v.reason.contains("decode_w1: rank count unknown"));
+    }
+
+    #[test]
+    fn every_rank_fixed_count_from_a_parameter() {
+        let src = EVERY.replace(
+            "ranks = { rule = \"args\", capture = \"tp_size\" }",
+            "ranks = \"@param:tp\"",
+        );
+        let s = scan((0..4).map(|t| route("server.log", t)).collect());
+        assert_eq!(judge1(&src, &s, &["tp=4"]).status, Status::Pass);
+        let v = judge1(&src, &s, &["tp=8"]);
+        assert_eq!(v.status, Status::Fail);
+        assert_eq!(
+            v.missing["ranks"],
+            serde_json::json!({"server": [4, 5, 6, 7]})
+        );
+        assert_eq!(judge1(&src, &s, &[]).status, Status::Unknown);
+    }
+
+    #[test]
+    fn within_takes_a_string_or_a_list_and_artifacts_globs_are_refused() {
+        assert!(parse_checks("t", ABSENT).is_ok());
+        let list = ABSENT.replace("within = \"env.var\"", "within = [\"env.var\"]");
+        assert!(parse_checks("t", &list).is_ok());
+        let old = ABSENT.replace("within = \"env.var\"", "artifacts = [\"*server_logs*\"]");
+        let e = parse_checks("t", &old).unwrap_err().to_string();
+        assert!(e.contains("applies"), "{e}");
+        let no_ranks = EVERY.replace("ranks = { rule = \"args\", capture = \"tp_size\" }", "");
+        assert!(parse_checks("t", &no_ranks).is_err());
+    }
+
+    #[test]
+    fn rank_ranges() {
+        let s: BTreeSet<u32> = [0, 1, 2, 4, 6, 7].into_iter().collect();
+        assert_eq!(ranges("TP", &s), "TP0-TP2, TP4, TP6-TP7");
+    }
+}

@@ -1,0 +1,276 @@
+//! What a verdict speaks about. The artifact is the scope however it
+//! arrives: a zip, a bare archive or log, or a folder holding one extracted
+//! artifact (what `gh run download` makes). Run scope groups the artifacts
+//! of one folder. Within an artifact, ranks belong to a server: one worker
+//! log (`.out` and `.err` of one srt-slurm worker together).
+
+use crate::location::Location;
+use crate::output::EvidenceRecord;
+use crate::scan::ArtifactScan;
+use crate::source::{Artifact, NoteKind, walk};
+use std::io;
+use std::path::Path;
+
+/// How folders map to artifacts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Layout {
+    /// A folder whose name parses as an artifact name (`eval_server_logs_<RF>`,
+    /// `multinode_server_logs_<RF>`, `logs_<run id>`, ...) is one artifact with
+    /// everything below it; every other file is an artifact of its own.
+    #[default]
+    Auto,
+    /// Each folder given is one extracted artifact (`gh run download -n NAME`
+    /// extracts into the current folder, whatever its name).
+    Artifact,
+    /// Each folder given is a set of artifacts: each folder directly inside is
+    /// one artifact, each file directly inside is one.
+    Artifacts,
+    /// Every file is its own artifact.
+    Files,
+}
+
+/// One artifact: its name (a file, or a folder) and its files.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unit {
+    pub name: String,
+    /// Indices into the walked files.
+    pub files: Vec<usize>,
+}
+
+impl Unit {
+    /// The run the artifact belongs to: the folder that holds it.
+    pub fn run(&self) -> String {
+        self.name
+            .rsplit_once('/')
+            .map_or(".", |(dir, _)| if dir.is_empty() { "/" } else { dir })
+            .to_string()
+    }
+}
+
+/// Whether a file or folder name is an artifact name.
+pub fn is_artifact_name(name: &str) -> bool {
+    crate::audit::names::parse_name(name).is_some()
+}
+
+/// Walks the inputs (as `source::walk`) and groups the files into artifacts
+/// by `layout`. Units keep walk order; each file is in exactly one unit.
+pub fn walk_units(
+    inputs: &[String],
+    layout: Layout,
+) -> (Vec<Artifact>, Vec<Unit>, Vec<(String, io::Error)>) {
+    let mut files = Vec::new();
+    let mut units: Vec<Unit> = Vec::new();
+    let mut errors = Vec::new();
+    for input in inputs {
+        let (found, errs) = walk(std::slice::from_ref(input));
+        errors.extend(errs);
+        let is_dir = input != "-" && std::fs::metadata(input).is_ok_and(|m| m.is_dir());
+        let root = input.trim_end_matches('/');
+        for a in found {
+            let name = if is_dir {
+                unit_of(input, root, &a.path, layout)
+            } else {
+                a.path.clone()
+            };
+            let i = files.len();
+            files.push(a);
+            match units.last_mut() {
+                Some(u) if u.name == name => u.files.push(i),
+                _ => units.push(Unit {
+                    name,
+                    files: vec![i],
+                }),
+            }
+        }
+    }
+    (files, units, errors)
+}
+
+/// The artifact a walked file belongs to.
+fn unit_of(input: &str, root: &str, path: &str, layout: Layout) -> String {
+    let rel = path
+        .strip_prefix(root)
+        .map(|r| r.trim_start_matches('/'))
+        .unwrap_or(path);
+    let comps: Vec<&str> = rel.split('/').collect();
+    let folders = &comps[..comps.len().saturating_sub(1)];
+    let join = |n: usize| {
+        let mut s = root.to_string();
+        for c in &folders[..n] {
+            s.push('/');
+            s.push_str(c);
+        }
+        s
+    };
+    match layout {
+        Layout::Files => path.to_string(),
+        Layout::Artifact => root.to_string(),
+        Layout::Artifacts => {
+            if folders.is_empty() {
+                path.to_string()
+            } else {
+                join(1)
+            }
+        }
+        Layout::Auto => {
+            if is_artifact_name(&folder_name(input)) {
+                return root.to_string();
+            }
+            match folders.iter().position(|f| is_artifact_name(f)) {
+                Some(i) => join(i + 1),
+                None => path.to_string(),
+            }
+        }
+    }
+}
+
+/// The name of a folder given on the command line (`.` is named by its
+/// real path).
+fn folder_name(input: &str) -> String {
+    let p = Path::new(input);
+    let named = p
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| n != "." && n != "..");
+    named
+        .or_else(|| {
+            std::fs::canonicalize(p)
+                .ok()?
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .unwrap_or_default()
+}
+
+/// The artifacts of one scope, scanned.
+pub struct Scope<'a> {
+    /// The artifact, or with `scope = "run"` the run's folder.
+    pub name: String,
+    /// The artifacts in the scope (names as in `Unit`).
+    pub artifacts: Vec<String>,
+    /// Every scanned file of those artifacts, by its walked path.
+    pub scans: Vec<(&'a str, &'a ArtifactScan)>,
+}
+
+impl<'a> Scope<'a> {
+    pub fn records(&self) -> impl Iterator<Item = &'a EvidenceRecord> + '_ {
+        self.scans.iter().flat_map(|(_, s)| s.evidence())
+    }
+
+    pub fn records_of<'r>(
+        &'r self,
+        rule: &'r str,
+    ) -> impl Iterator<Item = &'a EvidenceRecord> + 'r {
+        self.records().filter(move |e| e.rule == rule)
+    }
+
+    /// Parts not read completely, each as `member (kind)` or `member:LINE
+    /// (line longer than --max-line)`: an absence cannot be claimed while
+    /// any is listed.
+    pub fn incomplete(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (path, s) in &self.scans {
+            for e in &s.coverage.errors {
+                let at = Location::member_citation(path, &e.members);
+                out.push(format!("{at} ({:?})", e.kind).to_lowercase());
+            }
+            for n in &s.coverage.notes {
+                if n.kind == NoteKind::LongLine {
+                    let at = Location::member_citation(path, &n.members);
+                    out.push(format!("{at} ({})", n.message));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The server a record belongs to: `(key, short name)`. A server is one
+/// worker log: the member with compression and `.out`/`.err`/`.log`/`.txt`
+/// suffixes dropped, and srt-slurm's `<host>_` dropped from
+/// `<host>_{prefill,decode,agg}_w<n>` (one worker may span nodes, and srun
+/// may write each node's share to its own file).
+pub fn server_of(r: &EvidenceRecord) -> (String, String) {
+    let loc = &r.location;
+    let (prefix, last) = match loc.members.split_last() {
+        Some((last, rest)) => (Location::member_citation(&loc.path, rest), last.as_str()),
+        None => match loc.path.rsplit_once('/') {
+            Some((dir, f)) => (dir.to_string(), f),
+            None => (String::new(), loc.path.as_str()),
+        },
+    };
+    let (dir, file) = match last.rsplit_once('/') {
+        Some((d, f)) => (Some(d), f),
+        None => (None, last),
+    };
+    let short = server_name(file);
+    let mut key = prefix;
+    key.push('!');
+    if let Some(d) = dir {
+        key.push_str(d);
+        key.push('/');
+    }
+    key.push_str(&short);
+    (key, short)
+}
+
+fn server_name(file: &str) -> String {
+    let mut s = file;
+    for ext in [".gz", ".zst", ".zstd"] {
+        s = s.strip_suffix(ext).unwrap_or(s);
+    }
+    for ext in [".out", ".err", ".log", ".txt"] {
+        if let Some(t) = s.strip_suffix(ext) {
+            s = t;
+            break;
+        }
+    }
+    for role in ["_prefill_w", "_decode_w", "_agg_w"] {
+        if let Some(i) = s.find(role) {
+            let tail = &s[i + role.len()..];
+            if i > 0 && !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) {
+                return s[i + 1..].to_string();
+            }
+        }
+    }
+    s.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worker_logs_of_one_server_share_a_name() {
+        assert_eq!(server_name("gb200-node01_decode_w0.out"), "decode_w0");
+        assert_eq!(server_name("gb200-node03_decode_w0.err.gz"), "decode_w0");
+        assert_eq!(server_name("gb200-node02_prefill_w1.out"), "prefill_w1");
+        assert_eq!(server_name("b200-7_agg_w0.out"), "agg_w0");
+        assert_eq!(server_name("server.log"), "server");
+        assert_eq!(
+            server_name("decode_gb200-node01.log"),
+            "decode_gb200-node01"
+        );
+        assert_eq!(server_name("x_decode_wx.out"), "x_decode_wx");
+    }
+
+    #[test]
+    fn units_follow_the_layout() {
+        let root = "dl";
+        let f = |p: &str, l| unit_of(root, root, p, l);
+        let rf = "server_logs_dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc64_mi355x-amds_03";
+        let p = format!("dl/{rf}/logs/server.log");
+        assert_eq!(f(&p, Layout::Auto), format!("dl/{rf}"));
+        assert_eq!(f(&p, Layout::Artifacts), format!("dl/{rf}"));
+        assert_eq!(f(&p, Layout::Artifact), "dl");
+        assert_eq!(f(&p, Layout::Files), p);
+        assert_eq!(f("dl/renamed/x.log", Layout::Auto), "dl/renamed/x.log");
+        assert_eq!(f("dl/renamed/x.log", Layout::Artifacts), "dl/renamed");
+        assert_eq!(f("dl/a.zip", Layout::Artifacts), "dl/a.zip");
+        let u = Unit {
+            name: format!("runs/1/{rf}"),
+            files: vec![],
+        };
+        assert_eq!(u.run(), "runs/1");
+    }
+}
