@@ -474,9 +474,7 @@ fn pax(mut d: &[u8], ext: &mut Extended) {
         match key {
             b"path" => ext.pax_path = Some(cut_name(value)),
             b"linkpath" => ext.pax_link = Some(value[..value.len().min(MAX_NAME)].to_vec()),
-            b"size" => {
-                ext.pax_size = std::str::from_utf8(value).ok().and_then(|s| s.parse().ok())
-            }
+            b"size" => ext.pax_size = std::str::from_utf8(value).ok().and_then(|s| s.parse().ok()),
             b"GNU.sparse.name" => ext.sparse_name = Some(cut_name(value)),
             k if k.starts_with(b"GNU.sparse.") => ext.sparse = true,
             _ => {}
