@@ -5,6 +5,7 @@ use super::scope::{Scope, server_of};
 use super::{Check, Cited, Expect, Ranks, ServerRanks, Status, VerdictRecord, cond};
 use crate::location::Location;
 use crate::output::EvidenceRecord;
+use crate::scan::Record;
 use cond::Params;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -97,7 +98,19 @@ impl Check {
     /// scope could not be read (the evidence may be there).
     fn applies_here(&self, v: &mut VerdictRecord, cx: &Ctx, matching: &[&EvidenceRecord]) -> bool {
         let Some(a) = &self.applies else { return true };
+        // Aggregated lines (the audit keeps high-frequency rules summarised)
+        // count for evidence without a filter.
+        let aggregated = cx
+            .scope
+            .scans
+            .iter()
+            .flat_map(|(_, s)| &s.records)
+            .any(|r| {
+                matches!(r, Record::Aggregate(g)
+                if a.evidence.iter().any(|e| e.filter.is_empty() && e.rule == g.rule))
+            });
         if !matching.is_empty()
+            || aggregated
             || cx
                 .scope
                 .records()
