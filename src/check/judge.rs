@@ -758,6 +758,36 @@ applies = { what = "eval results", evidence = ["eval.score"], expected_in = ["ev
         assert!(v.reason.contains("a.zip!x.log"), "{}", v.reason);
     }
 
+    #[test]
+    fn aggregated_lines_make_a_check_apply() {
+        let src = r#"
+[[check]]
+id = "sim"
+rule = "env.var"
+expect = "absent"
+applies = { what = "speculative decoding", evidence = ["spec.accept_len"] }
+"#;
+        assert_eq!(
+            judge1(src, &scan(vec![]), &[]).status,
+            Status::NotApplicable
+        );
+        let mut s = scan(vec![]);
+        s.records
+            .push(Record::Aggregate(crate::output::AggregateRecord {
+                kind: "aggregate",
+                rule: "spec.accept_len".into(),
+                pack: "common".into(),
+                path: "a.zip".into(),
+                members: vec!["server.log".into()],
+                group: Map::new(),
+                count: 3,
+                stats: Default::default(),
+                first: "a.zip!server.log:1".into(),
+                last: "a.zip!server.log:3".into(),
+            }));
+        assert_eq!(judge1(src, &s, &[]).status, Status::Pass);
+    }
+
     const ABSENT: &str = r#"
 [[check]]
 id = "unset"
