@@ -138,6 +138,8 @@ impl Counts {
         match status {
             "pass" => self.pass += 1,
             "fail" => self.fail += 1,
+            // Says the check has nothing to judge here; not counted.
+            "not_applicable" => {}
             _ => self.unknown += 1,
         }
     }

@@ -5,6 +5,7 @@ use super::scope::{Scope, server_of};
 use super::{Check, Cited, Expect, Ranks, ServerRanks, Status, VerdictRecord, cond};
 use crate::location::Location;
 use crate::output::EvidenceRecord;
+use crate::scan::Record;
 use cond::Params;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -97,7 +98,19 @@ impl Check {
     /// scope could not be read (the evidence may be there).
     fn applies_here(&self, v: &mut VerdictRecord, cx: &Ctx, matching: &[&EvidenceRecord]) -> bool {
         let Some(a) = &self.applies else { return true };
+        // Aggregated lines (the audit keeps high-frequency rules summarised)
+        // count for evidence without a filter.
+        let aggregated = cx
+            .scope
+            .scans
+            .iter()
+            .flat_map(|(_, s)| &s.records)
+            .any(|r| {
+                matches!(r, Record::Aggregate(g)
+                if a.evidence.iter().any(|e| e.filter.is_empty() && e.rule == g.rule))
+            });
         if !matching.is_empty()
+            || aggregated
             || cx
                 .scope
                 .records()
@@ -743,6 +756,36 @@ applies = { what = "eval results", evidence = ["eval.score"], expected_in = ["ev
         let v = judge1(PRESENT, &s, &[]);
         assert_eq!(v.status, Status::Unknown, "{}", v.reason);
         assert!(v.reason.contains("a.zip!x.log"), "{}", v.reason);
+    }
+
+    #[test]
+    fn aggregated_lines_make_a_check_apply() {
+        let src = r#"
+[[check]]
+id = "sim"
+rule = "env.var"
+expect = "absent"
+applies = { what = "speculative decoding", evidence = ["spec.accept_len"] }
+"#;
+        assert_eq!(
+            judge1(src, &scan(vec![]), &[]).status,
+            Status::NotApplicable
+        );
+        let mut s = scan(vec![]);
+        s.records
+            .push(Record::Aggregate(crate::output::AggregateRecord {
+                kind: "aggregate",
+                rule: "spec.accept_len".into(),
+                pack: "common".into(),
+                path: "a.zip".into(),
+                members: vec!["server.log".into()],
+                group: Map::new(),
+                count: 3,
+                stats: Default::default(),
+                first: "a.zip!server.log:1".into(),
+                last: "a.zip!server.log:3".into(),
+            }));
+        assert_eq!(judge1(src, &s, &[]).status, Status::Pass);
     }
 
     const ABSENT: &str = r#"

@@ -226,7 +226,8 @@ pub struct Check {
     pub file: String,
 }
 
-/// The rules a set of checks needs evidence from.
+/// The rules a set of checks needs every line of (evidence records, not
+/// aggregates). Applicability rules are left out: their aggregates do.
 pub fn needed_rules(checks: &[Check]) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for c in checks {
@@ -239,6 +240,15 @@ pub fn needed_rules(checks: &[Check]) -> BTreeSet<String> {
             _ => {}
         }
         out.extend(c.servers.iter().map(|s| s.rule.clone()));
+    }
+    out
+}
+
+/// Every rule a set of checks reads: [`needed_rules`] and the evidence
+/// that makes a check apply.
+pub fn selected_rules(checks: &[Check]) -> BTreeSet<String> {
+    let mut out = needed_rules(checks);
+    for c in checks {
         if let Some(a) = &c.applies {
             out.extend(a.evidence.iter().map(|s| s.rule.clone()));
         }

@@ -92,7 +92,7 @@ pub fn list(sets: &[String], files: &[PathBuf], out: &mut dyn Write) -> anyhow::
 
 /// The rules the checks need, from the built-in and extra packs.
 pub fn rules_for(checks: &[Check], extra_packs: &[PathBuf]) -> anyhow::Result<RuleSet> {
-    let only: Vec<String> = check::needed_rules(checks).into_iter().collect();
+    let only: Vec<String> = check::selected_rules(checks).into_iter().collect();
     let rules = super::scan::load_rules(extra_packs, &Selection { only, skip: vec![] }, true)?;
     for c in checks {
         if rules.rule(&c.rule).is_none() {

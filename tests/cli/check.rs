@@ -459,6 +459,29 @@ torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB\n",
 }
 
 #[test]
+fn every_builtin_check_speaks_on_every_sample() {
+    let run = artiscan(&["check", "--set", "inferencex", "samples/artifacts"]);
+    let mut per_scope: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for v in run.of_type("verdict") {
+        assert!(!v["reason"].as_str().unwrap().is_empty(), "{v}");
+        per_scope
+            .entry(v["scope"].as_str().unwrap().to_string())
+            .or_default()
+            .push(v["check"].as_str().unwrap().to_string());
+    }
+    assert!(per_scope.len() >= 20, "{:?}", per_scope.keys());
+    for (scope, checks) in &per_scope {
+        assert_eq!(checks.len(), 7, "{scope}: {checks:?}");
+    }
+    // A scanned file belongs to exactly one scope.
+    let covered = run.of_type("coverage").len();
+    assert!(
+        covered > per_scope.len(),
+        "downloaded folders hold several files"
+    );
+}
+
+#[test]
 fn ranks_are_judged_per_server() {
     let run = artiscan(&["check", "--set", "inferencex", &sample(DISAGG)]);
     let v = verdict(&run, "monokernel-every-rank");
