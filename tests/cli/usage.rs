@@ -159,7 +159,7 @@ fn every_command_of_the_agent_skill_runs_on_the_samples() {
     // The skill's run folder is a copy of the samples, laid out as downloaded.
     let dir = tempfile::tempdir().unwrap();
     copy_dir(
-        &root().join("samples/artifacts"),
+        &root().join("samples/artifacts/downloaded"),
         &dir.path().join("run-1234"),
     );
     let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_artiscan"))
