@@ -109,10 +109,13 @@ pub fn merge(
         let handle = conn.get_interrupt_handle();
         let flag = stopped.clone();
         let watchdog = std::thread::spawn(move || {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(left) {
+            // SQLite drops an interrupt that lands between statements, so
+            // it is repeated until the merge gives up.
+            let mut left = deadline.saturating_duration_since(Instant::now());
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(left) {
                 flag.store(true, std::sync::atomic::Ordering::SeqCst);
                 handle.interrupt();
+                left = Duration::from_millis(1);
             }
         });
         let result = validate(&conn).and_then(|()| merge_one(&conn, input, err));
