@@ -241,62 +241,7 @@ fn validate(conn: &Connection) -> anyhow::Result<()> {
             "not an artiscan audit store of this schema: {diff}"
         ));
     }
-    // Types: every value of the type its column declares (SQLite itself
-    // stores anything anywhere), NOT NULL and primary-key columns not null.
-    let tables: Vec<String> = want
-        .iter()
-        .filter(|o| o[0].as_deref() == Some("table"))
-        .filter_map(|o| o[1].clone())
-        .collect();
-    for t in &tables {
-        let cols: Vec<(String, String, bool)> = reference
-            .prepare(&format!("PRAGMA table_info({t})"))?
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, bool>(3)? || r.get::<_, i64>(5)? > 0,
-                ))
-            })?
-            .collect::<Result<_, _>>()?;
-        let mut cases = Vec::new();
-        for (name, ty, required) in &cols {
-            let mut allowed = match ty.as_str() {
-                "INTEGER" => vec!["'integer'"],
-                "REAL" => vec!["'real'", "'integer'"],
-                _ => vec!["'text'"],
-            };
-            if !required {
-                allowed.push("'null'");
-            }
-            cases.push(format!(
-                "WHEN typeof({name}) NOT IN ({}) THEN 'column {name} holds ' || typeof({name}) || ', not {ty}'",
-                allowed.join(", ")
-            ));
-        }
-        for (table, columns) in JSON_COLUMNS {
-            if table == t {
-                for c in *columns {
-                    cases.push(format!(
-                        "WHEN {c} IS NOT NULL AND NOT json_valid({c}) THEN 'column {c} is not JSON'"
-                    ));
-                }
-            }
-        }
-        for (table, rule, what) in ROW_RULES {
-            if table == t {
-                cases.push(format!("WHEN NOT ({rule}) THEN 'not: {what}'"));
-            }
-        }
-        let sql = format!(
-            "SELECT bad FROM (SELECT CASE {} END AS bad FROM src.{t}) WHERE bad IS NOT NULL LIMIT 1",
-            cases.join(" ")
-        );
-        let bad: Option<String> = conn.query_row(&sql, [], |r| r.get(0)).optional()?;
-        if let Some(bad) = bad {
-            return refuse(format!("table {t}: {bad}"));
-        }
-    }
+    check_types(conn, SMALL_TABLES, "")?;
     let future: Option<String> = conn
         .query_row(
             "SELECT path FROM src.artifacts WHERE scanned_ns > ?1 LIMIT 1",
@@ -373,6 +318,81 @@ fn validate(conn: &Connection) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Tables read whole by [`validate`] (one row per artifact or fewer).
+const SMALL_TABLES: &[&str] = &["meta", "fingerprints", "checks", "artifacts", "dirty_runs"];
+
+/// Tables of rows per line or member: checked for the artifacts taken only,
+/// so a merge that takes nothing reads none of them.
+const ROW_TABLES: &[&str] = &[
+    "coverage",
+    "coverage_errors",
+    "evidence",
+    "aggregates",
+    "aggregate_stats",
+    "verdicts",
+];
+
+/// Refuses rows of `tables` (those `rows` selects, a `WHERE` on the table or
+/// empty) whose values do not have their column's type, JSON columns that do
+/// not parse, and the [`ROW_RULES`]; one pass over each table.
+fn check_types(conn: &Connection, tables: &[&str], rows: &str) -> anyhow::Result<()> {
+    // Types: every value of the type its column declares (SQLite itself
+    // stores anything anywhere), NOT NULL and primary-key columns not null.
+    let refuse = |why: String| Err(anyhow::Error::new(Refused(why)));
+    let reference = Connection::open_in_memory()?;
+    reference.execute_batch(store::SCHEMA)?;
+    for t in tables {
+        let cols: Vec<(String, String, bool)> = reference
+            .prepare(&format!("PRAGMA table_info({t})"))?
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, bool>(3)? || r.get::<_, i64>(5)? > 0,
+                ))
+            })?
+            .collect::<Result<_, _>>()?;
+        let mut cases = Vec::new();
+        for (name, ty, required) in &cols {
+            let mut allowed = match ty.as_str() {
+                "INTEGER" => vec!["'integer'"],
+                "REAL" => vec!["'real'", "'integer'"],
+                _ => vec!["'text'"],
+            };
+            if !required {
+                allowed.push("'null'");
+            }
+            cases.push(format!(
+                "WHEN typeof({name}) NOT IN ({}) THEN 'column {name} holds ' || typeof({name}) || ', not {ty}'",
+                allowed.join(", ")
+            ));
+        }
+        for (table, columns) in JSON_COLUMNS {
+            if table == t {
+                for c in *columns {
+                    cases.push(format!(
+                        "WHEN {c} IS NOT NULL AND NOT json_valid({c}) THEN 'column {c} is not JSON'"
+                    ));
+                }
+            }
+        }
+        for (table, rule, what) in ROW_RULES {
+            if table == t {
+                cases.push(format!("WHEN NOT ({rule}) THEN 'not: {what}'"));
+            }
+        }
+        let sql = format!(
+            "SELECT bad FROM (SELECT CASE {} END AS bad FROM src.{t} {rows}) WHERE bad IS NOT NULL LIMIT 1",
+            cases.join(" ")
+        );
+        let bad: Option<String> = conn.query_row(&sql, [], |r| r.get(0)).optional()?;
+        if let Some(bad) = bad {
+            return refuse(format!("table {t}: {bad}"));
+        }
+    }
+    Ok(())
+}
+
 fn merge_one(
     conn: &rusqlite::Connection,
     input: &Path,
@@ -388,6 +408,11 @@ fn merge_one(
                WHERE m.path IS NULL OR m.scanned_ns < s.scanned_ns;
              CREATE INDEX temp.take_path ON take(path);
              INSERT OR IGNORE INTO main.fingerprints SELECT * FROM src.fingerprints;",
+        )?;
+        check_types(
+            conn,
+            ROW_TABLES,
+            "WHERE path IN (SELECT path FROM temp.take)",
         )?;
         let taken: i64 = conn.query_row("SELECT count(*) FROM temp.take", [], |r| r.get(0))?;
         let total: i64 = conn.query_row("SELECT count(*) FROM src.artifacts", [], |r| r.get(0))?;

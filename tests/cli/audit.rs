@@ -1762,8 +1762,9 @@ fn paths_differing_in_invalid_utf8_keep_their_own_rows() {
 /// it was and usable: a recursive view in place of a table, a trigger, text
 /// in an integer column, invalid JSON, an unknown status, check text that
 /// does not parse, a scan time in the future, and rows outside the shard's
-/// declared slice (a shard flipping another shard's verdict). A merge that
-/// overruns its time budget is stopped.
+/// declared slice (a shard flipping another shard's verdict); forged rows
+/// are made newer than the store's, as an attacker would, so that a merge
+/// would take them. A merge that overruns its time budget is stopped.
 #[test]
 fn merge_refuses_forged_shards() {
     let dir = tempfile::tempdir().unwrap();
@@ -1817,12 +1818,12 @@ fn merge_refuses_forged_shards() {
         ),
         (
             "invalid JSON",
-            "UPDATE evidence SET rank = '{oops' WHERE rowid = (SELECT min(rowid) FROM evidence);",
+            "UPDATE evidence SET rank = '{oops' WHERE rowid = (SELECT min(rowid) FROM evidence); UPDATE artifacts SET scanned_ns = scanned_ns + 1000;",
             "column rank is not JSON",
         ),
         (
             "unknown status",
-            "UPDATE verdicts SET status = 'PASS' WHERE rowid = (SELECT min(rowid) FROM verdicts);",
+            "UPDATE verdicts SET status = 'PASS' WHERE rowid = (SELECT min(rowid) FROM verdicts); UPDATE artifacts SET scanned_ns = scanned_ns + 1000;",
             "status is pass, fail or unknown",
         ),
         (
