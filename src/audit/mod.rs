@@ -11,8 +11,9 @@
 //!   calling thread) commits each artifact's rows (old rows removed) in one
 //!   transaction, in WAL mode: a killed audit leaves whole artifacts only, and
 //!   the next run skips them.
-//! - **Sharded**: `--shard i/n` keeps the artifacts whose path hash falls in
-//!   slice i; [`merge`] combines shard stores.
+//! - **Sharded**: `--shard i/n` (or `auto`, from the scheduler) keeps the
+//!   artifacts whose path or run hash falls in slice i ([`shard`]); [`merge`]
+//!   combines shard stores, validating each.
 //! - Run-scope checks (`scope = "run"`) are judged from the store once a run's
 //!   artifacts are written ([`store`]'s `dirty_runs`), so they see every
 //!   artifact of the run, also across shards after a merge.
