@@ -221,9 +221,18 @@ pub fn run(args: AuditArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
             };
             let entries = read_listings(&listings)?;
             let mut mine = 0u64;
+            let mut refused = 0u64;
             let mut buf = Vec::with_capacity(1 << 16);
             for e in &entries {
-                if shard.contains(e) {
+                // Plan output is pasted into download commands and shown on
+                // terminals: a name with control characters is not passed on.
+                if e.chars().any(char::is_control) {
+                    writeln!(
+                        err,
+                        "artiscan: listing entry {e:?}: control characters in the name; left out of every shard"
+                    )?;
+                    refused += 1;
+                } else if shard.contains(e) {
                     buf.extend_from_slice(e.as_bytes());
                     buf.push(b'\n');
                     mine += 1;
@@ -232,10 +241,10 @@ pub fn run(args: AuditArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
             out.write_all(&buf)?;
             writeln!(
                 err,
-                "audit plan: shard {shard}: {mine} of {} entries",
+                "audit plan: shard {shard}: {mine} of {} entries; {refused} refused",
                 entries.len()
             )?;
-            Ok(0)
+            Ok(if refused > 0 { 2 } else { 0 })
         }
         None => audit_paths(args, err),
     }

@@ -1686,6 +1686,20 @@ fn plan_splits_a_listing_and_audit_reads_its_part() {
     );
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("runs/1/missing.zip"), "{}", r.stderr);
+    // A name with control characters (an escape sequence) is not passed on.
+    std::fs::write(
+        dir.path().join("esc.txt"),
+        "gs://bucket/runs/1/a.zip\ngs://bucket/runs/1/\x1b]52;c;b3duZWQ=\x07.zip\n",
+    )
+    .unwrap();
+    let r = artiscan_in(dir.path(), &["audit", "plan", "--shard", "1/1", "esc.txt"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(r.stdout, "gs://bucket/runs/1/a.zip\n");
+    assert!(
+        !r.stderr.contains('\x1b') && r.stderr.contains("1 refused"),
+        "{}",
+        r.stderr
+    );
     // --shard auto outside a scheduler is an error, not shard 1/1.
     let out = scheduled(
         env!("CARGO_BIN_EXE_artiscan"),
