@@ -172,10 +172,25 @@ fn objects(conn: &Connection, schema: &str) -> anyhow::Result<Vec<[Option<String
         .prepare(&format!(
             "SELECT type, name, tbl_name, sql FROM {schema}.sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
         ))?
-        .query_map([], |r| Ok([r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?]))?
+        .query_map([], |r| {
+            let sql: Option<String> = r.get(3)?;
+            Ok([r.get(0)?, r.get(1)?, r.get(2)?, sql.as_deref().map(normalize_sql)])
+        })?
         .collect::<Result<_, _>>()?;
     v.sort();
     Ok(v)
+}
+
+/// SQL without `--` comments and with single spaces, so that a comment
+/// edited in `schema.sql` does not make older stores foreign. (Our lines
+/// hold no quote before a `--`, so an input whose text matches ours up to
+/// each `--` has its comments where we have ours.)
+fn normalize_sql(sql: &str) -> String {
+    sql.lines()
+        .map(|l| l.split_once("--").map_or(l, |(code, _)| code))
+        .flat_map(str::split_whitespace)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// JSON columns, per table: each must hold valid JSON (or NULL where allowed).
@@ -482,5 +497,21 @@ fn merge_one(
             let _ = conn.execute_batch("ROLLBACK");
             Err(e)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comments_and_spacing_do_not_count_but_code_does() {
+        let ours = "CREATE TABLE t (\n    a INTEGER, -- count\n    b TEXT     -- name\n)";
+        let edited = "CREATE TABLE t (\n  a INTEGER,   -- how many\n  b TEXT\n)";
+        assert_eq!(normalize_sql(ours), normalize_sql(edited));
+        let retyped = "CREATE TABLE t (\n    a TEXT, -- count\n    b TEXT\n)";
+        assert_ne!(normalize_sql(ours), normalize_sql(retyped));
+        let generated = "CREATE TABLE t (\n    a INTEGER, -- count\n    b TEXT AS ('x')\n)";
+        assert_ne!(normalize_sql(ours), normalize_sql(generated));
     }
 }
