@@ -2071,3 +2071,69 @@ fn github_actions_recipe_passes_actionlint() {
         ),
     }
 }
+
+/// The Kubernetes recipe's command, run as its Indexed Job would run it: one
+/// process per completion index, JOB_COMPLETION_INDEX set, the count from
+/// the manifest's ARTISCAN_SHARD_COUNT (which must equal `completions`), the
+/// volume a temp folder; merged, it equals an unsharded audit.
+#[test]
+fn kubernetes_recipe_shards_merge_to_the_unsharded_audit() {
+    let yaml =
+        std::fs::read_to_string(root().join("docs/recipes/audit-kubernetes-job.yaml")).unwrap();
+    let lines: Vec<&str> = yaml.lines().collect();
+    let value_after = |key: &str| -> String {
+        let i = lines.iter().position(|l| l.contains(key)).unwrap();
+        let l = lines[i..]
+            .iter()
+            .find(|l| l.trim_start().starts_with("value:") || l.contains("completions:"))
+            .unwrap();
+        l.rsplit(':')
+            .next()
+            .unwrap()
+            .trim()
+            .trim_matches('"')
+            .to_string()
+    };
+    let completions = value_after("completions:");
+    assert_eq!(value_after("name: ARTISCAN_SHARD_COUNT"), completions);
+    let n: usize = completions.parse().unwrap();
+    // The folded (`>-`) shell command under `args:`.
+    let start = lines.iter().position(|l| l.trim() == "- >-").unwrap();
+    let indent = lines[start].len() - lines[start].trim_start().len();
+    let command: Vec<&str> = lines[start + 1..]
+        .iter()
+        .take_while(|l| l.len() - l.trim_start().len() > indent)
+        .map(|l| l.trim())
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    make_runs(dir.path(), 6);
+    let volume = dir.path().display().to_string();
+    let command = command.join(" ").replace("/audit", &volume);
+    assert!(command.contains("--shard auto"), "{command}");
+    let bin = std::path::PathBuf::from(env!("CARGO_BIN_EXE_artiscan"));
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let pods: Vec<Command> = (0..n)
+        .map(|i| {
+            let env = [
+                ("JOB_COMPLETION_INDEX", i.to_string()),
+                ("ARTISCAN_SHARD_COUNT", completions.clone()),
+                ("PATH", path.clone()),
+            ];
+            scheduled("/bin/sh", dir.path(), &["-c", &command], &env)
+        })
+        .collect();
+    run_all(pods);
+    let stores: Vec<_> = (0..n)
+        .map(|i| dir.path().join(format!("shards/shard-{i}.sqlite")))
+        .collect();
+    let merged = merge_all(dir.path(), "merged.sqlite", &stores);
+    assert_eq!(merged.code, 0, "{}", merged.stderr);
+    let runs = format!("{volume}/runs");
+    audit(dir.path(), &[&runs, "--db", "full.sqlite", "--no-progress"]);
+    assert!(dump(&dir.path().join("merged.sqlite")) == dump(&dir.path().join("full.sqlite")));
+    assert!(runs_per_shard(&stores).values().all(|s| s.len() == 1));
+}
