@@ -32,6 +32,8 @@ pub struct MergeSummary {
     pub judged: Judged,
     /// Inputs refused, with the reason.
     pub refused: Vec<(String, String)>,
+    /// With `--shards N`: the slices (1-based) no merged input declared.
+    pub missing: Vec<u64>,
 }
 
 /// Why an input was refused (its rows were not taken).
@@ -67,13 +69,18 @@ const TABLES: &[&str] = &[
     "aggregate_stats",
 ];
 
+/// Merges `inputs` into `out`. With `shards: Some(n)`, every input must
+/// declare a slice of `n` (else it is refused), and the slices no input
+/// brought are listed in [`MergeSummary::missing`].
 pub fn merge(
     out: &Path,
     inputs: &[std::path::PathBuf],
+    shards: Option<u64>,
     err: &mut dyn Write,
 ) -> anyhow::Result<MergeSummary> {
     let conn = store::open(out, true)?;
     let mut summary = MergeSummary::default();
+    let mut seen = std::collections::BTreeSet::new();
     let out_canon = std::fs::canonicalize(out).ok();
     for input in inputs {
         if !input.exists() {
@@ -118,7 +125,13 @@ pub fn merge(
                 left = Duration::from_millis(1);
             }
         });
-        let result = validate(&conn).and_then(|()| merge_one(&conn, input, err));
+        let result = validate(&conn)
+            .and_then(|()| expect_slice(&conn, shards))
+            .and_then(|slice| {
+                let r = merge_one(&conn, input, err)?;
+                seen.extend(slice);
+                Ok(r)
+            });
         let _ = done.send(());
         let _ = watchdog.join();
         let detach = conn.execute_batch("DETACH DATABASE src");
@@ -152,6 +165,9 @@ pub fn merge(
             },
         }
         detach?;
+    }
+    if let Some(n) = shards {
+        summary.missing = (1..=n).filter(|i| !seen.contains(i)).collect();
     }
     let checks = match store::meta(&conn, "fingerprint")? {
         Some(fp) => match store::get_fingerprint(&conn, &fp)? {
@@ -406,6 +422,28 @@ fn check_types(conn: &Connection, tables: &[&str], rows: &str) -> anyhow::Result
         }
     }
     Ok(())
+}
+
+/// With `shards: Some(n)`: the input's declared slice, which must be one of
+/// `n` (a store that declares none, or `1/1`, could hold anything).
+fn expect_slice(conn: &Connection, shards: Option<u64>) -> anyhow::Result<Option<u64>> {
+    let Some(n) = shards else {
+        return Ok(None);
+    };
+    let declared: Option<String> = conn
+        .query_row("SELECT value FROM src.meta WHERE key = 'shard'", [], |r| {
+            r.get(0)
+        })
+        .optional()?;
+    match declared.as_deref().and_then(Shard::from_meta) {
+        Some(s) if s.count == n => Ok(Some(s.index)),
+        Some(s) => Err(anyhow::Error::new(Refused(format!(
+            "it declares shard {s}, not one of {n}"
+        )))),
+        None => Err(anyhow::Error::new(Refused(format!(
+            "it declares no shard, --shards {n} expects one"
+        )))),
+    }
 }
 
 fn merge_one(

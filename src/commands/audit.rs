@@ -148,6 +148,10 @@ pub enum AuditCommand {
         /// Stores to merge from
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
+        /// Expect the N shards of one audit: refuse inputs that declare no slice of N, and
+        /// fail (exit 2) when a slice is missing
+        #[arg(long, value_name = "N")]
+        shards: Option<u64>,
     },
     /// Pass/fail/unknown per run and per check, failing artifacts with their first citation
     Report {
@@ -178,8 +182,22 @@ pub fn run(args: AuditArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
         Some(AuditCommand::Merge {
             out: target,
             inputs,
+            shards,
         }) => {
-            let s = audit::merge::merge(&target, &inputs, err)?;
+            let s = audit::merge::merge(&target, &inputs, shards, err)?;
+            if !s.missing.is_empty() {
+                let list: Vec<String> = s
+                    .missing
+                    .iter()
+                    .map(|i| format!("{i}/{}", shards.unwrap_or(0)))
+                    .collect();
+                writeln!(
+                    err,
+                    "artiscan: no input holds shard {}: their artifacts are not in {}",
+                    list.join(", "),
+                    target.display()
+                )?;
+            }
             writeln!(
                 err,
                 "audit merge: {} inputs: {} artifacts taken, {} already present; {} refused; {} runs judged; {}",
@@ -190,7 +208,11 @@ pub fn run(args: AuditArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
                 s.judged.runs,
                 target.display()
             )?;
-            Ok(if s.refused.is_empty() { 0 } else { 2 })
+            Ok(if s.refused.is_empty() && s.missing.is_empty() {
+                0
+            } else {
+                2
+            })
         }
         Some(AuditCommand::Report { db, format, filter }) => {
             let conn = audit::store::open_for_reading(&db)?;

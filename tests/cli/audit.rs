@@ -1907,6 +1907,51 @@ fn merge_refuses_forged_shards() {
             assert_eq!(r.code, 0, "{name}: {args:?}: {}", r.stderr);
         }
     }
+    // --shards N: every input declares a slice of N, and none is missing.
+    audit(d, &["runs", "--db", "whole.sqlite", "--no-progress"]);
+    let r = artiscan_in(
+        d,
+        &["audit", "merge", "n.sqlite", "--shards", "2", "s1.sqlite"],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("no input holds shard 2/2"),
+        "{}",
+        r.stderr
+    );
+    let r = artiscan_in(
+        d,
+        &[
+            "audit",
+            "merge",
+            "n.sqlite",
+            "--shards",
+            "3",
+            "s2.sqlite",
+            "whole.sqlite",
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("declares shard 2/2, not one of 3"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("declares no shard"), "{}", r.stderr);
+    let r = artiscan_in(
+        d,
+        &[
+            "audit",
+            "merge",
+            "n2.sqlite",
+            "--shards",
+            "2",
+            "s2.sqlite",
+            "s1.sqlite",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(dump(&d.join("n2.sqlite")) == want);
     // The time budget: a merge past it is stopped, nothing of it taken.
     let out = Command::new(env!("CARGO_BIN_EXE_artiscan"))
         .args(["audit", "merge", "slow.sqlite", "s1.sqlite"])
