@@ -93,7 +93,17 @@ pub fn merge(
         // Opening migrates an older input (and checks it is a store at all);
         // one that cannot be written (a read-only file or folder) is read as
         // it is, without creating -wal/-shm files beside it.
-        let read_only = store::open_for_reading(input)?.is_readonly(rusqlite::MAIN_DB)?;
+        // A file that is no store of this artiscan (or a newer one) is
+        // refused like any other bad input, not the end of the merge.
+        let read_only = match store::open_for_reading(input)
+            .and_then(|c| Ok(c.is_readonly(rusqlite::MAIN_DB)?))
+        {
+            Ok(r) => r,
+            Err(e) => {
+                refuse(&mut summary, input, &format!("{e:#}"), err)?;
+                continue;
+            }
+        };
         let src = if read_only {
             store::read_only_uri(input)
         } else {
@@ -151,16 +161,7 @@ pub fn merge(
                 summary.kept += kept;
             }
             Err(e) => match e.downcast_ref::<Refused>() {
-                Some(r) => {
-                    writeln!(
-                        err,
-                        "artiscan: {}: refused, nothing of it merged: {r}",
-                        input.display()
-                    )?;
-                    summary
-                        .refused
-                        .push((input.display().to_string(), r.0.clone()));
-                }
+                Some(r) => refuse(&mut summary, input, &r.0, err)?,
                 None => return Err(e.context(format!("merging {}", input.display()))),
             },
         }
@@ -179,6 +180,37 @@ pub fn merge(
     summary.judged = judge_dirty_runs(&conn, &checks)?;
     let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
     Ok(summary)
+}
+
+/// Notes a refused input. The reason may quote the input (a check file's
+/// text in a parse error): control characters are escaped.
+fn refuse(
+    summary: &mut MergeSummary,
+    input: &Path,
+    why: &str,
+    err: &mut dyn Write,
+) -> std::io::Result<()> {
+    let why: String = why
+        .chars()
+        .flat_map(|c| {
+            let esc: Vec<char> = if c.is_control()
+                || ('\u{202a}'..='\u{202e}').contains(&c)
+                || ('\u{2066}'..='\u{2069}').contains(&c)
+            {
+                c.escape_unicode().collect()
+            } else {
+                vec![c]
+            };
+            esc
+        })
+        .collect();
+    writeln!(
+        err,
+        "artiscan: {}: refused, nothing of it merged: {why}",
+        input.display()
+    )?;
+    summary.refused.push((input.display().to_string(), why));
+    Ok(())
 }
 
 /// The schema objects (type, name, table, SQL) of `schema` (`main`, `src`),

@@ -1842,7 +1842,7 @@ fn merge_refuses_forged_shards() {
         ),
         (
             "unparsable check text",
-            "UPDATE fingerprints SET checks = '[{\"file\": \"x.toml\", \"source\": \"[[check]] id = \"}]';",
+            "UPDATE fingerprints SET checks = '[{\"file\": \"x.toml\", \"source\": \"[[check]] id = \\u001b[2J\"}]';",
             "do not parse",
         ),
         (
@@ -1894,6 +1894,11 @@ fn merge_refuses_forged_shards() {
         );
         assert!(r.stderr.contains("1 refused"), "{name}: {}", r.stderr);
         assert!(
+            !r.stderr.contains('\x1b'),
+            "{name}: raw escape: {}",
+            r.stderr
+        );
+        assert!(
             dump(&d.join("good.sqlite")) == want,
             "{name}: the store changed"
         );
@@ -1907,6 +1912,18 @@ fn merge_refuses_forged_shards() {
             assert_eq!(r.code, 0, "{name}: {args:?}: {}", r.stderr);
         }
     }
+    // A file that is no store is refused; the other inputs are merged.
+    std::fs::write(d.join("junk.sqlite"), "not a database\n".repeat(100)).unwrap();
+    let r = artiscan_in(
+        d,
+        &["audit", "merge", "j.sqlite", "junk.sqlite", "s1.sqlite"],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("junk.sqlite: refused"), "{}", r.stderr);
+    assert_eq!(
+        count_rows(&db(&d.join("j.sqlite")), "artifacts"),
+        count_rows(&db(&d.join("s1.sqlite")), "artifacts")
+    );
     // --shards N: every input declares a slice of N, and none is missing.
     audit(d, &["runs", "--db", "whole.sqlite", "--no-progress"]);
     let r = artiscan_in(
