@@ -11,8 +11,9 @@
 //!   calling thread) commits each artifact's rows (old rows removed) in one
 //!   transaction, in WAL mode: a killed audit leaves whole artifacts only, and
 //!   the next run skips them.
-//! - **Sharded**: `--shard i/n` keeps the artifacts whose path hash falls in
-//!   slice i; [`merge`] combines shard stores.
+//! - **Sharded**: `--shard i/n` (or `auto`, from the scheduler) keeps the
+//!   artifacts whose path or run hash falls in slice i ([`shard`]); [`merge`]
+//!   combines shard stores, validating each.
 //! - Run-scope checks (`scope = "run"`) are judged from the store once a run's
 //!   artifacts are written ([`store`]'s `dirty_runs`), so they see every
 //!   artifact of the run, also across shards after a merge.
@@ -21,7 +22,10 @@ pub mod export;
 pub mod merge;
 pub mod names;
 pub mod report;
+pub mod shard;
 pub mod store;
+
+pub use shard::{Shard, ShardBy};
 
 use crate::check::{self, Check, CheckParams, Status};
 use crate::commands::check::judge;
@@ -116,42 +120,6 @@ impl CheckSet {
             .rules
             .iter()
             .any(|r| !r.aggregate.is_empty() && needed.contains(&r.id))
-    }
-}
-
-/// `--shard i/n`: slice `i` (1-based) of `n`, by a hash of the artifact path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
-    pub index: u64,
-    pub count: u64,
-}
-
-impl Shard {
-    pub fn parse(s: &str) -> anyhow::Result<Shard> {
-        let err = || anyhow::anyhow!("--shard {s:?}: expected I/N with 1 <= I <= N, e.g. 3/16");
-        let (i, n) = s.split_once('/').ok_or_else(err)?;
-        let (index, count): (u64, u64) = (
-            i.trim().parse().map_err(|_| err())?,
-            n.trim().parse().map_err(|_| err())?,
-        );
-        if count == 0 || index == 0 || index > count {
-            return Err(err());
-        }
-        Ok(Shard { index, count })
-    }
-
-    /// Whether the artifact at `path` (as walked) is in this slice. SHA-256 of
-    /// the path: the same on every machine and every run.
-    pub fn contains(&self, path: &str) -> bool {
-        let h = Sha256::digest(path.as_bytes());
-        let v = u64::from_be_bytes(h[..8].try_into().expect("8 bytes"));
-        v % self.count == self.index - 1
-    }
-}
-
-impl fmt::Display for Shard {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
     }
 }
 
@@ -255,6 +223,8 @@ pub struct Summary {
     pub runs_judged: u64,
     /// File bytes of the scanned artifacts.
     pub bytes: u64,
+    /// Decompressed bytes read from them (`bytes` of `scan`'s summary).
+    pub read_bytes: u64,
     pub elapsed_s: f64,
     pub fingerprint: String,
     pub shard: Option<Shard>,
@@ -267,10 +237,12 @@ impl fmt::Display for Summary {
             .shard
             .map(|s| format!(" (shard {s}; {} in other shards)", self.other_shards))
             .unwrap_or_default();
-        let mbs = self.bytes as f64 / 1e6 / self.elapsed_s.max(1e-9);
+        // Bytes read per second, as `scan` counts them (decompressed), so
+        // the two rates compare on the same inputs.
+        let mbs = self.read_bytes as f64 / 1e6 / self.elapsed_s.max(1e-9);
         write!(
             f,
-            "audit: {} artifacts{shard}: {} scanned, {} unchanged, {} incomplete, {} errors; {} evidence, {} verdicts ({} fail, {} unknown); {} runs judged; {:.2} s, {:.1} MB/s; fingerprint {}; {}",
+            "audit: {} artifacts{shard}: {} scanned, {} unchanged, {} incomplete, {} errors; {} evidence, {} verdicts ({} fail, {} unknown); {} runs judged; {} bytes read from {} bytes of files in {:.2} s, {:.1} MB/s; fingerprint {}; {}",
             self.artifacts,
             self.scanned,
             self.unchanged,
@@ -281,6 +253,8 @@ impl fmt::Display for Summary {
             self.fail,
             self.unknown,
             self.runs_judged,
+            self.read_bytes,
+            self.bytes,
             self.elapsed_s,
             mbs,
             self.fingerprint,
@@ -303,6 +277,42 @@ fn normalize(path: &str) -> String {
         (false, true) => ".".into(),
         (false, false) => joined,
     }
+}
+
+/// The store key of an artifact: its path as walked ([`normalize`]d), from
+/// the bytes the file system gave. A path that is not valid UTF-8 (or holds
+/// U+FFFD itself) is escaped so that no two paths share a key: each invalid
+/// byte becomes `\u{FFFD}x` and two hex digits, each U+FFFD `\u{FFFD}u`.
+/// A key with no U+FFFD is a path as it is; one with U+FFFD is decoded by
+/// the letter after each. (A lossy conversion would give `a\xff` and `a\xfe`
+/// one key, so one artifact's verdict would overwrite the other's.)
+pub fn artifact_key(a: &Artifact) -> String {
+    let ArtifactKind::File(p) = &a.kind else {
+        return normalize(&a.path);
+    };
+    normalize(&escape_path_bytes(p.as_os_str().as_encoded_bytes()))
+}
+
+fn escape_path_bytes(bytes: &[u8]) -> String {
+    if let Ok(s) = std::str::from_utf8(bytes) {
+        if !s.contains('\u{FFFD}') {
+            return s.to_string();
+        }
+    }
+    let mut out = String::with_capacity(bytes.len() + 16);
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c == '\u{FFFD}' {
+                out.push_str("\u{FFFD}u");
+            } else {
+                out.push(c);
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\u{FFFD}x{b:02X}"));
+        }
+    }
+    out
 }
 
 /// The store's files (database, WAL, shared memory, journal), to leave out of
@@ -416,6 +426,7 @@ fn audit_into(
     store::set_meta(conn, "fingerprint", &fp.fingerprint)?;
     store::set_meta(conn, "tool_version", env!("CARGO_PKG_VERSION"))?;
     write_checks(conn, checks)?;
+    declare_shard(conn, opts.shard)?;
     conn.execute_batch("COMMIT")?;
     let prior = store::load_prior(conn)?;
 
@@ -433,7 +444,9 @@ fn audit_into(
     let mut artifacts = Vec::with_capacity(walked.len());
     let store_files = StoreFiles::new(&opts.db);
     for mut a in walked {
-        a.path = normalize(&a.path);
+        // The key is also the path scanned, so that citations name the
+        // artifact as the store does.
+        a.path = artifact_key(&a);
         if !matches!(a.kind, ArtifactKind::File(_)) {
             let what = match &a.kind {
                 ArtifactKind::Unreadable(e) => e.as_str(),
@@ -583,6 +596,7 @@ fn audit_into(
                     tx_open.as_mut().expect("tx").1 += 1;
                     summary.scanned += 1;
                     summary.bytes += p.size as u64;
+                    summary.read_bytes += p.bytes as u64;
                     summary.evidence += p.evidence.len() as u64;
                     summary.verdicts += p.verdicts.len() as u64;
                     summary.fail += p.verdicts.iter().filter(|v| v.status == "fail").count() as u64;
@@ -640,6 +654,25 @@ fn audit_into(
     }
     summary.elapsed_s = start.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// Records the slice a store holds (`meta.shard`, `I/N path|run`), which
+/// `merge` holds its rows to. A store that already holds other artifacts
+/// than the slice (another slice, an unsharded audit) declares none.
+fn declare_shard(conn: &Connection, shard: Option<Shard>) -> anyhow::Result<()> {
+    let declared = store::meta(conn, "shard")?;
+    let empty: bool = conn.query_row("SELECT NOT EXISTS (SELECT 1 FROM artifacts)", [], |r| {
+        r.get(0)
+    })?;
+    match shard.map(|s| s.to_meta()) {
+        Some(now) if empty || declared.as_deref() == Some(now.as_str()) => {
+            store::set_meta(conn, "shard", &now)?
+        }
+        _ => {
+            conn.execute("DELETE FROM meta WHERE key = 'shard'", [])?;
+        }
+    }
+    Ok(())
 }
 
 fn begin(conn: &Connection, tx: &mut Option<(Instant, usize)>) -> anyhow::Result<()> {
@@ -754,18 +787,16 @@ mod tests {
     }
 
     #[test]
-    fn shards_partition_paths() {
-        let shards: Vec<Shard> = (1..=4)
-            .map(|i| Shard::parse(&format!("{i}/4")).unwrap())
-            .collect();
-        for i in 0..200 {
-            let p = format!("runs/{}/a_{i}.zip", i % 7);
-            assert_eq!(shards.iter().filter(|s| s.contains(&p)).count(), 1, "{p}");
-        }
-        assert!(Shard::parse("0/4").is_err());
-        assert!(Shard::parse("5/4").is_err());
-        assert!(Shard::parse("x").is_err());
-        // Stable across builds and machines.
-        assert!(Shard::parse("1/1").unwrap().contains("anything"));
+    fn keys_keep_invalid_utf8_paths_apart() {
+        let k = |b: &[u8]| escape_path_bytes(b);
+        assert_eq!(k(b"runs/1/a.zip"), "runs/1/a.zip");
+        let (ff, fe) = (k(b"runs/a\xff.zip"), k(b"runs/a\xfe.zip"));
+        assert_ne!(ff, fe);
+        assert_eq!(ff, "runs/a\u{FFFD}xFF.zip");
+        // Neither collides with a valid name spelled like the escape, nor
+        // with the lossy conversion.
+        assert_ne!(k("runs/a\u{FFFD}xFF.zip".as_bytes()), ff);
+        assert_ne!(k("runs/a\u{FFFD}.zip".as_bytes()), k(b"runs/a\xff.zip"));
+        assert_ne!(k(b"\xff\xfe"), k(b"\xfe\xff"));
     }
 }

@@ -59,6 +59,11 @@ static JOB_LOGS: LazyLock<Regex> = LazyLock::new(|| {
 static RUN_DIR: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(?:run[-_]?)?(?P<run>\d+)$").expect("regex"));
 
+/// The run id a folder name gives (`123`, `run_123`, `run-123`), if any.
+pub fn run_folder(name: &str) -> Option<String> {
+    RUN_DIR.captures(name).map(|c| c["run"].to_string())
+}
+
 /// The name without archive extensions: `x.tar.gz` → `x`.
 pub fn stem(name: &str) -> &str {
     let mut s = name;

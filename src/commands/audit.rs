@@ -2,7 +2,8 @@
 //! (see `crate::audit` and `docs/audit.md`).
 //!
 //! ```text
-//! artiscan audit PATHS... --db FILE [--shard I/N] [--set NAME] [--checks FILE] [--param K=V] [--pack P] [-j N]
+//! artiscan audit PATHS... --db FILE [--shard I/N|auto [--shard-by path|run]] [--listing FILE] [--set NAME] [--checks FILE] [--param K=V] [--pack P] [-j N]
+//! artiscan audit plan --shard I/N|auto [--shard-by path|run] LISTING...
 //! artiscan audit merge OUT IN...
 //! artiscan audit report --db FILE [--format text|markdown|csv|jsonl] [--since X] [--where FIELD=VALUE]
 //! artiscan audit export --db FILE [--format jsonl] [--verdicts] [--since X] [--where FIELD=VALUE]
@@ -10,6 +11,7 @@
 
 use crate::audit::export::ExportFormat;
 use crate::audit::report::{Filter, ReportFormat};
+use crate::audit::shard::{self as shards, ShardBy};
 use crate::audit::{self, AuditOptions, CheckSet, Shard};
 use crate::pack::compile::Selection;
 use std::io::{IsTerminal, Write};
@@ -22,14 +24,17 @@ pub struct AuditArgs {
     #[command(subcommand)]
     pub command: Option<AuditCommand>,
     /// Folders (recursive) or artifact files to audit
-    #[arg(required = true)]
+    #[arg(required_unless_present = "listings")]
     pub paths: Vec<String>,
+    /// A file listing artifacts, one per line (`-`: stdin), e.g. `audit plan` output;
+    /// `scheme://bucket/` is dropped from each (the object's path in the bucket)
+    #[arg(long = "listing", value_name = "FILE")]
+    pub listings: Vec<PathBuf>,
     /// The SQLite store (created if missing)
     #[arg(long, required = true)]
     pub db: Option<PathBuf>,
-    /// Audit only slice I of N (1-based), chosen by a hash of each artifact path
-    #[arg(long, value_name = "I/N")]
-    pub shard: Option<String>,
+    #[command(flatten)]
+    pub shard: ShardArgs,
     /// A built-in check set (repeatable; default: inferencex)
     #[arg(long = "set")]
     pub sets: Vec<String>,
@@ -58,6 +63,52 @@ pub struct AuditArgs {
     pub limits: super::InputArgs,
 }
 
+/// `--shard`, `--shard-by`, `--shard-count`.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct ShardArgs {
+    /// Only slice I of N (1-based), by a hash of each artifact's path or run; `auto`: from
+    /// the scheduler (Slurm array, Kubernetes Indexed Job, Cloud Batch, Cloud Run)
+    #[arg(long, value_name = "I/N|auto")]
+    pub shard: Option<String>,
+    /// What a slice is computed from: the artifact's path, or its run (a run's artifacts together)
+    #[arg(long, value_enum, default_value = "path")]
+    pub shard_by: ShardBy,
+    /// The number of shards for --shard auto where the scheduler does not say (Kubernetes)
+    #[arg(long, value_name = "N")]
+    pub shard_count: Option<u64>,
+}
+
+impl ShardArgs {
+    /// The shard, saying on `err` where `auto` found it.
+    fn resolve(&self, err: &mut dyn Write) -> anyhow::Result<Option<Shard>> {
+        let Some(arg) = &self.shard else {
+            return Ok(None);
+        };
+        let (shard, said) = Shard::resolve(arg, self.shard_count, self.shard_by)?;
+        if let Some(said) = said {
+            writeln!(err, "artiscan: {said}")?;
+        }
+        Ok(Some(shard))
+    }
+}
+
+/// The entries of listing files (`-`: stdin), in order.
+fn read_listings(files: &[PathBuf]) -> anyhow::Result<Vec<String>> {
+    let mut out = Vec::new();
+    for f in files {
+        let bytes = if f.as_os_str() == "-" {
+            let mut b = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut b)?;
+            b
+        } else {
+            std::fs::read(f).map_err(|e| anyhow::anyhow!("listing {}: {e}", f.display()))?
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        out.extend(shards::listing_entries(&text).map(str::to_string));
+    }
+    Ok(out)
+}
+
 /// `--since` and `--where`: which artifacts a report or export covers.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct FilterArgs {
@@ -81,6 +132,15 @@ impl FilterArgs {
 
 #[derive(clap::Subcommand, Debug)]
 pub enum AuditCommand {
+    /// Print the entries of a listing (one artifact path or object name per line) that a
+    /// shard owns, to download only those
+    Plan {
+        /// Listing files (`-`: stdin)
+        #[arg(required = true)]
+        listings: Vec<PathBuf>,
+        #[command(flatten)]
+        shard: ShardArgs,
+    },
     /// Combine stores (e.g. shards) into OUT; idempotent
     Merge {
         /// The store to merge into (created if missing)
@@ -88,6 +148,10 @@ pub enum AuditCommand {
         /// Stores to merge from
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
+        /// Expect the N shards of one audit: refuse inputs that declare no slice of N, and
+        /// fail (exit 2) when a slice is missing
+        #[arg(long, value_name = "N")]
+        shards: Option<u64>,
     },
     /// Pass/fail/unknown per run and per check, failing artifacts with their first citation
     Report {
@@ -118,18 +182,37 @@ pub fn run(args: AuditArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
         Some(AuditCommand::Merge {
             out: target,
             inputs,
+            shards,
         }) => {
-            let s = audit::merge::merge(&target, &inputs, err)?;
+            let s = audit::merge::merge(&target, &inputs, shards, err)?;
+            if !s.missing.is_empty() {
+                let list: Vec<String> = s
+                    .missing
+                    .iter()
+                    .map(|i| format!("{i}/{}", shards.unwrap_or(0)))
+                    .collect();
+                writeln!(
+                    err,
+                    "artiscan: no input holds shard {}: their artifacts are not in {}",
+                    list.join(", "),
+                    target.display()
+                )?;
+            }
             writeln!(
                 err,
-                "audit merge: {} inputs: {} artifacts taken, {} already present; {} runs judged; {}",
+                "audit merge: {} inputs: {} artifacts taken, {} already present; {} refused; {} runs judged; {}",
                 s.inputs,
                 s.taken,
                 s.kept,
+                s.refused.len(),
                 s.judged.runs,
                 target.display()
             )?;
-            Ok(0)
+            Ok(if s.refused.is_empty() && s.missing.is_empty() {
+                0
+            } else {
+                2
+            })
         }
         Some(AuditCommand::Report { db, format, filter }) => {
             let conn = audit::store::open_for_reading(&db)?;
@@ -154,6 +237,37 @@ pub fn run(args: AuditArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
                 .map_err(|e| audit::store::explain(e, &db))?;
             Ok(0)
         }
+        Some(AuditCommand::Plan { listings, shard }) => {
+            let Some(shard) = shard.resolve(err)? else {
+                anyhow::bail!("audit plan needs --shard I/N or --shard auto");
+            };
+            let entries = read_listings(&listings)?;
+            let mut mine = 0u64;
+            let mut refused = 0u64;
+            let mut buf = Vec::with_capacity(1 << 16);
+            for e in &entries {
+                // Plan output is pasted into download commands and shown on
+                // terminals: a name with control characters is not passed on.
+                if e.chars().any(char::is_control) {
+                    writeln!(
+                        err,
+                        "artiscan: listing entry {e:?}: control characters in the name; left out of every shard"
+                    )?;
+                    refused += 1;
+                } else if shard.contains(e) {
+                    buf.extend_from_slice(e.as_bytes());
+                    buf.push(b'\n');
+                    mine += 1;
+                }
+            }
+            out.write_all(&buf)?;
+            writeln!(
+                err,
+                "audit plan: shard {shard}: {mine} of {} entries; {refused} refused",
+                entries.len()
+            )?;
+            Ok(if refused > 0 { 2 } else { 0 })
+        }
         None => audit_paths(args, err),
     }
 }
@@ -174,10 +288,17 @@ fn audit_paths(args: AuditArgs, err: &mut dyn Write) -> anyhow::Result<i32> {
             anyhow::bail!("check {}: no rule {:?} in the packs", c.id, c.rule);
         }
     }
+    let mut paths = args.paths.clone();
+    // A listing names objects; each is audited at its path in the bucket.
+    paths.extend(
+        read_listings(&args.listings)?
+            .iter()
+            .map(|e| shards::object_path(e)),
+    );
     let opts = AuditOptions {
         db,
-        paths: args.paths.clone(),
-        shard: args.shard.as_deref().map(Shard::parse).transpose()?,
+        paths,
+        shard: args.shard.resolve(err)?,
         run_id: args.run_id.clone(),
         rehash: args.rehash,
         threads: args.limits.threads(),
