@@ -944,6 +944,60 @@ mod tests {
         assert!(AnchoredRegex::new(r"(?:foo|bar)baz\d").is_none());
     }
 
+    /// Issue 13: a 1 MiB line repeating the literal of an anchored regex
+    /// whose `.*?` runs to the line's end took 44 s (one anchored attempt
+    /// per place of the literal); it must stay linear.
+    #[test]
+    fn anchored_regex_is_linear_on_a_line_repeating_its_literal() {
+        let src = r"SpecDecoding metrics: .*?\bMean acceptance length: (?P<value>\d+(?:\.\d+)?)";
+        let a = AnchoredRegex::new(src).expect("one literal prefix");
+        let mut caps = a.new_captures();
+        let mut line = "SpecDecoding metrics: ".repeat((1 << 20) / 22).into_bytes();
+        let t = std::time::Instant::now();
+        assert!(!a.captures(&line, &mut caps));
+        // The same line with a match at its very end is still found.
+        line.extend_from_slice(b"Mean acceptance length: 2.5");
+        assert!(a.captures(&line, &mut caps));
+        assert_eq!(a.group(&line, &caps, "value"), Some(&b"2.5"[..]));
+        let took = t.elapsed().as_secs_f64();
+        // Quadratic: ~48k attempts over ~1 MiB each, tens of seconds.
+        assert!(took < 2.0, "{took} s for two 1 MiB lines");
+    }
+
+    /// Every built-in rule on 1 MiB lines that repeat the literals the
+    /// packs look for: time stays linear whatever one line holds.
+    #[test]
+    fn builtin_rules_are_linear_on_hostile_long_lines() {
+        use crate::lines::LineReader;
+        use crate::scan::evidence::{MemberScan, ScanOptions};
+        let packs = crate::pack::builtin().expect("packs");
+        let set = RuleSet::compile(&packs, &Selection::default()).expect("compile");
+        let member = vec!["server.log".to_string()];
+        for unit in [
+            "SpecDecoding metrics: ",
+            "accept len: ",
+            "server_args={'a': (",
+            " graph: True, ",
+            "Engine 000: Avg prompt throughput: ",
+            "iter = 1, elapsed_time = ",
+            "Load weight end. type=X, ",
+            "NCCL error",
+            "non-default args: {'a': [",
+        ] {
+            let line = unit.repeat((1 << 20) / unit.len());
+            let t = std::time::Instant::now();
+            for opts in [ScanOptions::default(), ScanOptions { every_match: true, force: false }] {
+                let mut sink = MemberScan::new(&set, "x", &member, &member[0], opts);
+                let mut reader = LineReader::new(2 << 20, false);
+                reader.scan(&mut line.as_bytes(), &mut sink).expect("scan");
+                let (mut records, mut counts) = (Vec::new(), std::collections::BTreeMap::new());
+                sink.finish(&mut records, &mut counts);
+            }
+            let took = t.elapsed().as_secs_f64();
+            assert!(took < 5.0, "{unit:?}: {took} s for a 1 MiB line");
+        }
+    }
+
     #[test]
     fn capture_types() {
         assert_eq!(
