@@ -71,13 +71,26 @@ pub fn first_line(head: &[u8], search_binary: bool) -> Option<usize> {
     })
 }
 
-/// Whether `head` starts with a UTF-16 byte order mark: Some(little endian).
+/// Bytes looked at to decide that a member is UTF-16.
+const UTF16_PROBE: usize = 512;
+
+/// Whether a member whose first bytes are `head` (up to [`UTF16_PROBE`] of
+/// them, or all) is UTF-16 text: a byte order mark, then mostly code units
+/// below U+0100 (logs are ASCII-heavy). `FF FE` in front of other bytes is
+/// just bytes, read as UTF-8 (lossily), never decoded into other text.
+/// Some(little endian).
 pub fn utf16_bom(head: &[u8]) -> Option<bool> {
-    match head {
-        [0xff, 0xfe, ..] => Some(true),
-        [0xfe, 0xff, ..] => Some(false),
-        _ => None,
-    }
+    let le = match head {
+        [0xff, 0xfe, ..] => true,
+        [0xfe, 0xff, ..] => false,
+        _ => return None,
+    };
+    let units = head[2..head.len().min(UTF16_PROBE)].chunks_exact(2);
+    let n = units.len();
+    let narrow = units
+        .filter(|u| if le { u[1] == 0 } else { u[0] == 0 })
+        .count();
+    (narrow * 2 >= n).then_some(le)
 }
 
 /// A Docker/Kubernetes json-file log: one `{"log":"...\n",...}` per line.
@@ -166,9 +179,9 @@ impl LineReader {
     /// whole lines before it are still delivered, then the error returned.
     /// A member that starts with a UTF-16 BOM is decoded to UTF-8 first.
     pub fn scan(&mut self, r: &mut dyn Read, sink: &mut dyn LineSink) -> io::Result<Outcome> {
-        let mut head = [0u8; 2];
+        let mut head = [0u8; UTF16_PROBE];
         let mut n = 0;
-        while n < 2 {
+        while n < UTF16_PROBE {
             match r.read(&mut head[n..]) {
                 Ok(0) => break,
                 Ok(k) => n += k,
@@ -178,7 +191,7 @@ impl LineReader {
         }
         match utf16_bom(&head[..n]) {
             Some(le) => {
-                let mut dec = Utf16Reader::new(r, le);
+                let mut dec = Utf16Reader::new((&head[2..n]).chain(r), le);
                 let mut out = self.scan_plain(&mut dec, sink)?;
                 out.bytes = dec.consumed + 2;
                 out.utf16 = true;
@@ -794,6 +807,9 @@ mod tests {
             assert_eq!((sink.0.len(), out.utf16), (2, true));
             assert!(read_whole(&data, false));
         }
+        // FF FE in front of ASCII-looking garbage is not UTF-16.
+        let (l, out) = lines(b"\xff\xfe\xfd garbage\nneedle\n", 1 << 20);
+        assert!(!out.utf16 && l.len() == 2 && l[1].2 == "needle");
         // An unpaired high surrogate and an odd last byte.
         let mut data = vec![0xff, 0xfe];
         for u in "a".encode_utf16().chain([0xd800]).chain("b\nc".encode_utf16()) {
