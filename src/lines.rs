@@ -789,9 +789,14 @@ mod tests {
 
     #[test]
     fn utf16_with_bom_is_decoded_and_bad_units_counted() {
-        let text = "[2026-10-29 04:21:13 TP0] Traceback (most recent call last):\r\nzwei \u{1f600} ok\r\n";
+        let text =
+            "[2026-10-29 04:21:13 TP0] Traceback (most recent call last):\r\nzwei \u{1f600} ok\r\n";
         for le in [true, false] {
-            let mut data: Vec<u8> = if le { vec![0xff, 0xfe] } else { vec![0xfe, 0xff] };
+            let mut data: Vec<u8> = if le {
+                vec![0xff, 0xfe]
+            } else {
+                vec![0xfe, 0xff]
+            };
             for u in text.encode_utf16() {
                 data.extend_from_slice(&if le { u.to_le_bytes() } else { u.to_be_bytes() });
             }
@@ -799,7 +804,10 @@ mod tests {
             assert!(out.utf16 && !out.binary && out.undecodable == 0);
             assert_eq!(out.bytes, data.len() as u64);
             assert_eq!(l.len(), 2);
-            assert_eq!(l[0].2, "[2026-10-29 04:21:13 TP0] Traceback (most recent call last):\r");
+            assert_eq!(
+                l[0].2,
+                "[2026-10-29 04:21:13 TP0] Traceback (most recent call last):\r"
+            );
             assert_eq!(l[1].2, "zwei \u{1f600} ok\r");
             // The same from memory.
             let mut sink = Collect(Vec::new());
@@ -812,7 +820,11 @@ mod tests {
         assert!(!out.utf16 && l.len() == 2 && l[1].2 == "needle");
         // An unpaired high surrogate and an odd last byte.
         let mut data = vec![0xff, 0xfe];
-        for u in "a".encode_utf16().chain([0xd800]).chain("b\nc".encode_utf16()) {
+        for u in "a"
+            .encode_utf16()
+            .chain([0xd800])
+            .chain("b\nc".encode_utf16())
+        {
             data.extend_from_slice(&u.to_le_bytes());
         }
         data.push(b'x');
@@ -845,7 +857,9 @@ mod tests {
         }
         let data = b"{\"log\":\"a\\n\",\"stream\":\"stdout\"}\n{\"log\":\"b\\n\"}\n";
         let mut sink = Nothing(0);
-        LineReader::new(1 << 20, false).scan(&mut &data[..], &mut sink).unwrap();
+        LineReader::new(1 << 20, false)
+            .scan(&mut &data[..], &mut sink)
+            .unwrap();
         assert_eq!(sink.0, 2);
         let mut sink = Nothing(0);
         LineReader::new(1 << 20, false).scan_slice(data, 0, 1, &mut sink);

@@ -438,7 +438,10 @@ impl RuleSet {
         if let Some((group, keys)) = &v.dump {
             let text = sources.iter().find_map(|c| c.name(group));
             map.remove(group);
-            for (k, val) in text.map(|m| super::dump::fields(m.as_bytes())).unwrap_or_default() {
+            for (k, val) in text
+                .map(|m| super::dump::fields(m.as_bytes()))
+                .unwrap_or_default()
+            {
                 // `None` is "not set": absent, as for a field not printed.
                 if val == "None" || keys.as_ref().is_some_and(|ks| !ks.contains(&k)) {
                     continue;
@@ -986,7 +989,13 @@ mod tests {
         ] {
             let line = unit.repeat((1 << 20) / unit.len());
             let t = std::time::Instant::now();
-            for opts in [ScanOptions::default(), ScanOptions { every_match: true, force: false }] {
+            for opts in [
+                ScanOptions::default(),
+                ScanOptions {
+                    every_match: true,
+                    force: false,
+                },
+            ] {
                 let mut sink = MemberScan::new(&set, "x", &member, &member[0], opts);
                 let mut reader = LineReader::new(2 << 20, false);
                 reader.scan(&mut line.as_bytes(), &mut sink).expect("scan");

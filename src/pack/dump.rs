@@ -13,7 +13,11 @@ pub fn fields(text: &[u8]) -> Vec<(String, String)> {
         return out;
     };
     // `Name(` must be a bare identifier in front of the parenthesis.
-    if text[open] == b'(' && !text[..open].iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_') {
+    if text[open] == b'('
+        && !text[..open]
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+    {
         return out;
     }
     let close = if text[open] == b'(' { b')' } else { b'}' };
@@ -142,7 +146,8 @@ mod tests {
         assert_eq!(get(&f, "speculative_algorithm"), Some("None"));
         assert_eq!(get(&f, "enable_dp_attention"), Some("True"));
         assert_eq!(f.len(), 8);
-        let f = fields(b"{'tp_size': 4, 'model': \"it's\", 'x': {'y': 1, 'z': [1, {}]}, 'ep_size': 2}");
+        let f =
+            fields(b"{'tp_size': 4, 'model': \"it's\", 'x': {'y': 1, 'z': [1, {}]}, 'ep_size': 2}");
         assert_eq!(get(&f, "model"), Some("it's"));
         assert_eq!(get(&f, "x"), Some("{'y': 1, 'z': [1, {}]}"));
         assert_eq!(get(&f, "ep_size"), Some("2"));

@@ -72,23 +72,10 @@ impl RankKey {
                 }
             }
         }
-        // TRT-LLM: `[RANK 3]`, `[MPI_Rank 3]`; torchrun: `[rank3]:`,
-        // `[91503] [rank26]:` (the first bracket is the pid).
-        for (needle, skip) in [
-            (&b"[RANK "[..], 6),
-            (&b"[MPI_Rank "[..], 10),
-            (&b"[rank"[..], 5),
-        ] {
-            if let Some(i) = find(head, needle) {
-                let rest = &head[i + skip..];
-                if let Some(end) = memchr::memchr(b']', rest) {
-                    if let Some(n) = digits(&rest[..end]) {
-                        key.0[5] = Some(n);
-                    }
-                }
-            }
-        }
-        // SGLang: `[2026-10-29 04:21:13(.512) DP0 TP3 EP3]`, and 2024's
+        // One pass over the brackets of the head (this runs on every
+        // aggregated line): TRT-LLM `[RANK 3]`, `[MPI_Rank 3]`; torchrun
+        // `[rank3]:`, `[91503] [rank26]:` (the first bracket is the pid);
+        // SGLang `[2026-10-29 04:21:13(.512) DP0 TP3 EP3]` and 2024's
         // time-only `[14:02:41 TP0]`.
         let mut from = 0;
         while let Some(i) = memchr::memchr(b'[', &head[from..]) {
@@ -97,22 +84,31 @@ impl RankKey {
                 break;
             };
             let inner = &head[start..start + end];
-            let tags_at = if is_date_time(inner) {
-                Some(19)
-            } else if is_time(inner) {
-                Some(8)
-            } else {
-                None
-            };
-            if let Some(at) = tags_at {
-                for tok in inner[at..].split(|&b| b == b' ').filter(|t| !t.is_empty()) {
-                    if let Some((s, n)) = tag(tok) {
-                        key.0[s] = Some(n);
-                    }
-                }
-                return key;
-            }
             from = start;
+            let rank = inner
+                .strip_prefix(b"RANK ")
+                .or_else(|| inner.strip_prefix(b"MPI_Rank "))
+                .or_else(|| inner.strip_prefix(b"rank"));
+            if let Some(n) = rank.and_then(digits) {
+                key.0[5] = Some(n);
+                continue;
+            }
+            let tags_at = if is_date_time(inner) {
+                19
+            } else if is_time(inner) {
+                8
+            } else {
+                continue;
+            };
+            for tok in inner[tags_at..]
+                .split(|&b| b == b' ')
+                .filter(|t| !t.is_empty())
+            {
+                if let Some((s, n)) = tag(tok) {
+                    key.0[s] = Some(n);
+                }
+            }
+            return key;
         }
         // vLLM: `(Worker_PP0_TP1 pid=530)`, `(EngineCore_DP0 pid=163)`,
         // `(Worker_DP1_PP0_TP3_EP11 pid=..)`, `(VllmWorker TP1 pid=..)`,
@@ -276,7 +272,9 @@ mod tests {
         // SGLang prefix after a long run of \r progress updates
         let bar = "Capturing batches (bs=2 avail_mem=7.70 GB):  50%|#####     | 1/2\r".repeat(40);
         assert_eq!(
-            r(&format!("{bar}[2026-08-17 16:52:18 TP3 EP3] Capture cuda graph end.")),
+            r(&format!(
+                "{bar}[2026-08-17 16:52:18 TP3 EP3] Capture cuda graph end."
+            )),
             vec![("ep".into(), 3), ("tp".into(), 3)]
         );
         assert!(r("2026-10-29 04:01:05 [INFO] Env: A=1").is_empty());

@@ -166,8 +166,75 @@ fn utf16_and_json_file_logs_are_read() {
     );
     // `cite` shows the cited line of the file and confirms the message.
     let c = mp[0]["citation"].as_str().unwrap();
-    let cite = artiscan_in(dir.path(), &["cite", c, "--expect", "Memory pool end. avail mem=9.81 GB"]);
+    let cite = artiscan_in(
+        dir.path(),
+        &["cite", c, "--expect", "Memory pool end. avail mem=9.81 GB"],
+    );
     assert_eq!(cite.code, 0, "{}{}", cite.stdout, cite.stderr);
-    let cite = artiscan_in(dir.path(), &["cite", lw[0]["citation"].as_str().unwrap(), "--expect", "avail mem=111.47 GB"]);
+    let cite = artiscan_in(
+        dir.path(),
+        &[
+            "cite",
+            lw[0]["citation"].as_str().unwrap(),
+            "--expect",
+            "avail mem=111.47 GB",
+        ],
+    );
     assert_eq!(cite.code, 0, "{}{}", cite.stdout, cite.stderr);
+}
+
+/// `packs lint` requires a source on every rule and `packs show` prints it;
+/// a dump rule reads fields by name in any order, keeping only `keys`.
+#[test]
+fn sources_are_required_and_dumps_read_by_name() {
+    let show = artiscan(&["packs", "show", "sglang.server_args"]);
+    assert!(show.stdout.contains("source: SGLang"), "{}", show.stdout);
+    assert!(show.stdout.contains("dump: group args"), "{}", show.stdout);
+    let show = artiscan(&["packs", "show", "error.nccl"]);
+    assert!(show.stdout.contains("exclude: "), "{}", show.stdout);
+    let (_d, f) = pack_file(
+        r#"name = "t"
+version = "1"
+[[rule]]
+id = "t.args"
+description = "a dump"
+regex = 'args=(?P<d>\{.*)'
+dump = "d"
+keys = ["tp", "name"]
+captures = { tp = "int" }
+[[rule.example]]
+line = "args={'name': 'x', 'other': 1, 'tp': 8}"
+captures = { tp = 8, name = "x" }
+[[rule.example]]
+line = "args={'tp': 4, 'name': None}"
+captures = { tp = 4 }
+[[rule.example]]
+line = "no args"
+matches = false
+"#,
+    );
+    let run = artiscan(&["packs", "test", &f]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let run = artiscan(&["packs", "lint", &f]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(run.stdout.contains("t.args: no source"), "{}", run.stdout);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("x.log"),
+        "args={'other': [1, 2], 'tp': 2, 'name': 'y'}\n",
+    )
+    .unwrap();
+    let run = artiscan(&[
+        "scan",
+        "--format",
+        "jsonl",
+        "--pack",
+        &f,
+        "--only",
+        "t.*",
+        dir.path().to_str().unwrap(),
+    ]);
+    let ev = run.of_type("evidence");
+    assert_eq!(ev.len(), 1, "{}", run.stdout);
+    assert_eq!(ev[0]["captures"], serde_json::json!({"tp": 2, "name": "y"}));
 }
