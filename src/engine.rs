@@ -128,6 +128,17 @@ pub fn account(coverage: &mut Coverage, members: &[String], outcome: &Outcome, m
             "binary member (NUL in the first block) not searched; --binary searches it",
         );
     }
+    if outcome.undecodable > 0 {
+        // Text that could not be decoded may hide a match: not complete.
+        coverage.error(
+            members,
+            crate::source::ErrorKind::Corrupt,
+            format!(
+                "UTF-16 member: {} byte(s) could not be decoded (unpaired surrogate or odd last byte), read as U+FFFD",
+                outcome.undecodable
+            ),
+        );
+    }
     if outcome.long_lines > 0 {
         coverage.note(
             members,

@@ -1,6 +1,7 @@
 //! Lines of a member: exact `grep -n` numbering, byte offsets, a cap on line
-//! length, binary detection, and the cleaning (ANSI escapes, trailing `\r`,
-//! BOM) that matching sees. The sink decides where to look next, so a
+//! length, binary detection, UTF-16 (with a BOM) decoding, and the cleaning
+//! (ANSI escapes, trailing `\r`, BOM, Docker json-file records) that
+//! matching sees. The sink decides where to look next, so a
 //! prefilter can skip whole runs of lines without visiting them.
 
 use std::io::{self, Read};
@@ -48,6 +49,12 @@ pub struct Outcome {
     pub first_long_line: u64,
     /// The sink asked to stop before the end.
     pub stopped: bool,
+    /// The member was UTF-16 (it had a BOM) and was decoded to UTF-8; line
+    /// offsets then count the UTF-8 decoding.
+    pub utf16: bool,
+    /// Bytes of a UTF-16 member that could not be decoded (unpaired
+    /// surrogates, an odd last byte); they read as U+FFFD.
+    pub undecodable: u64,
 }
 
 /// Where line 1 starts in a member whose first bytes are `head` (at least
@@ -64,6 +71,43 @@ pub fn first_line(head: &[u8], search_binary: bool) -> Option<usize> {
     } else {
         0
     })
+}
+
+/// Bytes looked at to decide that a member is UTF-16.
+const UTF16_PROBE: usize = 512;
+
+/// Whether a member whose first bytes are `head` (up to [`UTF16_PROBE`] of
+/// them, or all) is UTF-16 text: a byte order mark, then mostly code units
+/// below U+0100 (logs are ASCII-heavy). `FF FE` in front of other bytes is
+/// just bytes, read as UTF-8 (lossily), never decoded into other text.
+/// Some(little endian).
+pub fn utf16_bom(head: &[u8]) -> Option<bool> {
+    let le = match head {
+        [0xff, 0xfe, ..] => true,
+        [0xfe, 0xff, ..] => false,
+        _ => return None,
+    };
+    let units = head[2..head.len().min(UTF16_PROBE)].chunks_exact(2);
+    let n = units.len();
+    let narrow = units
+        .filter(|u| if le { u[1] == 0 } else { u[0] == 0 })
+        .count();
+    (narrow * 2 >= n).then_some(le)
+}
+
+/// A Docker/Kubernetes json-file log: one `{"log":"...\n",...}` per line.
+const JSON_FILE: &[u8] = b"{\"log\":\"";
+
+/// Whether a member held in memory must be read in one piece rather than
+/// split at line ends across threads: binary (skipped whole), UTF-16
+/// (`\n` bytes are not line ends) or a json-file log (every line is
+/// looked at).
+pub fn read_whole(head: &[u8], search_binary: bool) -> bool {
+    utf16_bom(head).is_some()
+        || match first_line(head, search_binary) {
+            None => true,
+            Some(at) => head[at..].starts_with(JSON_FILE),
+        }
 }
 
 /// A reusable line reader (its buffer is kept across members).
@@ -92,6 +136,17 @@ impl LineReader {
         line_no: u64,
         sink: &mut dyn LineSink,
     ) -> Outcome {
+        if offset == 0 {
+            if let Some(le) = utf16_bom(bytes) {
+                let mut dec = Utf16Reader::new(&bytes[2..], le);
+                let mut reader = LineReader::new(self.max_line, self.binary);
+                let mut out = reader.scan_plain(&mut dec, sink).unwrap_or_default();
+                out.bytes = bytes.len() as u64;
+                out.utf16 = true;
+                out.undecodable = dec.undecodable;
+                return out;
+            }
+        }
         let mut st = State {
             out: Outcome {
                 bytes: bytes.len() as u64,
@@ -100,11 +155,15 @@ impl LineReader {
             base: offset,
             line_no,
             max_line: self.max_line,
+            every_line: false,
         };
         let mut start = 0;
         if offset == 0 {
             match first_line(bytes, self.binary) {
-                Some(at) => start = at,
+                Some(at) => {
+                    start = at;
+                    st.every_line = bytes[at..].starts_with(JSON_FILE);
+                }
                 None => {
                     st.out.binary = true;
                     return st.out;
@@ -120,7 +179,32 @@ impl LineReader {
 
     /// Reads `r` to its end, handing lines to `sink`. On a read error the
     /// whole lines before it are still delivered, then the error returned.
+    /// A member that starts with a UTF-16 BOM is decoded to UTF-8 first.
     pub fn scan(&mut self, r: &mut dyn Read, sink: &mut dyn LineSink) -> io::Result<Outcome> {
+        let mut head = [0u8; UTF16_PROBE];
+        let mut n = 0;
+        while n < UTF16_PROBE {
+            match r.read(&mut head[n..]) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        match utf16_bom(&head[..n]) {
+            Some(le) => {
+                let mut dec = Utf16Reader::new((&head[2..n]).chain(r), le);
+                let mut out = self.scan_plain(&mut dec, sink)?;
+                out.bytes = dec.consumed + 2;
+                out.utf16 = true;
+                out.undecodable = dec.undecodable;
+                Ok(out)
+            }
+            None => self.scan_plain(&mut (&head[..n]).chain(r), sink),
+        }
+    }
+
+    fn scan_plain(&mut self, r: &mut dyn Read, sink: &mut dyn LineSink) -> io::Result<Outcome> {
         let size = (self.max_line + (64 << 10)).max(MIN_BUF);
         if self.buf.len() < size {
             self.buf.resize(size, 0);
@@ -130,6 +214,7 @@ impl LineReader {
             base: 0,
             line_no: 1,
             max_line: self.max_line,
+            every_line: false,
         };
         let buf = &mut self.buf;
         let (mut start, mut filled) = (0usize, 0usize);
@@ -163,7 +248,10 @@ impl LineReader {
                 }
                 probed = true;
                 match first_line(&buf[..filled], self.binary) {
-                    Some(at) => start = at,
+                    Some(at) => {
+                        start = at;
+                        st.every_line = buf[at..filled].starts_with(JSON_FILE);
+                    }
                     None => {
                         st.out.binary = true;
                         return Ok(st.out);
@@ -226,6 +314,9 @@ struct State {
     /// Number of the line that starts at the region start.
     line_no: u64,
     max_line: usize,
+    /// A json-file log: the sink's literals are looked for in the unwrapped
+    /// message, not in the escaped raw line, so every line is visited.
+    every_line: bool,
 }
 
 impl Outcome {
@@ -268,7 +359,12 @@ impl State {
         self.count_long_lines(region);
         let mut pos = 0;
         while pos < region.len() {
-            let Some(i) = sink.candidate(&region[pos..], origin + pos as u64) else {
+            let next = if self.every_line {
+                Some(0)
+            } else {
+                sink.candidate(&region[pos..], origin + pos as u64)
+            };
+            let Some(i) = next else {
                 break;
             };
             let c = pos + i;
@@ -419,13 +515,76 @@ impl Read for Ahead {
 }
 
 /// The text that matching sees: ANSI escape sequences removed and a trailing
-/// `\r` dropped. Borrows when there is nothing to remove.
+/// `\r` dropped; a Docker json-file record (`{"log":"msg\n","stream":..}`)
+/// is its unescaped `log` message. Borrows when there is nothing to remove.
 pub fn clean<'a>(raw: &'a [u8], scratch: &'a mut Vec<u8>) -> &'a [u8] {
+    if let Some(escaped) = raw.strip_prefix(JSON_FILE) {
+        let msg = json_string(escaped);
+        let msg = msg.strip_suffix(b"\n").unwrap_or(&msg);
+        let msg = msg.strip_suffix(b"\r").unwrap_or(msg);
+        scratch.clear();
+        strip_ansi(msg, scratch);
+        return scratch;
+    }
     let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
     if memchr::memchr(0x1b, raw).is_none() {
         return raw;
     }
     scratch.clear();
+    strip_ansi(raw, scratch);
+    let n = scratch.len();
+    let trimmed = scratch[..n].strip_suffix(b"\r").map_or(n, |t| t.len());
+    &scratch[..trimmed]
+}
+
+/// The bytes of a JSON string body up to its closing quote (or the end of
+/// a cut line), escapes decoded; a lone surrogate reads as U+FFFD.
+fn json_string(s: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    let hex4 = |at: usize| -> Option<u32> {
+        let h = std::str::from_utf8(s.get(at..at + 4)?).ok()?;
+        u32::from_str_radix(h, 16).ok()
+    };
+    while i < s.len() {
+        let b = s[i];
+        if b == b'"' {
+            break;
+        }
+        if b != b'\\' {
+            out.push(b);
+            i += 1;
+            continue;
+        }
+        let Some(&e) = s.get(i + 1) else { break };
+        i += 2;
+        match e {
+            b'n' => out.push(b'\n'),
+            b't' => out.push(b'\t'),
+            b'r' => out.push(b'\r'),
+            b'b' => out.push(8),
+            b'f' => out.push(12),
+            b'u' => {
+                let Some(u) = hex4(i) else { break };
+                i += 4;
+                let mut c = u;
+                if (0xd800..0xdc00).contains(&u) && s.get(i..i + 2) == Some(b"\\u") {
+                    if let Some(lo) = hex4(i + 2).filter(|lo| (0xdc00..0xe000).contains(lo)) {
+                        c = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+                        i += 6;
+                    }
+                }
+                let ch = char::from_u32(c).unwrap_or('\u{fffd}');
+                out.extend_from_slice(ch.encode_utf8(&mut [0; 4]).as_bytes());
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Appends `raw` without its ANSI escape sequences to `scratch`.
+fn strip_ansi(raw: &[u8], scratch: &mut Vec<u8>) {
     let mut i = 0;
     while i < raw.len() {
         let b = raw[i];
@@ -462,9 +621,132 @@ pub fn clean<'a>(raw: &'a [u8], scratch: &'a mut Vec<u8>) -> &'a [u8] {
             None => {}
         }
     }
-    let n = scratch.len();
-    let trimmed = scratch[..n].strip_suffix(b"\r").map_or(n, |t| t.len());
-    &scratch[..trimmed]
+}
+
+/// UTF-16 (after its BOM) decoded to UTF-8 as it streams. What cannot be
+/// decoded (an unpaired surrogate, an odd last byte) becomes U+FFFD and is
+/// counted, never dropped silently.
+pub struct Utf16Reader<R> {
+    inner: R,
+    le: bool,
+    raw: Vec<u8>,
+    /// Undecoded bytes in `raw` start here.
+    pos: usize,
+    out: Vec<u8>,
+    out_pos: usize,
+    eof: bool,
+    /// Bytes read from `inner`.
+    pub consumed: u64,
+    pub undecodable: u64,
+}
+
+impl<R: Read> Utf16Reader<R> {
+    pub fn new(inner: R, le: bool) -> Self {
+        Utf16Reader {
+            inner,
+            le,
+            raw: Vec::new(),
+            pos: 0,
+            out: Vec::new(),
+            out_pos: 0,
+            eof: false,
+            consumed: 0,
+            undecodable: 0,
+        }
+    }
+
+    fn unit(&self, at: usize) -> u16 {
+        let b = [self.raw[at], self.raw[at + 1]];
+        if self.le {
+            u16::from_le_bytes(b)
+        } else {
+            u16::from_be_bytes(b)
+        }
+    }
+
+    fn push(&mut self, c: char) {
+        self.out
+            .extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+    }
+
+    /// Decodes what `raw` holds into `out`; keeps a unit or surrogate pair
+    /// cut by the end of the read for the next one (unless at the end).
+    fn decode(&mut self) {
+        self.out.clear();
+        self.out_pos = 0;
+        let mut i = self.pos;
+        while i + 2 <= self.raw.len() {
+            let u = self.unit(i);
+            if (0xd800..0xdc00).contains(&u) {
+                if i + 4 > self.raw.len() {
+                    if !self.eof {
+                        break;
+                    }
+                    self.undecodable += 2;
+                    self.push('\u{fffd}');
+                    i += 2;
+                    continue;
+                }
+                let lo = self.unit(i + 2);
+                if (0xdc00..0xe000).contains(&lo) {
+                    let c = 0x10000 + ((u32::from(u) - 0xd800) << 10) + (u32::from(lo) - 0xdc00);
+                    self.push(char::from_u32(c).unwrap_or('\u{fffd}'));
+                    i += 4;
+                } else {
+                    self.undecodable += 2;
+                    self.push('\u{fffd}');
+                    i += 2;
+                }
+                continue;
+            }
+            match char::from_u32(u32::from(u)) {
+                Some(c) => self.push(c),
+                None => {
+                    self.undecodable += 2;
+                    self.push('\u{fffd}');
+                }
+            }
+            i += 2;
+        }
+        if self.eof && i < self.raw.len() {
+            self.undecodable += (self.raw.len() - i) as u64;
+            self.push('\u{fffd}');
+            i = self.raw.len();
+        }
+        self.pos = i;
+    }
+}
+
+impl<R: Read> Read for Utf16Reader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.out_pos == self.out.len() {
+            if self.eof && self.pos == self.raw.len() {
+                return Ok(0);
+            }
+            self.raw.drain(..self.pos);
+            self.pos = 0;
+            let have = self.raw.len();
+            self.raw.resize(have + (64 << 10), 0);
+            let n = loop {
+                match self.inner.read(&mut self.raw[have..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        self.raw.truncate(have);
+                        return Err(e);
+                    }
+                }
+            };
+            self.raw.truncate(have + n);
+            self.consumed += n as u64;
+            self.eof = n == 0;
+            self.decode();
+        }
+        let n = buf.len().min(self.out.len() - self.out_pos);
+        buf[..n].copy_from_slice(&self.out[self.out_pos..self.out_pos + n]);
+        self.out_pos += n;
+        Ok(n)
+    }
 }
 
 #[cfg(test)]
@@ -570,6 +852,87 @@ mod tests {
         let (l, out) = lines(&data, 4096);
         assert_eq!((l[0].2.len(), l[0].3, out.long_lines), (4096, true, 1));
         assert_eq!((l[1].0, l[1].2.as_str(), l[1].3), (2, "ok", false));
+    }
+
+    #[test]
+    fn utf16_with_bom_is_decoded_and_bad_units_counted() {
+        let text =
+            "[2026-10-29 04:21:13 TP0] Traceback (most recent call last):\r\nzwei \u{1f600} ok\r\n";
+        for le in [true, false] {
+            let mut data: Vec<u8> = if le {
+                vec![0xff, 0xfe]
+            } else {
+                vec![0xfe, 0xff]
+            };
+            for u in text.encode_utf16() {
+                data.extend_from_slice(&if le { u.to_le_bytes() } else { u.to_be_bytes() });
+            }
+            let (l, out) = lines(&data, 1 << 20);
+            assert!(out.utf16 && !out.binary && out.undecodable == 0);
+            assert_eq!(out.bytes, data.len() as u64);
+            assert_eq!(l.len(), 2);
+            assert_eq!(
+                l[0].2,
+                "[2026-10-29 04:21:13 TP0] Traceback (most recent call last):\r"
+            );
+            assert_eq!(l[1].2, "zwei \u{1f600} ok\r");
+            // The same from memory.
+            let mut sink = Collect(Vec::new());
+            let out = LineReader::new(1 << 20, false).scan_slice(&data, 0, 1, &mut sink);
+            assert_eq!((sink.0.len(), out.utf16), (2, true));
+            assert!(read_whole(&data, false));
+        }
+        // FF FE in front of ASCII-looking garbage is not UTF-16.
+        let (l, out) = lines(b"\xff\xfe\xfd garbage\nneedle\n", 1 << 20);
+        assert!(!out.utf16 && l.len() == 2 && l[1].2 == "needle");
+        // An unpaired high surrogate and an odd last byte.
+        let mut data = vec![0xff, 0xfe];
+        for u in "a"
+            .encode_utf16()
+            .chain([0xd800])
+            .chain("b\nc".encode_utf16())
+        {
+            data.extend_from_slice(&u.to_le_bytes());
+        }
+        data.push(b'x');
+        let (l, out) = lines(&data, 1 << 20);
+        assert_eq!(out.undecodable, 3);
+        assert_eq!(l[0].2, "a\u{fffd}b");
+        assert_eq!(l[1].2, "c\u{fffd}");
+    }
+
+    #[test]
+    fn json_file_records_are_unwrapped_and_every_line_visited() {
+        let mut s = Vec::new();
+        assert_eq!(
+            clean(
+                br#"{"log":"\u001b[32mINFO\u001b[0m \"a\"\tb \u00e9 \ud83d\ude00 \\ [2026-10-29 04:21:13 TP1] x\r\n","stream":"stderr","time":"2026-10-29T04:21:13.5Z"}"#,
+                &mut s
+            ),
+            "INFO \"a\"\tb \u{e9} \u{1f600} \\ [2026-10-29 04:21:13 TP1] x".as_bytes()
+        );
+        // A sink that wants no line still sees every line of a json-file log.
+        struct Nothing(u64);
+        impl LineSink for Nothing {
+            fn candidate(&mut self, _: &[u8], _: u64) -> Option<usize> {
+                None
+            }
+            fn line(&mut self, _: &Line<'_>) -> bool {
+                self.0 += 1;
+                true
+            }
+        }
+        let data = b"{\"log\":\"a\\n\",\"stream\":\"stdout\"}\n{\"log\":\"b\\n\"}\n";
+        let mut sink = Nothing(0);
+        LineReader::new(1 << 20, false)
+            .scan(&mut &data[..], &mut sink)
+            .unwrap();
+        assert_eq!(sink.0, 2);
+        let mut sink = Nothing(0);
+        LineReader::new(1 << 20, false).scan_slice(data, 0, 1, &mut sink);
+        assert_eq!(sink.0, 2);
+        assert!(read_whole(data, false));
+        assert!(!read_whole(b"plain\n", false));
     }
 
     #[test]

@@ -21,12 +21,18 @@ pub fn show(rules: &RuleSet, id: &str, out: &mut dyn Write) -> anyhow::Result<bo
     )?;
     writeln!(
         out,
-        "description: {}\ntags: {}",
+        "description: {}\nsource: {}\ntags: {}",
         r.description,
+        r.source.as_deref().unwrap_or("(none)"),
         r.tags.join(", ")
     )?;
     for (k, t) in &r.captures {
         writeln!(out, "capture {k}: {t:?}")?;
+    }
+    if let Some(&v) = r.variants.first() {
+        for re in &rules.variants[v].exclude {
+            writeln!(out, "exclude: {}", re.as_str())?;
+        }
     }
     if !r.aggregate.is_empty() {
         writeln!(out, "aggregate: {}", r.aggregate.join(", "))?;
@@ -53,6 +59,10 @@ pub fn show(rules: &RuleSet, id: &str, out: &mut dyn Write) -> anyhow::Result<bo
             "derived"
         };
         writeln!(out, "  prefilter ({how}): {:?}", v.prefilter)?;
+        if let Some((group, keys)) = &v.dump {
+            let keys = keys.as_ref().map_or("all".to_string(), |k| k.join(", "));
+            writeln!(out, "  dump: group {group}, keys: {keys}")?;
+        }
     }
     writeln!(out, "examples: {}", r.examples.len())?;
     Ok(true)

@@ -101,6 +101,17 @@ pub struct Variant {
     pub prefilter_explicit: bool,
     /// For the line variants of aggregating rules (the most frequent lines).
     pub anchored: Option<AnchoredRegex>,
+    /// The capture group that holds a repr/dict dump, and the keys to keep.
+    pub dump: Option<(String, Option<Vec<String>>)>,
+    /// The rule's `exclude` regexes: a line matching one is no event.
+    pub exclude: Vec<Regex>,
+}
+
+impl Variant {
+    /// Whether the rule says this line is not one of its events.
+    pub fn excluded(&self, text: &[u8]) -> bool {
+        self.exclude.iter().any(|re| re.is_match(text))
+    }
 }
 
 /// A line regex every match of which begins with one literal: it runs
@@ -144,21 +155,26 @@ impl AnchoredRegex {
 
     /// The leftmost-first match in `text`, the one the unanchored regex
     /// finds: at the first place of the literal where the regex matches.
+    /// Only the literal's first place is tried anchored (where real lines
+    /// match); past it one unanchored search finds the same match. Retrying
+    /// anchored at every place would be quadratic on a line that repeats
+    /// the literal (a `.*?` runs to the line's end each time).
     pub fn captures(&self, text: &[u8], caps: &mut AnchoredCaptures) -> bool {
         use regex_automata::{Anchored, Input};
-        let mut from = 0;
-        while let Some(i) = self.literal.find(&text[from..]) {
-            let at = from + i;
-            let input = Input::new(text)
-                .span(at..text.len())
-                .anchored(Anchored::Yes);
-            self.re.search_captures(&input, caps);
-            if caps.is_match() {
-                return true;
-            }
-            from = at + 1;
+        let Some(at) = self.literal.find(text) else {
+            caps.set_pattern(None);
+            return false;
+        };
+        let input = Input::new(text)
+            .span(at..text.len())
+            .anchored(Anchored::Yes);
+        self.re.search_captures(&input, caps);
+        if caps.is_match() || at + 1 >= text.len() {
+            return caps.is_match();
         }
-        false
+        let rest = Input::new(text).span(at + 1..text.len());
+        self.re.search_captures(&rest, caps);
+        caps.is_match()
     }
 
     /// The bytes of group `name` of the match in `caps`.
@@ -179,6 +195,8 @@ pub struct Rule {
     pub pack: String,
     pub pack_version: String,
     pub description: String,
+    /// Where the rule's formats come from (engine files, versions).
+    pub source: Option<String>,
     pub tags: Vec<String>,
     pub captures: BTreeMap<String, CapType>,
     pub aggregate: Vec<String>,
@@ -297,17 +315,29 @@ impl RuleSet {
                 if vdefs.is_empty() {
                     return Err(err("no regex, block or variant".into()));
                 }
+                let exclude = def
+                    .exclude
+                    .iter()
+                    .map(|src| build_regex(src).map_err(|e| err(format!("exclude: {e}"))))
+                    .collect::<Result<Vec<_>, _>>()?;
+                // A dump without `keys` may yield any field name.
+                let mut any_name = false;
                 for v in &vdefs {
-                    let var = compile_variant(rule_index, v, &mut names).map_err(err)?;
+                    let mut var = compile_variant(rule_index, v, &mut names).map_err(err)?;
+                    any_name |= var.dump.as_ref().is_some_and(|(_, k)| k.is_none());
+                    var.exclude = exclude.clone();
                     vids.push(variants.len());
                     variants.push(var);
+                }
+                if !def.aggregate.is_empty() && vdefs.iter().any(|v| v.dump.is_some()) {
+                    return Err(err("a rule with a `dump` cannot aggregate".into()));
                 }
                 let mut captures = BTreeMap::new();
                 for (name, ty) in &def.captures {
                     let t = CapType::parse(ty).ok_or_else(|| {
                         err(format!("capture {name}: unknown type {ty:?} (int, float, string, bool, int_list)"))
                     })?;
-                    if !names.contains(name) {
+                    if !names.contains(name) && !any_name {
                         return Err(err(format!(
                             "capture {name} is typed but no regex names it"
                         )));
@@ -337,6 +367,7 @@ impl RuleSet {
                     pack: pack.def.name.clone(),
                     pack_version: pack.def.version.clone(),
                     description: def.description.clone(),
+                    source: def.source.clone(),
                     tags: def.tags.clone(),
                     captures,
                     aggregate: def.aggregate.clone(),
@@ -402,6 +433,24 @@ impl RuleSet {
                     };
                     map.insert(name.to_string(), value);
                 }
+            }
+        }
+        if let Some((group, keys)) = &v.dump {
+            let text = sources.iter().find_map(|c| c.name(group));
+            map.remove(group);
+            for (k, val) in text
+                .map(|m| super::dump::fields(m.as_bytes()))
+                .unwrap_or_default()
+            {
+                // `None` is "not set": absent, as for a field not printed.
+                if val == "None" || keys.as_ref().is_some_and(|ks| !ks.contains(&k)) {
+                    continue;
+                }
+                let value = match rule.captures.get(&k) {
+                    Some(t) => t.convert(&val),
+                    None => Value::String(val),
+                };
+                map.insert(k, value);
             }
         }
         for (k, val) in &v.set {
@@ -719,6 +768,19 @@ fn compile_variant(
     let members = globs(&member_globs).map_err(|e| format!("members: {e}"))?;
     let set = v.set.as_ref().map(toml_to_json).unwrap_or_default();
     names.extend(set.keys().cloned());
+    let dump = match &v.dump {
+        None => None,
+        Some(group) => {
+            if !regex
+                .as_ref()
+                .is_some_and(|re| re.capture_names().flatten().any(|n| n == group))
+            {
+                return Err(format!("dump: `regex` has no group named {group}"));
+            }
+            names.extend(v.keys.iter().flatten().cloned());
+            Some((group.clone(), v.keys.clone()))
+        }
+    };
     Ok(Variant {
         rule,
         kind,
@@ -732,6 +794,8 @@ fn compile_variant(
         prefilter,
         prefilter_explicit: explicit,
         anchored: None,
+        dump,
+        exclude: Vec::new(),
     })
 }
 
@@ -761,6 +825,8 @@ mod tests {
             prefilter: prefilter.iter().map(|s| s.to_string()).collect(),
             prefilter_explicit: true,
             anchored: None,
+            dump: None,
+            exclude: Vec::new(),
         }
     }
 
@@ -879,6 +945,66 @@ mod tests {
         }
         // No single literal starts every match: no anchored form.
         assert!(AnchoredRegex::new(r"(?:foo|bar)baz\d").is_none());
+    }
+
+    /// Issue 13: a 1 MiB line repeating the literal of an anchored regex
+    /// whose `.*?` runs to the line's end took 44 s (one anchored attempt
+    /// per place of the literal); it must stay linear.
+    #[test]
+    fn anchored_regex_is_linear_on_a_line_repeating_its_literal() {
+        let src = r"SpecDecoding metrics: .*?\bMean acceptance length: (?P<value>\d+(?:\.\d+)?)";
+        let a = AnchoredRegex::new(src).expect("one literal prefix");
+        let mut caps = a.new_captures();
+        let mut line = "SpecDecoding metrics: ".repeat((1 << 20) / 22).into_bytes();
+        let t = std::time::Instant::now();
+        assert!(!a.captures(&line, &mut caps));
+        // The same line with a match at its very end is still found.
+        line.extend_from_slice(b"Mean acceptance length: 2.5");
+        assert!(a.captures(&line, &mut caps));
+        assert_eq!(a.group(&line, &caps, "value"), Some(&b"2.5"[..]));
+        let took = t.elapsed().as_secs_f64();
+        // Quadratic: ~48k attempts over ~1 MiB each, tens of seconds.
+        assert!(took < 2.0, "{took} s for two 1 MiB lines");
+    }
+
+    /// Every built-in rule on 1 MiB lines that repeat the literals the
+    /// packs look for: time stays linear whatever one line holds.
+    #[test]
+    fn builtin_rules_are_linear_on_hostile_long_lines() {
+        use crate::lines::LineReader;
+        use crate::scan::evidence::{MemberScan, ScanOptions};
+        let packs = crate::pack::builtin().expect("packs");
+        let set = RuleSet::compile(&packs, &Selection::default()).expect("compile");
+        let member = vec!["server.log".to_string()];
+        for unit in [
+            "SpecDecoding metrics: ",
+            "accept len: ",
+            "server_args={'a': (",
+            " graph: True, ",
+            "Engine 000: Avg prompt throughput: ",
+            "iter = 1, elapsed_time = ",
+            "Load weight end. type=X, ",
+            "NCCL error",
+            "non-default args: {'a': [",
+        ] {
+            let line = unit.repeat((1 << 20) / unit.len());
+            let t = std::time::Instant::now();
+            for opts in [
+                ScanOptions::default(),
+                ScanOptions {
+                    every_match: true,
+                    force: false,
+                },
+            ] {
+                let mut sink = MemberScan::new(&set, "x", &member, &member[0], opts);
+                let mut reader = LineReader::new(2 << 20, false);
+                reader.scan(&mut line.as_bytes(), &mut sink).expect("scan");
+                let (mut records, mut counts) = (Vec::new(), std::collections::BTreeMap::new());
+                sink.finish(&mut records, &mut counts);
+            }
+            let took = t.elapsed().as_secs_f64();
+            assert!(took < 5.0, "{unit:?}: {took} s for a 1 MiB line");
+        }
     }
 
     #[test]

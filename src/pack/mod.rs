@@ -3,6 +3,7 @@
 //! the few rules worth running on a line.
 
 pub mod compile;
+pub mod dump;
 pub mod selftest;
 
 pub use compile::{
@@ -50,6 +51,14 @@ pub struct RuleDef {
     pub id: Spanned<String>,
     #[serde(default)]
     pub description: String,
+    /// Where the formats come from: engine file(s), and the versions or
+    /// years each variant covers. `packs lint` requires it.
+    #[serde(default)]
+    pub source: Option<String>,
+    /// Lines matching any of these are not events of the rule (e.g. the
+    /// source line a Python traceback quotes: `raise X(f"NCCL error")`).
+    #[serde(default)]
+    pub exclude: Vec<String>,
     #[serde(default)]
     pub tags: Vec<String>,
     #[serde(default)]
@@ -77,6 +86,10 @@ pub struct RuleDef {
     pub start: Option<String>,
     #[serde(default)]
     pub end: Option<String>,
+    #[serde(default)]
+    pub dump: Option<String>,
+    #[serde(default)]
+    pub keys: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize, Clone, Default)]
@@ -98,6 +111,14 @@ pub struct VariantDef {
     pub start: Option<String>,
     #[serde(default)]
     pub end: Option<String>,
+    /// A capture group of `regex` holding a repr or dict dump
+    /// (`Name(k=v, ...)`, `{'k': v}`, JSON): its fields become captures by
+    /// name, whatever their order; the group itself is not kept.
+    #[serde(default)]
+    pub dump: Option<String>,
+    /// The dump fields to keep (default: all). `None` values are left out.
+    #[serde(default)]
+    pub keys: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize, Clone)]
@@ -138,6 +159,8 @@ impl RuleDef {
             kind: self.kind.clone(),
             start: self.start.clone(),
             end: self.end.clone(),
+            dump: self.dump.clone(),
+            keys: self.keys.clone(),
         };
         let has_inline = inline.regex.is_some() || inline.start.is_some() || inline.kind.is_some();
         let mut out = Vec::new();

@@ -185,8 +185,8 @@ fn check(ex: &ExampleDef, got: &[Got]) -> Result<(), String> {
     Ok(())
 }
 
-/// Lint warnings: rules without examples, without a negative example, or
-/// without a literal prefilter (they run on every line).
+/// Lint warnings: rules without examples, without a negative example,
+/// without a source, or without a literal prefilter (they run on every line).
 pub fn lint(set: &RuleSet) -> Vec<String> {
     let mut out = Vec::new();
     for rule in &set.rules {
@@ -198,6 +198,11 @@ pub fn lint(set: &RuleSet) -> Vec<String> {
         }
         if rule.description.trim().is_empty() {
             out.push(format!("{at}: no description"));
+        }
+        if rule.source.as_deref().is_none_or(|s| s.trim().is_empty()) {
+            out.push(format!(
+                "{at}: no source (the engine file that prints the line, and the versions each variant covers)"
+            ));
         }
         for &v in &rule.variants {
             let var = &set.variants[v];

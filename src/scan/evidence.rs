@@ -284,8 +284,8 @@ fn scan_in_memory(
     reader: &LineReader,
     threads: usize,
 ) -> Outcome {
-    let binary = crate::lines::first_line(bytes, reader.binary).is_none();
-    if threads <= 1 || bytes.len() < SPLIT_MIN || binary {
+    let whole = crate::lines::read_whole(bytes, reader.binary);
+    if threads <= 1 || bytes.len() < SPLIT_MIN || whole {
         return reader.scan_slice(bytes, 0, 1, first);
     }
     let mut cuts = vec![0];
@@ -746,7 +746,7 @@ impl<'a> MemberScan<'a> {
         let mut done_rule = usize::MAX;
         for &vi in &hits {
             let v = &self.set.variants[vi];
-            if v.rule == done_rule {
+            if v.rule == done_rule || v.excluded(text) {
                 continue;
             }
             let matched = match v.kind {

@@ -1,6 +1,7 @@
-//! The rank a line came from, read off its prefix: SGLang `[ts DP0 TP3 EP3]`,
-//! vLLM `(Worker_TP1 pid=..)` / `(EngineCore_DP0 pid=..)`, TRT-LLM
-//! `[RANK 3]`, srun ` 3: `. Parsed by hand: this runs on every matching
+//! The rank a line came from, read off its prefix: SGLang `[ts DP0 TP3 EP3]`
+//! (and 2024's `[14:02:41 TP0]`), vLLM `(Worker_TP1 pid=..)` /
+//! `(EngineCore_DP0 pid=..)` / `(VllmWorker rank=5 pid=..)`, TRT-LLM
+//! `[RANK 3]` / `[MPI_Rank 3]`, torchrun `[rank3]:`, srun ` 3: `. Parsed by hand: this runs on every matching
 //! line, often millions of `Decode batch` lines.
 
 use std::collections::BTreeMap;
@@ -43,7 +44,22 @@ fn tag(tok: &[u8]) -> Option<(usize, u32)> {
 
 impl RankKey {
     pub fn parse(line: &[u8]) -> RankKey {
-        let head = &line[..line.len().min(HEAD)];
+        let key = RankKey::parse_head(&line[..line.len().min(HEAD)]);
+        if !key.is_empty() {
+            return key;
+        }
+        // TP0 redraws a progress bar with `\r` and the next log line is
+        // glued after the last update, however long the run of updates.
+        match memchr::memrchr(b'\r', line) {
+            Some(cr) if cr + 1 < line.len() => {
+                let rest = &line[cr + 1..];
+                RankKey::parse_head(&rest[..rest.len().min(HEAD)])
+            }
+            _ => key,
+        }
+    }
+
+    fn parse_head(head: &[u8]) -> RankKey {
         let mut key = RankKey::default();
         // srun: `  3: ...`
         let trimmed = head.trim_ascii_start();
@@ -56,45 +72,62 @@ impl RankKey {
                 }
             }
         }
-        // TRT-LLM: `[RANK 3]`
-        if let Some(i) = find(head, b"[RANK ") {
-            let rest = &head[i + 6..];
-            if let Some(end) = memchr::memchr(b']', rest) {
-                if let Some(n) = digits(&rest[..end]) {
-                    key.0[5] = Some(n);
-                }
-            }
-        }
-        // SGLang: `[2026-10-29 04:21:13(.512) DP0 TP3 EP3]`
+        // One pass over the brackets of the head (this runs on every
+        // aggregated line): TRT-LLM `[RANK 3]`, `[MPI_Rank 3]`; torchrun
+        // `[rank3]:`, `[91503] [rank26]:` (the first bracket is the pid);
+        // SGLang `[2026-10-29 04:21:13(.512) DP0 TP3 EP3]` and 2024's
+        // time-only `[14:02:41 TP0]`.
         let mut from = 0;
-        while let Some(i) = find(&head[from..], b"[20") {
+        while let Some(i) = memchr::memchr(b'[', &head[from..]) {
             let start = from + i + 1;
             let Some(end) = memchr::memchr(b']', &head[start..]) else {
                 break;
             };
             let inner = &head[start..start + end];
-            let is_ts = inner.len() >= 19
-                && inner[4] == b'-'
-                && inner[7] == b'-'
-                && inner[10] == b' '
-                && inner[13] == b':';
-            if is_ts {
-                for tok in inner[19..].split(|&b| b == b' ').filter(|t| !t.is_empty()) {
-                    if let Some((s, n)) = tag(tok) {
-                        key.0[s] = Some(n);
-                    }
-                }
-                return key;
-            }
             from = start;
+            let rank = inner
+                .strip_prefix(b"RANK ")
+                .or_else(|| inner.strip_prefix(b"MPI_Rank "))
+                .or_else(|| inner.strip_prefix(b"rank"));
+            if let Some(n) = rank.and_then(digits) {
+                key.0[5] = Some(n);
+                continue;
+            }
+            let tags_at = if is_date_time(inner) {
+                19
+            } else if is_time(inner) {
+                8
+            } else {
+                continue;
+            };
+            for tok in inner[tags_at..]
+                .split(|&b| b == b' ')
+                .filter(|t| !t.is_empty())
+            {
+                if let Some((s, n)) = tag(tok) {
+                    key.0[s] = Some(n);
+                }
+            }
+            return key;
         }
-        // vLLM: `(Worker_PP0_TP1 pid=530)`, `(EngineCore_DP0 pid=163)`
+        // vLLM: `(Worker_PP0_TP1 pid=530)`, `(EngineCore_DP0 pid=163)`,
+        // `(Worker_DP1_PP0_TP3_EP11 pid=..)`, `(VllmWorker TP1 pid=..)`,
+        // `(VllmWorker rank=5 pid=..)`, 2025's `(EngineCore_0 pid=..)` (a
+        // DP rank).
         if let Some(i) = find(head, b" pid=") {
             if let Some(open) = memchr::memrchr(b'(', &head[..i]) {
                 let name = &head[open + 1..i];
-                for tok in name.split(|&b| b == b'_').skip(1) {
-                    if let Some((s, n)) = tag(tok) {
+                let mut toks = name.split(|&b| b == b'_' || b == b' ');
+                let process = toks.next().unwrap_or_default();
+                for tok in toks {
+                    if let Some(n) = tok.strip_prefix(b"rank=").and_then(digits) {
+                        key.0[5] = Some(n);
+                    } else if let Some((s, n)) = tag(tok) {
                         key.0[s] = Some(n);
+                    } else if process == b"EngineCore" {
+                        if let Some(n) = digits(tok) {
+                            key.0[1] = Some(n);
+                        }
                     }
                 }
             }
@@ -118,6 +151,20 @@ impl RankKey {
 
 pub fn rank_of(line: &[u8]) -> Option<Rank> {
     RankKey::parse(line).to_map()
+}
+
+/// `2026-10-29 04:21:13` at the start.
+fn is_date_time(b: &[u8]) -> bool {
+    b.len() >= 19 && b[4] == b'-' && b[7] == b'-' && b[10] == b' ' && is_time(&b[11..])
+}
+
+/// `14:02:41` at the start (then the end, a space or `.ms`).
+fn is_time(b: &[u8]) -> bool {
+    b.len() >= 8
+        && b[2] == b':'
+        && b[5] == b':'
+        && [0, 1, 3, 4, 6, 7].iter().all(|&i| b[i].is_ascii_digit())
+        && matches!(b.get(8), None | Some(b' ' | b'.'))
 }
 
 /// First place of `needle` in `hay`. The head of a line is short: a plain
@@ -178,6 +225,58 @@ mod tests {
             vec![("pp".into(), 1), ("tp".into(), 0)]
         );
         assert!(r("[2026-10-29 04:10:01] main").is_empty());
+        // SGLang 2024: time only
+        assert_eq!(
+            r("[14:02:41 TP0] Capture cuda graph begin."),
+            vec![("tp".into(), 0)]
+        );
+        assert_eq!(
+            r("[2024-11-02 14:02:41.250 DP1 TP3] x"),
+            vec![("dp".into(), 1), ("tp".into(), 3)]
+        );
+        assert!(r("[14:02:41] main process").is_empty());
+        // vLLM process names across versions
+        assert_eq!(
+            r("(Worker_DP1_PP0_TP3_EP11 pid=9) INFO x"),
+            vec![
+                ("dp".into(), 1),
+                ("ep".into(), 11),
+                ("pp".into(), 0),
+                ("tp".into(), 3)
+            ]
+        );
+        assert_eq!(
+            r("(VllmWorker TP1 pid=4711) INFO 05-02 x"),
+            vec![("tp".into(), 1)]
+        );
+        assert_eq!(
+            r("(VllmWorker rank=5 pid=4711) INFO 05-02 x"),
+            vec![("rank".into(), 5)]
+        );
+        assert_eq!(r("(EngineCore_0 pid=357) INFO x"), vec![("dp".into(), 0)]);
+        assert!(r("(APIServer pid=1) INFO x").is_empty());
+        // TRT-LLM and torchrun
+        assert_eq!(
+            r("[11/04/2025-10:01:02] [TRT-LLM] [MPI_Rank 2] [I] x"),
+            vec![("rank".into(), 2)]
+        );
+        assert_eq!(
+            r("[rank0]: Traceback (most recent call last):"),
+            vec![("rank".into(), 0)]
+        );
+        assert_eq!(
+            r("[91503] [rank26]: torch.OutOfMemoryError: CUDA out of memory."),
+            vec![("rank".into(), 26)]
+        );
+        assert!(r("[rankX]: x").is_empty());
+        // SGLang prefix after a long run of \r progress updates
+        let bar = "Capturing batches (bs=2 avail_mem=7.70 GB):  50%|#####     | 1/2\r".repeat(40);
+        assert_eq!(
+            r(&format!(
+                "{bar}[2026-08-17 16:52:18 TP3 EP3] Capture cuda graph end."
+            )),
+            vec![("ep".into(), 3), ("tp".into(), 3)]
+        );
         assert!(r("2026-10-29 04:01:05 [INFO] Env: A=1").is_empty());
         assert!(r("2026-10-29T04:12:33.1234567Z [2026-10-29 04:21:13] x").is_empty());
     }
