@@ -308,7 +308,7 @@ impl Check {
         v.evidence = matching
             .iter()
             .take(MAX_CITES)
-            .map(|r| r.citation.clone())
+            .map(|r| r.citation.to_string())
             .collect();
         // Value conditions on the matching records.
         let all_fail = matching
@@ -335,7 +335,7 @@ impl Check {
                     r.citation,
                     describe(r)
                 );
-                v.evidence = vec![r.citation.clone()];
+                v.evidence = vec![r.citation.to_string()];
                 return true;
             }
             if !any_ok {
@@ -416,7 +416,7 @@ impl Check {
                             show(&value(other)),
                             other.citation
                         );
-                        v.evidence = vec![first.citation.clone(), other.citation.clone()];
+                        v.evidence = vec![first.citation.to_string(), other.citation.to_string()];
                     } else if !conditions_fail(&mut v) {
                         v.status = Status::Pass;
                         v.reason = format!("{cap} = {} in all {n} record(s){cond_note}", show(&v0));

@@ -156,13 +156,16 @@ pub fn run(
         Format::Text => {
             for v in &verdicts {
                 let status = format!("{:?}", v.status).to_uppercase();
+                let esc = crate::output::escape::text;
                 let _ = writeln!(
                     buf,
                     "{status:<7} {}  {}\n        {}",
-                    v.check, v.scope, v.reason
+                    v.check,
+                    esc(&v.scope),
+                    esc(&v.reason)
                 );
                 for c in v.evidence.iter().take(3) {
-                    let _ = writeln!(buf, "        {c}");
+                    let _ = writeln!(buf, "        {}", esc(c));
                 }
             }
         }
@@ -211,6 +214,7 @@ fn short(citation: &str) -> String {
     }
 }
 
+/// Artifact-derived text in a cell: no markup, no row split.
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    crate::output::escape::md_cell(s)
 }
