@@ -4,15 +4,17 @@
 use serde::Serialize;
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 
 /// The place of a line: the artifact path as given or walked, the chain of
 /// container members that leads to it, the 1-based line number (`grep -n`
 /// numbering), the byte offset of the line start in the decompressed member,
 /// and for evidence the 1-based byte column of the match in the cleaned line.
+/// Path and members are shared by every record of a member.
 #[derive(Clone, Debug, Default, Serialize, PartialEq, Eq, Hash)]
 pub struct Location {
-    pub path: String,
-    pub members: Vec<String>,
+    pub path: Arc<str>,
+    pub members: Arc<[String]>,
     pub line: u64,
     pub byte_offset: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -53,16 +55,22 @@ impl fmt::Display for Location {
     }
 }
 
-/// Escapes `%`, `!`, and control characters as `%XX` so that a citation is
-/// unambiguous and a hostile member name (newline, NUL) cannot forge lines.
+/// Escapes `%`, `!`, control characters and the invisible Unicode controls
+/// of [`crate::output::escape::is_unsafe`] (C1, bidi overrides, ...) as
+/// `%XX` of their UTF-8 bytes, so that a citation is unambiguous, prints
+/// as what it is, and a hostile member name (newline, NUL, U+202E) cannot
+/// forge lines. [`Location::parse`] undoes it byte for byte.
 pub fn escape(s: &str) -> Cow<'_, str> {
-    if !s.bytes().any(needs_escape) {
+    if !s.chars().any(needs_escape) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
+    let mut utf8 = [0; 4];
     for c in s.chars() {
-        if c.is_ascii() && needs_escape(c as u8) {
-            out.push_str(&format!("%{:02X}", c as u8));
+        if needs_escape(c) {
+            for b in c.encode_utf8(&mut utf8).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
         } else {
             out.push(c);
         }
@@ -70,8 +78,8 @@ pub fn escape(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-fn needs_escape(b: u8) -> bool {
-    b == b'%' || b == b'!' || b < 0x20 || b == 0x7f
+fn needs_escape(c: char) -> bool {
+    matches!(c, '%' | '!' | '\t') || crate::output::escape::is_unsafe(c)
 }
 
 fn unescape(s: &str) -> Option<String> {
@@ -102,7 +110,7 @@ mod tests {
     fn display_and_parse_round_trip() {
         let loc = Location {
             path: "runs/a!b.zip".into(),
-            members: vec!["x.tar.gz".into(), "evil\nname%:1".into()],
+            members: vec!["x.tar.gz".to_string(), "evil\nname%:1".into()].into(),
             line: 42,
             byte_offset: 7,
             column: None,
@@ -110,7 +118,23 @@ mod tests {
         let s = loc.to_string();
         assert_eq!(s, "runs/a%21b.zip!x.tar.gz!evil%0Aname%25:1:42");
         let (p, m, l) = Location::parse(&s).unwrap();
-        assert_eq!((p, m, l), (loc.path, loc.members, 42));
+        assert_eq!(
+            (p.as_str(), m.as_slice(), l),
+            (&*loc.path, &*loc.members, 42)
+        );
+    }
+
+    #[test]
+    fn unicode_controls_are_escaped_and_round_trip() {
+        let loc = Location {
+            path: "a.zip".into(),
+            members: vec!["gol\u{202e}gol.txt\u{9b}\u{2028}x\tb".to_string()].into(),
+            line: 1,
+            ..Location::default()
+        };
+        let s = loc.to_string();
+        assert_eq!(s, "a.zip!gol%E2%80%AEgol.txt%C2%9B%E2%80%A8x%09b:1");
+        assert_eq!(Location::parse(&s).unwrap().1, &*loc.members);
     }
 
     #[test]

@@ -129,7 +129,7 @@ struct CheckArgs {
 struct CiteArgs {
     /// `path!member!member:line`, as printed by grep, scan and check
     citation: String,
-    /// Lines of context before and after
+    /// Lines of context before and after (at most 10000)
     #[arg(short = 'C', long, default_value_t = 0)]
     context: usize,
     /// Exit 1 unless the cited line (cleaned as scan cleans it) contains this text
@@ -138,7 +138,10 @@ struct CiteArgs {
     /// Exit 1 unless the artifact has this sha256
     #[arg(long)]
     sha256: Option<String>,
-    /// Folder the citation's path is relative to
+    /// Open the citation's path only inside this folder: no absolute path,
+    /// no `..`, no symlink out, no fallback to the current folder. Without
+    /// it the path is opened as given, like any file argument (so use
+    /// --root for citations that others wrote)
     #[arg(long)]
     root: Option<String>,
     #[arg(long)]
@@ -223,6 +226,18 @@ fn main() -> ExitCode {
     // `Stdout`, not a lock of it: grep's workers write from their threads.
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout());
     let mut err = io::stderr();
+    let input = match &cli.command {
+        Command::Grep(a) => Some(&a.input),
+        Command::Scan(a) => Some(&a.input),
+        Command::Check(a) => Some(&a.input),
+        Command::Cite(a) => Some(&a.input),
+        Command::Audit(a) => Some(&a.limits),
+        Command::Ls(a) => Some(&a.input),
+        Command::Packs { .. } | Command::Completions { .. } | Command::Man { .. } => None,
+    };
+    if let Some(note) = input.and_then(InputArgs::clamp_note) {
+        let _ = writeln!(err, "artiscan: {note}");
+    }
     let result = match cli.command {
         Command::Grep(a) => grep(a, &mut out, &mut err),
         Command::Scan(a) => scan(a, &mut out, &mut err),
@@ -245,7 +260,9 @@ fn main() -> ExitCode {
             if is_broken_pipe(&e) {
                 return ExitCode::from(0);
             }
-            let _ = writeln!(err, "artiscan: {e:#}");
+            // Errors may quote artifact names or text: escaped.
+            let msg = artiscan::output::escape::text(&format!("{e:#}")).into_owned();
+            let _ = writeln!(err, "artiscan: {msg}");
             ExitCode::from(2)
         }
     }
@@ -288,6 +305,19 @@ fn grep(a: GrepArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> anyho
     if paths.is_empty() {
         paths.push("-".into());
     }
+    // -A/-B/-C past MAX_CONTEXT would hold that many lines in memory.
+    let max = commands::cite::MAX_CONTEXT;
+    let mut clamp = |flag: &str, n: usize| {
+        if n > max {
+            let _ = writeln!(
+                err,
+                "artiscan: {flag} {n} is more than {max} lines: using {max}"
+            );
+        }
+        n.min(max)
+    };
+    let before = clamp("-B", a.context.unwrap_or(a.before_context));
+    let after = clamp("-A", a.context.unwrap_or(a.after_context));
     let opts = GrepOptions {
         patterns,
         fixed: a.fixed_strings,
@@ -296,8 +326,8 @@ fn grep(a: GrepArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> anyho
         invert: a.invert_match,
         count: a.count,
         files_with_matches: a.files_with_matches,
-        before: a.context.unwrap_or(a.before_context),
-        after: a.context.unwrap_or(a.after_context),
+        before,
+        after,
         json: a.json,
         color: a.color.enabled() && !a.json,
     };

@@ -355,14 +355,19 @@ fn table(buf: &mut Vec<u8>, head: &[&str], rows: &[Vec<String>]) {
 }
 
 fn text(r: &Report, buf: &mut Vec<u8>) {
-    let _ = writeln!(buf, "artiscan audit report: {}\n{}\n", r.db, headline(r));
+    let _ = writeln!(
+        buf,
+        "artiscan audit report: {}\n{}\n",
+        esc(&r.db),
+        headline(r)
+    );
     let _ = writeln!(buf, "RUNS");
     let rows: Vec<Vec<String>> = r
         .runs
         .iter()
         .map(|x| {
             vec![
-                x.run.clone(),
+                esc(&x.run),
                 x.artifacts.to_string(),
                 x.incomplete.to_string(),
                 x.counts.pass.to_string(),
@@ -382,7 +387,7 @@ fn text(r: &Report, buf: &mut Vec<u8>) {
         .iter()
         .map(|x| {
             vec![
-                x.check.clone(),
+                esc(&x.check),
                 x.counts.pass.to_string(),
                 x.counts.fail.to_string(),
                 x.counts.unknown.to_string(),
@@ -395,10 +400,13 @@ fn text(r: &Report, buf: &mut Vec<u8>) {
         let _ = writeln!(
             buf,
             "FAIL  {}  run {}  {}\n      {}",
-            f.check, f.run, f.artifact, f.reason
+            esc(&f.check),
+            esc(&f.run),
+            esc(&f.artifact),
+            esc(&f.reason)
         );
         if let Some(c) = &f.citation {
-            let _ = writeln!(buf, "      {c}");
+            let _ = writeln!(buf, "      {}", esc(c));
         }
     }
     let _ = writeln!(buf, "\nINCOMPLETE ({})", r.damaged.len());
@@ -406,20 +414,31 @@ fn text(r: &Report, buf: &mut Vec<u8>) {
         let _ = writeln!(
             buf,
             "{}  run {}  {} error(s), first {}: {}\n      {}",
-            d.artifact, d.run, d.errors, d.kind, d.message, d.citation
+            esc(&d.artifact),
+            esc(&d.run),
+            d.errors,
+            esc(&d.kind),
+            esc(&d.message),
+            esc(&d.citation)
         );
     }
 }
 
+/// Stored names, reasons and messages come from artifacts: no markup.
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    crate::output::escape::md_cell(s)
+}
+
+/// The same for text output: controls escaped.
+fn esc(s: &str) -> String {
+    crate::output::escape::text(s).into_owned()
 }
 
 fn markdown(r: &Report, buf: &mut Vec<u8>) {
     let _ = writeln!(
         buf,
-        "# artiscan audit report\n\n`{}`: {}.\n",
-        cell(&r.db),
+        "# artiscan audit report\n\n{}: {}.\n",
+        crate::output::escape::md_code(&r.db),
         headline(r)
     );
     let _ = writeln!(
@@ -461,7 +480,7 @@ fn markdown(r: &Report, buf: &mut Vec<u8>) {
         let cite = f
             .citation
             .as_deref()
-            .map(|c| format!("`{}`", cell(c)))
+            .map(crate::output::escape::md_code)
             .unwrap_or_default();
         let _ = writeln!(
             buf,
@@ -479,13 +498,13 @@ fn markdown(r: &Report, buf: &mut Vec<u8>) {
     for d in &r.damaged {
         let _ = writeln!(
             buf,
-            "| {} | {} | {} | {}: {} | `{}` |",
+            "| {} | {} | {} | {}: {} | {} |",
             cell(&d.run),
             cell(&d.artifact),
             d.errors,
             cell(&d.kind),
             cell(&d.message),
-            cell(&d.citation)
+            crate::output::escape::md_code(&d.citation)
         );
     }
 }

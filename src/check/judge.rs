@@ -41,7 +41,7 @@ impl Ctx<'_, '_> {
 
 fn cited(r: &EvidenceRecord) -> Cited {
     Cited {
-        citation: r.citation.clone(),
+        citation: r.citation.to_string(),
         server: Some(server_of(r).1),
         rank: r.rank.clone(),
     }

@@ -196,7 +196,7 @@ pub fn server_of(r: &EvidenceRecord) -> (String, String) {
         Some((last, rest)) => (Location::member_citation(&loc.path, rest), last.as_str()),
         None => match loc.path.rsplit_once('/') {
             Some((dir, f)) => (dir.to_string(), f),
-            None => (String::new(), loc.path.as_str()),
+            None => (String::new(), &*loc.path),
         },
     };
     let (dir, file) = match last.rsplit_once('/') {

@@ -3,7 +3,7 @@
 use super::scan::Format;
 use crate::check::scope::{Unit, walk_units};
 use crate::check::{self, Check, CheckParams, Layout, Scope, Status, VerdictRecord};
-use crate::output::{self, CoverageRecord, SCHEMA_VERSION};
+use crate::output::{self, CoverageRecord, SCHEMA_VERSION, escape};
 use crate::pack::{RuleSet, compile::Selection};
 use crate::scan::{ArtifactScan, ScanOptions, scan_all};
 use crate::source::Limits;
@@ -273,13 +273,13 @@ fn totals(verdicts: &[VerdictRecord]) -> String {
 
 fn text(buf: &mut Vec<u8>, verdicts: &[VerdictRecord]) {
     for (scope, vs) in groups(verdicts) {
-        let _ = writeln!(buf, "{}", visible(scope));
+        let _ = writeln!(buf, "{}", escape::text(scope));
         for v in vs {
             let status = v.status.as_str().to_uppercase();
-            let _ = writeln!(buf, "  {status:<14} {}", visible(&v.check));
-            let _ = writeln!(buf, "      {}", visible(&v.reason));
+            let _ = writeln!(buf, "  {status:<14} {}", escape::text(&v.check));
+            let _ = writeln!(buf, "      {}", escape::text(&v.reason));
             for c in v.evidence.iter().take(3) {
-                let _ = writeln!(buf, "      {}{}", visible(&c.citation), whose(c));
+                let _ = writeln!(buf, "      {}{}", escape::text(&c.citation), whose(c));
             }
             if v.evidence.len() > 3 {
                 let _ = writeln!(
@@ -297,7 +297,7 @@ fn text(buf: &mut Vec<u8>, verdicts: &[VerdictRecord]) {
 fn whose(c: &check::Cited) -> String {
     let mut parts = Vec::new();
     if let Some(s) = &c.server {
-        parts.push(visible(s));
+        parts.push(escape::text(s).into_owned());
     }
     if let Some(r) = &c.rank {
         for k in ["dp", "tp", "ep", "pp", "rank"] {
@@ -319,7 +319,7 @@ fn whose(c: &check::Cited) -> String {
 pub fn markdown(buf: &mut Vec<u8>, verdicts: &[VerdictRecord]) {
     let _ = writeln!(buf, "## artiscan check: {}", totals(verdicts));
     for (scope, vs) in groups(verdicts) {
-        let _ = writeln!(buf, "\n### {}\n", code(scope));
+        let _ = writeln!(buf, "\n### {}\n", escape::md_code(scope));
         let _ = writeln!(buf, "| check | status | reason | evidence |");
         let _ = writeln!(buf, "|---|---|---|---|");
         for v in vs {
@@ -332,75 +332,21 @@ pub fn markdown(buf: &mut Vec<u8>, verdicts: &[VerdictRecord]) {
             let cites: Vec<String> = v
                 .evidence
                 .iter()
-                .map(|c| format!("{}{}", code(&c.citation), cell(&whose(c))))
+                .map(|c| {
+                    format!(
+                        "{}{}",
+                        escape::md_code(&c.citation),
+                        escape::md_cell(&whose(c))
+                    )
+                })
                 .collect();
             let _ = writeln!(
                 buf,
                 "| {} | {icon} | {} | {} |",
-                code(&v.check),
-                code(&v.reason),
+                escape::md_code(&v.check),
+                escape::md_code(&v.reason),
                 cites.join("<br>")
             );
         }
-    }
-}
-
-/// Control characters shown as escapes, so that no text can start a new
-/// line or move the cursor.
-fn visible(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// `s` as a Markdown inline code span inside a table cell: fenced by more
-/// backticks than its longest run (CommonMark), padded when it starts or
-/// ends with a backtick or space, control characters escaped, `|` escaped
-/// for the table. Inside a code span nothing is HTML, a link or a mention.
-fn code(s: &str) -> String {
-    let s = visible(s);
-    if s.is_empty() {
-        return String::new();
-    }
-    let mut longest = 0;
-    let mut run = 0;
-    for b in s.bytes() {
-        run = if b == b'`' { run + 1 } else { 0 };
-        longest = longest.max(run);
-    }
-    let fence = "`".repeat(longest + 1);
-    let pad = if s.starts_with(['`', ' ']) || s.ends_with(['`', ' ']) {
-        " "
-    } else {
-        ""
-    };
-    cell(&format!("{fence}{pad}{s}{pad}{fence}"))
-}
-
-/// Escapes the table's cell separator.
-fn cell(s: &str) -> String {
-    s.replace('|', "\\|")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn code_spans_cannot_be_left() {
-        assert_eq!(code("a.zip!x:1"), "`a.zip!x:1`");
-        assert_eq!(code("a`b"), "``a`b``");
-        assert_eq!(code("```"), "```` ``` ````");
-        assert_eq!(code("x|y"), "`x\\|y`");
-        assert_eq!(code("l1\nl2\r<b>@me"), "`l1\\nl2\\r<b>@me`");
-        assert_eq!(code(""), "");
     }
 }

@@ -4,12 +4,17 @@
 
 use crate::engine;
 use crate::lines::{Line, LineReader, LineSink, clean};
-use crate::location::Location;
-use crate::output;
+use crate::location::{self, Location};
+use crate::output::{self, escape};
 use crate::source::{self, Artifact, ArtifactKind, Coverage, Limits};
 use serde::Serialize;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
+
+/// Most lines of context `-C` prints on each side; larger values are
+/// clamped (with a message) so that `-C 18446744073709551615` neither wraps
+/// nor holds a whole member in memory.
+pub const MAX_CONTEXT: usize = 10_000;
 
 #[derive(Debug, Default, Clone)]
 pub struct CiteOptions {
@@ -51,10 +56,11 @@ struct Grab {
 
 impl LineSink for Grab {
     fn line(&mut self, l: &Line<'_>) -> bool {
-        let text = clean(l.raw, &mut self.scratch).to_vec();
-        if l.number + (self.context as u64) < self.target {
+        let context = self.context as u64;
+        if l.number.saturating_add(context) < self.target {
             return true;
         }
+        let text = clean(l.raw, &mut self.scratch).to_vec();
         if l.number < self.target {
             self.before.push((l.number, text));
         } else if l.number == self.target {
@@ -62,8 +68,43 @@ impl LineSink for Grab {
         } else {
             self.after.push((l.number, text));
         }
-        l.number < self.target + self.context as u64
+        l.number < self.target.saturating_add(context)
     }
+}
+
+/// Where the citation's path is opened.
+///
+/// Without `root`: as given, like any file argument (relative to the
+/// current folder, absolute paths allowed): whoever runs `cite` on a
+/// citation from someone else decides what it may open.
+///
+/// With `root`: only a file inside ROOT. The path (already percent-decoded)
+/// must be relative with no `..`; it is joined to ROOT, both are
+/// canonicalized (symlinks resolved) and the file must still lie under
+/// ROOT. Nothing is looked up in the current folder.
+pub fn resolve(path: &str, root: Option<&str>) -> Result<PathBuf, String> {
+    let Some(root) = root else {
+        return Ok(PathBuf::from(path));
+    };
+    let rel = Path::new(path);
+    if path.is_empty() {
+        return Err("the citation names no path".into());
+    }
+    for c in rel.components() {
+        match c {
+            Component::Normal(_) | Component::CurDir => {}
+            Component::ParentDir => return Err("the path leaves --root (`..`)".into()),
+            Component::RootDir | Component::Prefix(_) => {
+                return Err("the path is absolute, not inside --root".into());
+            }
+        }
+    }
+    let base = std::fs::canonicalize(root).map_err(|e| format!("--root: {e}"))?;
+    let file = std::fs::canonicalize(base.join(rel)).map_err(|_| "no such artifact".to_string())?;
+    if !file.starts_with(&base) {
+        return Err("the path resolves outside --root (through a symlink)".into());
+    }
+    Ok(file)
 }
 
 /// Returns the exit code: 0 confirmed, 1 the quote or hash does not match,
@@ -78,16 +119,28 @@ pub fn run(
     let Some((path, members, line)) = Location::parse(citation) else {
         writeln!(
             err,
-            "artiscan: {citation:?} is not a citation (path!member!member:line)"
+            "artiscan: {} is not a citation (path!member!member:line)",
+            escape::text(citation)
         )?;
         return Ok(2);
     };
-    let file = match &o.root {
-        Some(root) if !Path::new(&path).exists() => Path::new(root).join(&path),
-        _ => Path::new(&path).to_path_buf(),
+    if o.context > MAX_CONTEXT {
+        writeln!(
+            err,
+            "artiscan: -C {} is more than {MAX_CONTEXT} lines: using {MAX_CONTEXT}",
+            o.context
+        )?;
+    }
+    let shown = location::escape(&path);
+    let file = match resolve(&path, o.root.as_deref()) {
+        Ok(f) => f,
+        Err(why) => {
+            writeln!(err, "artiscan: {shown}: {}", escape::text(&why))?;
+            return Ok(2);
+        }
     };
     if !file.is_file() {
-        writeln!(err, "artiscan: {}: no such artifact", file.display())?;
+        writeln!(err, "artiscan: {shown}: no such artifact")?;
         return Ok(2);
     }
     let artifact = Artifact {
@@ -97,7 +150,7 @@ pub fn run(
     let sha = engine::sha256_file(&file)?;
     let mut grab = Grab {
         target: line,
-        context: o.context,
+        context: o.context.min(MAX_CONTEXT),
         before: Vec::new(),
         hit: None,
         after: Vec::new(),
@@ -130,7 +183,7 @@ pub fn run(
                 "artiscan: note: {}: {:?}: {}",
                 Location::member_citation(&path, &e.members),
                 e.kind,
-                e.message
+                escape::text(&e.message)
             )?;
         }
         return Ok(2);
@@ -148,8 +201,8 @@ pub fn run(
         citation: citation.to_string(),
         sha256: Some(sha.clone()),
         location: Location {
-            path,
-            members,
+            path: path.into(),
+            members: members.into(),
             line,
             byte_offset: offset,
             column: None,
@@ -165,18 +218,25 @@ pub fn run(
         output::write_jsonl(&mut buf, &rec);
         out.write_all(&buf)?;
     } else {
+        // Names and lines are the artifact's: escaped, never raw.
+        let members: Vec<_> = rec
+            .location
+            .members
+            .iter()
+            .map(|m| location::escape(m))
+            .collect();
         writeln!(
             out,
             "artifact: {}\nsha256:   {sha}\nmember:   {}\nline:     {line} (byte offset {offset})",
-            file.display(),
-            rec.location.members.join("!")
+            escape::text(&file.display().to_string()),
+            members.join("!")
         )?;
         for (n, t) in &rec.before {
-            writeln!(out, "{n:>8}- {t}")?;
+            writeln!(out, "{n:>8}- {}", escape::text(t))?;
         }
-        writeln!(out, "{line:>8}: {}", rec.text)?;
+        writeln!(out, "{line:>8}: {}", escape::text(&rec.text))?;
         for (n, t) in &rec.after {
-            writeln!(out, "{n:>8}- {t}")?;
+            writeln!(out, "{n:>8}- {}", escape::text(t))?;
         }
     }
     out.flush()?;

@@ -4,6 +4,7 @@ use super::Status;
 use crate::engine;
 use crate::lines::LineReader;
 use crate::location::Location;
+use crate::output::escape;
 use crate::output::shared::{ARTIFACT_BUFFER, SharedOut, Spill};
 use crate::output::{self, CoverageRecord, SummaryRecord};
 use crate::scan::grep::{GrepMatcher, GrepOptions, GrepSink};
@@ -31,7 +32,12 @@ pub fn run(
     let (artifacts, walk_errors) = source::walk(inputs);
     let mut summary = SummaryRecord::new();
     for (path, e) in &walk_errors {
-        writeln!(err, "artiscan: {path}: {e}")?;
+        writeln!(
+            err,
+            "artiscan: {}: {}",
+            escape::text(path),
+            escape::text(&e.to_string())
+        )?;
         summary.errors += 1;
     }
     let shared = SharedOut::new(out, ARTIFACT_BUFFER);
@@ -83,7 +89,8 @@ pub fn run(
         summary.incomplete += u64::from(!done.coverage.complete());
         for e in &done.coverage.errors {
             let cite = Location::member_citation(&a.path, &e.members);
-            let _ = writeln!(err, "artiscan: {cite}: {:?}: {}", e.kind, e.message);
+            let msg = escape::text(&e.message);
+            let _ = writeln!(err, "artiscan: {cite}: {:?}: {msg}", e.kind);
         }
     });
     summary.elapsed_s = start.elapsed().as_secs_f64();

@@ -28,6 +28,10 @@ impl Status {
     }
 }
 
+/// Most worker threads: more only cost memory (each worker holds its
+/// artifact's buffers) and `-j 1000000` would abort creating them.
+pub const MAX_THREADS: usize = 256;
+
 /// Limits and threads shared by every command that reads artifacts.
 #[derive(clap::Args, Debug, Clone)]
 pub struct InputArgs {
@@ -67,9 +71,16 @@ impl InputArgs {
         }
     }
 
+    /// `-j`, or the number of cores, clamped to `1..=MAX_THREADS`.
     pub fn threads(&self) -> usize {
         self.threads
             .unwrap_or_else(crate::engine::default_threads)
-            .max(1)
+            .clamp(1, MAX_THREADS)
+    }
+
+    /// The message for a `-j` that [`InputArgs::threads`] clamps.
+    pub fn clamp_note(&self) -> Option<String> {
+        let j = self.threads?;
+        (j > MAX_THREADS).then(|| format!("-j {j} is more than {MAX_THREADS}: using {MAX_THREADS}"))
     }
 }

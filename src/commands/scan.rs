@@ -2,6 +2,7 @@
 
 use super::Status;
 use crate::location::Location;
+use crate::output::escape;
 use crate::output::{self, CoverageRecord, SummaryRecord};
 use crate::pack::{self, RuleSet, compile::Selection};
 use crate::scan::{Record, ScanOptions, scan_all};
@@ -66,7 +67,12 @@ pub fn run(
     let (artifacts, walk_errors) = source::walk(inputs);
     let mut summary = SummaryRecord::new();
     for (path, e) in &walk_errors {
-        writeln!(err, "artiscan: {path}: {e}")?;
+        writeln!(
+            err,
+            "artiscan: {}: {}",
+            escape::text(path),
+            escape::text(&e.to_string())
+        )?;
         summary.errors += 1;
     }
     let json_doc = format == Format::Json;
@@ -109,7 +115,8 @@ pub fn run(
         pb.suspend(|| {
             for e in &scan.coverage.errors {
                 let cite = Location::member_citation(&a.path, &e.members);
-                let _ = writeln!(err, "artiscan: {cite}: {:?}: {}", e.kind, e.message);
+                let msg = escape::text(&e.message);
+                let _ = writeln!(err, "artiscan: {cite}: {:?}: {msg}", e.kind);
             }
         });
         if io_result.is_ok() {
@@ -148,17 +155,23 @@ pub fn run(
     })
 }
 
+/// The `--format text` listing. Every line goes through
+/// [`escape::text`]: paths, capture values and error messages come from the
+/// artifact and may hold newlines or escape sequences.
 fn text(buf: &mut Vec<u8>, path: &str, records: &[Record], cov: &CoverageRecord) {
+    let mut line = |s: String| {
+        buf.extend_from_slice(escape::text(&s).as_bytes());
+        buf.push(b'\n');
+    };
     let state = if cov.complete {
         "complete"
     } else {
         "INCOMPLETE"
     };
-    let _ = writeln!(
-        buf,
+    line(format!(
         "== {path} ({state}, {} members, {} bytes)",
         cov.members, cov.bytes
-    );
+    ));
     for r in records {
         match r {
             Record::Evidence(e) => {
@@ -176,7 +189,7 @@ fn text(buf: &mut Vec<u8>, path: &str, records: &[Record], cov: &CoverageRecord)
                     .map(|(k, v)| format!("{}{v}", k.to_uppercase()))
                     .collect::<Vec<_>>()
                     .join(" ");
-                let _ = writeln!(buf, "  {}  {}  {caps}  {rank}", e.citation, e.rule);
+                line(format!("  {}  {}  {caps}  {rank}", e.citation, e.rule));
             }
             Record::Aggregate(a) => {
                 let stats = a
@@ -186,24 +199,22 @@ fn text(buf: &mut Vec<u8>, path: &str, records: &[Record], cov: &CoverageRecord)
                     .collect::<Vec<_>>()
                     .join(", ");
                 let group = serde_json::Value::Object(a.group.clone());
-                let _ = writeln!(
-                    buf,
+                line(format!(
                     "  {}..{}  {} x{} {group} {stats}",
                     a.first,
                     a.last.rsplit(':').next().unwrap_or(""),
                     a.rule,
                     a.count
-                );
+                ));
             }
         }
     }
     for e in &cov.errors {
-        let _ = writeln!(
-            buf,
+        line(format!(
             "  ! {} {:?}: {}",
             Location::member_citation(path, &e.members),
             e.kind,
             e.message
-        );
+        ));
     }
 }

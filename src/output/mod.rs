@@ -2,6 +2,7 @@
 //! [`records`]; `schema/output.schema.json` describes them and a test checks
 //! real output against it. Text and Markdown renderings live beside them.
 
+pub mod escape;
 pub mod progress;
 pub mod records;
 pub mod shared;

@@ -6,11 +6,69 @@ use crate::source::{Coverage, MemberError, Note};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+/// A citation, `path!member!member:line`, kept as its member part (shared
+/// by every record of the member, however long the names) and the line.
+/// Prints and serializes as the one string.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Citation {
+    member: Arc<str>,
+    line: Option<u64>,
+}
+
+impl Citation {
+    /// `member` is [`Location::member_citation`] of the record's member.
+    pub fn new(member: Arc<str>, line: u64) -> Self {
+        Citation {
+            member,
+            line: Some(line),
+        }
+    }
+}
+
+/// A citation read back as text (the audit store): kept whole.
+impl From<String> for Citation {
+    fn from(s: String) -> Self {
+        Citation {
+            member: s.into(),
+            line: None,
+        }
+    }
+}
+
+impl From<&Location> for Citation {
+    fn from(l: &Location) -> Self {
+        Citation::new(
+            Location::member_citation(&l.path, &l.members).into(),
+            l.line,
+        )
+    }
+}
+
+impl fmt::Display for Citation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}", self.member),
+            None => f.write_str(&self.member),
+        }
+    }
+}
+
+impl Serialize for Citation {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
 
 /// Version of the record shapes below.
 pub const SCHEMA_VERSION: &str = "2";
 
 /// A line that matched: from `grep` (`rule` = "grep") or a pack rule.
+/// The line text, path and member chain are shared (`Arc`) by all records
+/// of a line or member, so that many matches on one long line, or under one
+/// long member name, cost no copies.
 #[derive(Debug, Clone, Serialize)]
 pub struct EvidenceRecord {
     /// Always "evidence".
@@ -23,10 +81,10 @@ pub struct EvidenceRecord {
     pub pack: Option<String>,
     /// `path!member!member:line`, the same as `location` in one string;
     /// `artiscan cite` reopens it.
-    pub citation: String,
+    pub citation: Citation,
     pub location: Location,
     /// The cleaned line (ANSI escapes and trailing `\r` removed), lossy UTF-8.
-    pub text: String,
+    pub text: Arc<str>,
     /// True when `text` had invalid UTF-8 replaced by U+FFFD.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub lossy: bool,
@@ -50,7 +108,7 @@ pub struct ContextRecord {
     /// Always "context".
     #[serde(rename = "type")]
     pub kind: &'static str,
-    pub citation: String,
+    pub citation: Citation,
     pub location: Location,
     pub text: String,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -67,7 +125,10 @@ pub struct AggregateRecord {
     pub pack: String,
     pub path: String,
     pub members: Vec<String>,
-    /// The group key: rank fields and/or the captures named by the rule's `aggregate`.
+    /// The group key: rank fields and/or the captures named by the rule's
+    /// `aggregate`. `"overflow": true` marks the lines of a rule that does
+    /// not aggregate, counted here because the artifact had reached its cap
+    /// on evidence records (see `scan::MAX_RECORDS`).
     pub group: Map<String, Value>,
     /// Matching lines in this member and group.
     pub count: u64,

@@ -1,5 +1,6 @@
 //! Human-readable rendering: grep-like `CITATION:TEXT` lines.
 
+use super::escape::text_bytes;
 use crate::location::Location;
 
 const PATH: &str = "\x1b[35m";
@@ -8,7 +9,9 @@ const MATCH: &str = "\x1b[1;31m";
 const RESET: &str = "\x1b[0m";
 
 /// Writes `citation<sep>text\n`; with colour, the path, line number and the
-/// spans returned by `spans(text)` are highlighted.
+/// spans returned by `spans(text)` are highlighted. The text is escaped
+/// ([`super::escape::text_bytes`]): a `\r`, backspace or escape sequence in
+/// a log line cannot redraw the citation or forge another line.
 pub fn citation_line(
     out: &mut Vec<u8>,
     loc: &Location,
@@ -32,19 +35,19 @@ pub fn citation_line(
             if s < at || e <= s {
                 continue;
             }
-            out.extend_from_slice(&text[at..s]);
+            text_bytes(out, &text[at..s]);
             out.extend_from_slice(MATCH.as_bytes());
-            out.extend_from_slice(&text[s..e]);
+            text_bytes(out, &text[s..e]);
             out.extend_from_slice(RESET.as_bytes());
             at = e;
         }
-        out.extend_from_slice(&text[at..]);
+        text_bytes(out, &text[at..]);
     } else {
         out.extend_from_slice(cite.as_bytes());
         out.push(b':');
         out.extend_from_slice(loc.line.to_string().as_bytes());
         out.push(sep);
-        out.extend_from_slice(text);
+        text_bytes(out, text);
     }
     out.push(b'\n');
 }

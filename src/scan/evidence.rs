@@ -5,7 +5,7 @@ use super::rank::RankKey;
 use crate::engine;
 use crate::lines::{Line, LineReader, LineSink, Outcome, clean};
 use crate::location::Location;
-use crate::output::{self, AggregateRecord, EvidenceRecord, Stats};
+use crate::output::{self, AggregateRecord, Citation, EvidenceRecord, Stats};
 use crate::pack::{AnchoredCaptures, CapType, LiteralCursor, Literals, RuleSet, VariantKind};
 use crate::source::{self, Artifact, Coverage, Limits};
 use regex::bytes::Captures;
@@ -34,6 +34,52 @@ pub struct ScanOptions {
 
 /// Members in memory at least this big are split across threads.
 const SPLIT_MIN: usize = 8 << 20;
+
+/// Evidence records one artifact keeps. Past this (or
+/// [`MAX_RECORD_BYTES`]), further matching lines are counted in aggregate
+/// records marked `"overflow": true`, and a `limit` error in coverage says
+/// so (claims of absence, or about every line, are then not judged). Keeps
+/// memory bounded on floods: 6 million Traceback lines in a 611 KB `.gz`.
+pub const MAX_RECORDS: usize = 100_000;
+/// Estimated bytes of the evidence records one artifact keeps (see
+/// [`record_cost`]).
+pub const MAX_RECORD_BYTES: usize = 64 << 20;
+
+/// What the records kept so far cost: a prefix of the records in member
+/// and line order, so the cut is the same on any number of threads.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Budget {
+    records: usize,
+    bytes: usize,
+    full: bool,
+}
+
+impl Budget {
+    /// Takes one more record of `cost`, unless the budget is spent.
+    fn take(&mut self, cost: usize) -> bool {
+        if self.full || self.records + 1 > MAX_RECORDS || self.bytes + cost > MAX_RECORD_BYTES {
+            self.full = true;
+            return false;
+        }
+        self.records += 1;
+        self.bytes += cost;
+        true
+    }
+}
+
+/// Estimated heap bytes of an evidence record: the struct and its maps, the
+/// capture strings, and the line text when it is the first record of its
+/// line (the others share it).
+fn record_cost(e: &EvidenceRecord, first_of_line: bool) -> usize {
+    let caps: usize = e
+        .captures
+        .iter()
+        .flatten()
+        .map(|(k, v)| k.len() + 48 + v.as_str().map_or(0, str::len))
+        .sum();
+    let text = if first_of_line { e.text.len() } else { 0 };
+    768 + e.rule.len() + caps + text
+}
 
 /// Everything one artifact yielded.
 #[derive(Debug, Default)]
@@ -112,6 +158,7 @@ fn scan_artifact_on(
                 return scan;
             }
             let mut lines = LineReader::new(limits.max_line, limits.binary);
+            let mut budget = Budget::default();
             source::for_each_member(artifact, limits, &mut scan.coverage, |leaf| {
                 let name = member_name(artifact, leaf.members);
                 let mut sink = MemberScan::new(set, &artifact.path, leaf.members, name, opts);
@@ -119,7 +166,12 @@ fn scan_artifact_on(
                     Some(bytes) => Ok(scan_in_memory(&mut sink, bytes, &lines, 1)),
                     None => lines.scan(leaf.reader, &mut sink),
                 };
-                sink.finish(&mut scan.records, &mut scan.counts);
+                sink.finish_capped(
+                    &mut scan.records,
+                    &mut scan.counts,
+                    &mut budget,
+                    leaf.coverage,
+                );
                 let outcome = result?;
                 engine::account(leaf.coverage, leaf.members, &outcome, limits.max_line);
                 Ok(())
@@ -151,23 +203,132 @@ fn member_name<'m>(artifact: &'m Artifact, members: &'m [String]) -> &'m str {
 const MEMBER_IN_MEMORY: usize = 8 << 20;
 /// Decoded member bytes waiting for or in matching, at most.
 const MEMBERS_IN_FLIGHT: usize = 12 << 20;
+/// Members matched (or being matched) ahead of the one handed over next,
+/// at most: with [`SOFT_RECORD_BYTES`] each, this bounds the records that
+/// wait for their turn.
+const MAX_PENDING: usize = 8;
+/// Estimated record bytes a member matched ahead of its turn may hold; a
+/// member that makes more stops and is matched again when its turn comes,
+/// under the artifact's budget.
+const SOFT_RECORD_BYTES: usize = 4 << 20;
 
-/// What one member yielded, kept until the artifact's members are all done.
+/// What one member yielded, kept until its turn to be handed over.
 struct MemberDone<'a> {
     index: usize,
     sink: MemberScan<'a>,
     outcome: Outcome,
     members: Vec<String>,
-    /// Where its notes go among the artifact's notes (in member order).
+    /// Where its notes and errors go among the artifact's (in member
+    /// order), as counted when it started ...
     notes_at: usize,
-    /// Where its errors (a binary member `skipped`) go, likewise.
     errors_at: usize,
+    /// ... and how many had been inserted by hand-overs by then.
+    inserted_at: (usize, usize),
+    /// Stopped at [`SOFT_RECORD_BYTES`]: the member's bytes, to match again.
+    redo: Option<Vec<u8>>,
+    /// Bytes counted in `in_flight` until the hand-over.
+    charge: usize,
+}
+
+/// Hands members over in member order, as from one thread.
+struct InOrder<'a> {
+    set: &'a RuleSet,
+    artifact: &'a Artifact,
+    opts: ScanOptions,
+    max_line: usize,
+    reader: LineReader,
+    /// Members started, and handed over.
+    started: usize,
+    next: usize,
+    /// Notes and errors inserted by hand-overs so far.
+    inserted: (usize, usize),
+    budget: Budget,
+}
+
+impl<'a> InOrder<'a> {
+    fn pending(&self) -> usize {
+        self.started - self.next
+    }
+
+    /// Hands over every member whose turn has come.
+    fn drain(
+        &mut self,
+        done: &std::sync::Mutex<Vec<MemberDone<'a>>>,
+        in_flight: &std::sync::atomic::AtomicUsize,
+        coverage: &mut Coverage,
+        records: &mut Vec<Record>,
+        counts: &mut BTreeMap<String, u64>,
+    ) {
+        loop {
+            let d = {
+                let mut list = done.lock().unwrap_or_else(|p| p.into_inner());
+                match list.iter().position(|d| d.index == self.next) {
+                    Some(i) => list.swap_remove(i),
+                    None => return,
+                }
+            };
+            self.next += 1;
+            let (mut sink, mut outcome) = (d.sink, d.outcome);
+            if let Some(buf) = &d.redo {
+                let name = member_name(self.artifact, &d.members);
+                sink = MemberScan::new(self.set, &self.artifact.path, &d.members, name, self.opts);
+                outcome = self.reader.scan_slice(buf, 0, 1, &mut sink);
+            }
+            in_flight.fetch_sub(d.charge, std::sync::atomic::Ordering::SeqCst);
+            let mut mine = Coverage::default();
+            sink.finish_capped(records, counts, &mut self.budget, &mut mine);
+            engine::account(&mut mine, &d.members, &outcome, self.max_line);
+            coverage.bytes += mine.bytes;
+            let at = d.notes_at + self.inserted.0 - d.inserted_at.0;
+            let at = at.min(coverage.notes.len());
+            self.inserted.0 += mine.notes.len();
+            coverage.notes.splice(at..at, mine.notes);
+            let at = d.errors_at + self.inserted.1 - d.inserted_at.1;
+            let at = at.min(coverage.errors.len());
+            self.inserted.1 += mine.errors.len();
+            coverage.errors.splice(at..at, mine.errors);
+        }
+    }
+
+    /// Waits (helping the thread pool) until every member started is
+    /// handed over.
+    fn drain_all(
+        &mut self,
+        done: &std::sync::Mutex<Vec<MemberDone<'a>>>,
+        in_flight: &std::sync::atomic::AtomicUsize,
+        coverage: &mut Coverage,
+        records: &mut Vec<Record>,
+        counts: &mut BTreeMap<String, u64>,
+    ) {
+        self.drain_until(0, done, in_flight, coverage, records, counts);
+    }
+
+    fn drain_until(
+        &mut self,
+        pending: usize,
+        done: &std::sync::Mutex<Vec<MemberDone<'a>>>,
+        in_flight: &std::sync::atomic::AtomicUsize,
+        coverage: &mut Coverage,
+        records: &mut Vec<Record>,
+        counts: &mut BTreeMap<String, u64>,
+    ) {
+        loop {
+            self.drain(done, in_flight, coverage, records, counts);
+            if self.pending() <= pending {
+                return;
+            }
+            if !matches!(rayon::yield_now(), Some(rayon::Yield::Executed)) {
+                std::thread::sleep(std::time::Duration::from_micros(50));
+            }
+        }
+    }
 }
 
 /// [`scan_artifact_on`] for several threads: the calling thread decodes and
 /// reads members into memory, other threads match them (the calling thread
-/// matches too when too many bytes wait). Records, notes and aggregates come
-/// out in member order, as from one thread.
+/// matches too when too many bytes wait). Members are handed over in
+/// member order as they finish, so records, notes and aggregates come out
+/// as from one thread, and the record budget cuts at the same place.
 fn scan_members_parallel<'a>(
     set: &'a RuleSet,
     artifact: &'a Artifact,
@@ -176,16 +337,35 @@ fn scan_members_parallel<'a>(
     threads: usize,
     scan: &mut ArtifactScan,
 ) {
+    use std::sync::atomic::Ordering::SeqCst;
     let done: std::sync::Mutex<Vec<MemberDone<'a>>> = std::sync::Mutex::new(Vec::new());
     let in_flight = std::sync::atomic::AtomicUsize::new(0);
     let push = |d: MemberDone<'a>| done.lock().unwrap_or_else(|p| p.into_inner()).push(d);
     let mut lines = LineReader::new(limits.max_line, limits.binary);
+    let mut order = InOrder {
+        set,
+        artifact,
+        opts,
+        max_line: limits.max_line,
+        reader: LineReader::new(limits.max_line, limits.binary),
+        started: 0,
+        next: 0,
+        inserted: (0, 0),
+        budget: Budget::default(),
+    };
+    let ArtifactScan {
+        records,
+        coverage,
+        counts,
+        ..
+    } = scan;
     rayon::scope(|sc| {
-        let mut index = 0;
-        source::for_each_member(artifact, limits, &mut scan.coverage, |leaf| {
-            use std::sync::atomic::Ordering::SeqCst;
-            let here = MemberDone {
-                index,
+        source::for_each_member(artifact, limits, coverage, |leaf| {
+            let (done, in_flight) = (&done, &in_flight);
+            let cov = &mut *leaf.coverage;
+            order.drain_until(MAX_PENDING - 1, done, in_flight, cov, records, counts);
+            let mut here = MemberDone {
+                index: order.started,
                 sink: MemberScan::new(
                     set,
                     &artifact.path,
@@ -195,14 +375,19 @@ fn scan_members_parallel<'a>(
                 ),
                 outcome: Outcome::default(),
                 members: leaf.members.to_vec(),
-                notes_at: leaf.coverage.notes.len(),
-                errors_at: leaf.coverage.errors.len(),
+                notes_at: cov.notes.len(),
+                errors_at: cov.errors.len(),
+                inserted_at: order.inserted,
+                redo: None,
+                charge: 0,
             };
-            index += 1;
+            order.started += 1;
             if let Some(bytes) = leaf.slice {
-                let mut d = here;
-                d.outcome = scan_in_memory(&mut d.sink, bytes, &lines, threads);
-                push(d);
+                // Matched in its turn, split across threads.
+                order.drain_all(done, in_flight, cov, records, counts);
+                here.outcome = scan_in_memory(&mut here.sink, bytes, &lines, threads);
+                push(here);
+                order.drain(done, in_flight, cov, records, counts);
                 return Ok(());
             }
             let mut buf = Vec::new();
@@ -211,53 +396,56 @@ fn scan_members_parallel<'a>(
                 .take(MEMBER_IN_MEMORY as u64 + 1)
                 .read_to_end(&mut buf);
             let len = buf.len();
+            let whole = read.is_ok() && len <= MEMBER_IN_MEMORY;
             let queued = in_flight.load(SeqCst);
-            if read.is_ok() && len <= MEMBER_IN_MEMORY && queued + len <= MEMBERS_IN_FLIGHT {
+            if whole && queued + len <= MEMBERS_IN_FLIGHT {
                 in_flight.fetch_add(len, SeqCst);
-                let (push, in_flight) = (&push, &in_flight);
+                here.charge = len;
+                here.sink.soft_limit = Some(SOFT_RECORD_BYTES);
                 sc.spawn(move |_| {
                     let mut d = here;
                     let reader = LineReader::new(limits.max_line, limits.binary);
                     d.outcome = reader.scan_slice(&buf, 0, 1, &mut d.sink);
-                    in_flight.fetch_sub(len, SeqCst);
+                    if d.sink.aborted {
+                        d.redo = Some(buf);
+                    }
                     push(d);
                 });
                 return Ok(());
             }
-            // Matched here: what was read, then the rest of the stream (or
-            // the read error, after the lines before it).
+            if whole {
+                // Matched here while others are matched elsewhere: ahead
+                // of its turn unless nothing is pending.
+                let ahead = order.pending() > 1;
+                if ahead {
+                    here.sink.soft_limit = Some(SOFT_RECORD_BYTES);
+                }
+                here.outcome = lines.scan_slice(&buf, 0, 1, &mut here.sink);
+                if here.sink.aborted {
+                    in_flight.fetch_add(len, SeqCst);
+                    here.charge = len;
+                    here.redo = Some(buf);
+                }
+                push(here);
+                order.drain(done, in_flight, cov, records, counts);
+                return Ok(());
+            }
+            // A big member (or a read error after some bytes): matched in
+            // its turn as it streams, what was read first.
+            order.drain_all(done, in_flight, cov, records, counts);
             let mut d = here;
             let mut r = io::Cursor::new(buf).chain(Failed(read.err()).chain(leaf.reader));
-            let result = if in_flight.load(SeqCst) == 0 {
-                // A big member and nothing else to match: decode here,
-                // match on another thread.
-                let (lines, sink) = (&mut lines, &mut d.sink);
-                crate::lines::read_ahead(&mut r, move |r| lines.scan(r, sink))
-            } else {
-                lines.scan(&mut r, &mut d.sink)
-            };
+            let (lines, sink) = (&mut lines, &mut d.sink);
+            let result = crate::lines::read_ahead(&mut r, move |r| lines.scan(r, sink));
             if let Ok(outcome) = &result {
                 d.outcome = *outcome;
             }
             push(d);
+            order.drain(done, in_flight, cov, records, counts);
             result.map(|_| ())
         });
     });
-    let mut done = done.into_inner().unwrap_or_else(|p| p.into_inner());
-    done.sort_by_key(|d| d.index);
-    let (mut shift, mut error_shift) = (0, 0);
-    for d in done {
-        d.sink.finish(&mut scan.records, &mut scan.counts);
-        let mut notes = Coverage::default();
-        engine::account(&mut notes, &d.members, &d.outcome, limits.max_line);
-        scan.coverage.bytes += notes.bytes;
-        let at = (d.notes_at + shift).min(scan.coverage.notes.len());
-        shift += notes.notes.len();
-        scan.coverage.notes.splice(at..at, notes.notes);
-        let at = (d.errors_at + error_shift).min(scan.coverage.errors.len());
-        error_shift += notes.errors.len();
-        scan.coverage.errors.splice(at..at, notes.errors);
-    }
+    order.drain_all(&done, &in_flight, coverage, records, counts);
 }
 
 /// A reader that fails once with the error a read of the stream met, or
@@ -363,7 +551,7 @@ fn scan_in_memory(
 pub fn evidence_id(artifact_key: &str, e: &EvidenceRecord) -> String {
     let mut h = Sha256::new();
     h.update(artifact_key.as_bytes());
-    for m in &e.location.members {
+    for m in e.location.members.iter() {
         h.update(b"\0");
         h.update(m.as_bytes());
     }
@@ -425,11 +613,84 @@ struct Agg {
     stats: BTreeMap<String, (f64, f64, Sum)>,
 }
 
+impl Agg {
+    /// Adds the counts of the same group from another part of the member
+    /// (first and last by line: parts may come in any order).
+    fn merge(&mut self, b: Agg) {
+        self.count += b.count;
+        self.first = self.first.min(b.first);
+        self.last = self.last.max(b.last);
+        for (name, (min, max, sum)) in b.stats {
+            let s = self.stats.entry(name).or_insert((min, max, Sum::default()));
+            s.0 = s.0.min(min);
+            s.1 = s.1.max(max);
+            s.2.add_sum(sum);
+        }
+    }
+
+    fn add_stat(&mut self, name: &str, x: f64) {
+        match self.stats.get_mut(name) {
+            Some(s) => {
+                s.0 = s.0.min(x);
+                s.1 = s.1.max(x);
+                s.2.add(x);
+            }
+            None => {
+                let mut sum = Sum::default();
+                sum.add(x);
+                self.stats.insert(name.to_string(), (x, x, sum));
+            }
+        }
+    }
+
+    fn record(
+        self,
+        rule: &crate::pack::compile::Rule,
+        path: &Arc<str>,
+        members: &Arc<[String]>,
+        cite: &Arc<str>,
+    ) -> AggregateRecord {
+        let at = |(line, _): (u64, u64)| Citation::new(cite.clone(), line).to_string();
+        AggregateRecord {
+            kind: "aggregate",
+            rule: rule.id.clone(),
+            pack: rule.pack.clone(),
+            path: path.to_string(),
+            members: members.to_vec(),
+            group: self.group,
+            count: self.count,
+            stats: self
+                .stats
+                .into_iter()
+                .map(|(k, (min, max, sum))| {
+                    let mean = sum.mean(self.count);
+                    (k, Stats { min, max, mean })
+                })
+                .collect(),
+            first: at(self.first),
+            last: at(self.last),
+        }
+    }
+}
+
 /// Rule matching over one member's lines.
 pub struct MemberScan<'a> {
     set: &'a RuleSet,
-    path: &'a str,
-    members: Vec<String>,
+    path: Arc<str>,
+    members: Arc<[String]>,
+    /// `path!member!member`, shared by every record's citation.
+    cite: Arc<str>,
+    /// The text of the last line that made a record, shared by its records.
+    line_text: Option<(u64, Arc<str>, bool)>,
+    /// This scanner's own records (bounds memory before the artifact's
+    /// budget is applied in order, in `finish_capped`).
+    budget: Budget,
+    /// Matched out of order: stop once records cost more than this, to be
+    /// matched again in order (`aborted`).
+    soft_limit: Option<usize>,
+    aborted: bool,
+    /// Lines past the budget, by rule and rank.
+    overflow: HashMap<(usize, String), Agg, foldhash::fast::RandomState>,
     active: Vec<bool>,
     literals: Arc<Literals>,
     cursor: LiteralCursor,
@@ -461,13 +722,19 @@ impl<'a> MemberScan<'a> {
     ) -> Self {
         let active = set.active_for(name);
         let literals = set.literals_for(&active);
-        MemberScan::with(set, path, members.to_vec(), active, literals, opts)
+        let cite = Location::member_citation(path, members).into();
+        MemberScan::with(
+            set,
+            (path.into(), members.into(), cite),
+            active,
+            literals,
+            opts,
+        )
     }
 
     fn with(
         set: &'a RuleSet,
-        path: &'a str,
-        members: Vec<String>,
+        (path, members, cite): (Arc<str>, Arc<[String]>, Arc<str>),
         active: Vec<bool>,
         literals: Arc<Literals>,
         opts: ScanOptions,
@@ -476,6 +743,12 @@ impl<'a> MemberScan<'a> {
             set,
             path,
             members,
+            cite,
+            line_text: None,
+            budget: Budget::default(),
+            soft_limit: None,
+            aborted: false,
+            overflow: HashMap::default(),
             active,
             cursor: literals.cursor(),
             every_line: opts.force || literals.needs_every_line(),
@@ -497,8 +770,7 @@ impl<'a> MemberScan<'a> {
     fn fork(&self) -> MemberScan<'a> {
         MemberScan::with(
             self.set,
-            self.path,
-            self.members.clone(),
+            (self.path.clone(), self.members.clone(), self.cite.clone()),
             self.active.clone(),
             self.literals.clone(),
             self.opts,
@@ -508,6 +780,14 @@ impl<'a> MemberScan<'a> {
     /// Takes in what the scanner of the next part of the member found.
     fn absorb(&mut self, later: MemberScan<'a>) {
         self.records.extend(later.records);
+        for (key, b) in later.overflow {
+            match self.overflow.get_mut(&key) {
+                Some(a) => a.merge(b),
+                None => {
+                    self.overflow.insert(key, b);
+                }
+            }
+        }
         for (c, n) in self.counts.iter_mut().zip(later.counts) {
             *c += n;
         }
@@ -515,16 +795,7 @@ impl<'a> MemberScan<'a> {
         for key in later.agg_order {
             let b = aggs.remove(&key).expect("aggregate");
             match self.aggs.get_mut(&key) {
-                Some(a) => {
-                    a.count += b.count;
-                    a.last = b.last;
-                    for (name, (min, max, sum)) in b.stats {
-                        let s = a.stats.entry(name).or_insert((min, max, Sum::default()));
-                        s.0 = s.0.min(min);
-                        s.1 = s.1.max(max);
-                        s.2.add_sum(sum);
-                    }
-                }
+                Some(a) => a.merge(b),
                 None => {
                     self.agg_order.push(key.clone());
                     self.aggs.insert(key, b);
@@ -542,43 +813,128 @@ impl<'a> MemberScan<'a> {
         });
     }
 
-    /// Flushes aggregates and hands the member's records over.
-    pub fn finish(mut self, records: &mut Vec<Record>, counts: &mut BTreeMap<String, u64>) {
-        records.append(&mut self.records);
+    /// Flushes aggregates and hands the member's records over (pack
+    /// self-tests: one member, no artifact budget shared).
+    pub fn finish(self, records: &mut Vec<Record>, counts: &mut BTreeMap<String, u64>) {
+        self.finish_capped(
+            records,
+            counts,
+            &mut Budget::default(),
+            &mut Coverage::default(),
+        );
+    }
+
+    /// Hands the member's records over while the artifact's `budget` lasts;
+    /// the rest become overflow aggregates, and a `limit` error in
+    /// `coverage` names the member and the rules.
+    pub fn finish_capped(
+        mut self,
+        records: &mut Vec<Record>,
+        counts: &mut BTreeMap<String, u64>,
+        budget: &mut Budget,
+        coverage: &mut Coverage,
+    ) {
+        let mut last_line = None;
+        let mut rule = 0;
+        for r in std::mem::take(&mut self.records) {
+            let Record::Evidence(e) = r else {
+                records.push(r);
+                continue;
+            };
+            let first = last_line != Some(e.location.line);
+            last_line = Some(e.location.line);
+            if budget.take(record_cost(&e, first)) {
+                records.push(Record::Evidence(e));
+                continue;
+            }
+            if self.set.rules.get(rule).is_none_or(|r| r.id != e.rule) {
+                rule = self
+                    .set
+                    .rules
+                    .iter()
+                    .position(|r| r.id == e.rule)
+                    .expect("rule of the set");
+            }
+            self.spill(rule, &e);
+        }
         for key in std::mem::take(&mut self.agg_order) {
             let a = self.aggs.remove(&key).expect("aggregate");
             let rule = &self.set.rules[key.0];
-            let cite = |(line, _)| {
-                Location::member_citation(self.path, &self.members) + &format!(":{line}")
-            };
-            records.push(Record::Aggregate(AggregateRecord {
-                kind: "aggregate",
-                rule: rule.id.clone(),
-                pack: rule.pack.clone(),
-                path: self.path.to_string(),
-                members: self.members.to_vec(),
-                group: a.group,
-                count: a.count,
-                stats: a
-                    .stats
-                    .into_iter()
-                    .map(|(k, (min, max, sum))| {
-                        (
-                            k,
-                            Stats {
-                                min,
-                                max,
-                                mean: sum.mean(a.count),
-                            },
-                        )
-                    })
-                    .collect(),
-                first: cite(a.first),
-                last: cite(a.last),
-            }));
+            records.push(Record::Aggregate(a.record(
+                rule,
+                &self.path,
+                &self.members,
+                &self.cite,
+            )));
+        }
+        // In line order whatever order the parts of the member came in.
+        let mut over: Vec<_> = std::mem::take(&mut self.overflow).into_iter().collect();
+        over.sort_by(|a, b| (a.1.first, &a.0).cmp(&(b.1.first, &b.0)));
+        if !over.is_empty() {
+            let lines: u64 = over.iter().map(|(_, a)| a.count).sum();
+            let mut rules: Vec<&str> = over
+                .iter()
+                .map(|((r, _), _)| self.set.rules[*r].id.as_str())
+                .collect();
+            rules.dedup();
+            rules.sort_unstable();
+            rules.dedup();
+            coverage.error(
+                &self.members,
+                source::ErrorKind::Limit,
+                format!(
+                    "the artifact reached its cap of {MAX_RECORDS} evidence records ({} MiB): \
+                     {lines} more matching line(s) of {} are counted in aggregate records \
+                     (\"overflow\": true), not listed",
+                    MAX_RECORD_BYTES >> 20,
+                    rules.join(", ")
+                ),
+            );
+        }
+        for ((rule, _), a) in over {
+            let rule = &self.set.rules[rule];
+            records.push(Record::Aggregate(a.record(
+                rule,
+                &self.path,
+                &self.members,
+                &self.cite,
+            )));
         }
         for (rule, n) in self.counts.into_iter().enumerate().filter(|(_, n)| *n > 0) {
             *counts.entry(self.set.rules[rule].id.clone()).or_default() += n;
+        }
+    }
+
+    /// Counts a record past the budget in its rule's overflow aggregate
+    /// (grouped by rank; numeric captures summarised).
+    fn spill(&mut self, rule: usize, e: &EvidenceRecord) {
+        let rank = e
+            .rank
+            .as_ref()
+            .map(|r| serde_json::to_string(r).unwrap_or_default());
+        let key = (rule, rank.unwrap_or_default());
+        let at = (e.location.line, e.location.byte_offset);
+        let agg = self.overflow.entry(key).or_insert_with(|| {
+            let mut group = Map::new();
+            for (k, v) in e.rank.iter().flatten() {
+                group.insert(k.clone(), Value::from(*v));
+            }
+            group.insert("overflow".into(), Value::Bool(true));
+            Agg {
+                group,
+                count: 0,
+                first: at,
+                last: at,
+                stats: BTreeMap::new(),
+            }
+        });
+        agg.count += 1;
+        agg.first = agg.first.min(at);
+        agg.last = agg.last.max(at);
+        for (name, v) in e.captures.iter().flatten() {
+            if let Some(x) = v.as_f64() {
+                agg.add_stat(name, x);
+            }
         }
     }
 
@@ -595,26 +951,40 @@ impl<'a> MemberScan<'a> {
         self.counts[rule_index] += 1;
         let rank = RankKey::parse(text).to_map();
         let location = Location {
-            path: self.path.to_string(),
-            members: self.members.to_vec(),
+            path: self.path.clone(),
+            members: self.members.clone(),
             line: line.number,
             byte_offset: line.offset,
             column: Some(column as u64 + 1),
         };
-        let (text, lossy) = output::line_text(text);
-        self.records.push(Record::Evidence(EvidenceRecord {
+        // Every record of one line shares its text.
+        let first = !matches!(&self.line_text, Some((n, _, _)) if *n == line.number);
+        if first {
+            let (text, lossy) = output::line_text(text);
+            self.line_text = Some((line.number, text.into(), lossy));
+        }
+        let (_, text, lossy) = self.line_text.as_ref().expect("line text");
+        let e = EvidenceRecord {
             kind: "evidence",
             rule: rule.id.clone(),
             pack: Some(rule.pack.clone()),
-            citation: location.to_string(),
+            citation: Citation::new(self.cite.clone(), line.number),
             location,
-            text,
-            lossy,
+            text: text.clone(),
+            lossy: *lossy,
             truncated: line.truncated,
             captures: Some(captures),
             rank,
             id: None,
-        }));
+        };
+        if !self.budget.take(record_cost(&e, first)) {
+            self.spill(rule_index, &e);
+            return;
+        }
+        if self.soft_limit.is_some_and(|soft| self.budget.bytes > soft) {
+            self.aborted = true;
+        }
+        self.records.push(Record::Evidence(e));
     }
 
     fn aggregates(&self, variant: usize) -> bool {
@@ -846,7 +1216,7 @@ impl LineSink for MemberScan<'_> {
         let raw = std::ptr::eq(text.as_ptr(), line.raw.as_ptr());
         self.rules(line, text, raw);
         self.scratch = scratch;
-        true
+        !self.aborted
     }
 }
 

@@ -3,10 +3,11 @@
 use crate::lines::{Line, LineSink, clean};
 use crate::location::Location;
 use crate::output::shared::Spill;
-use crate::output::{self, ContextRecord, EvidenceRecord};
+use crate::output::{self, Citation, ContextRecord, EvidenceRecord};
 use regex::bytes::Regex;
 use std::collections::VecDeque;
 use std::io::Write;
+use std::sync::Arc;
 
 #[derive(Debug, Clone, Default)]
 pub struct GrepOptions {
@@ -63,6 +64,8 @@ pub struct GrepSink<'a> {
     pub members: &'a [String],
     pub out: &'a mut dyn Spill,
     pub matches: u64,
+    /// Path, members and their citation, built once per member.
+    shared: (Arc<str>, Arc<[String]>, Arc<str>),
     scratch: Vec<u8>,
     before: VecDeque<(u64, u64, Vec<u8>)>,
     after_left: usize,
@@ -84,6 +87,11 @@ impl<'a> GrepSink<'a> {
             members,
             out,
             matches: 0,
+            shared: (
+                path.into(),
+                members.into(),
+                Location::member_citation(path, members).into(),
+            ),
             scratch: Vec::new(),
             before: VecDeque::new(),
             after_left: 0,
@@ -97,8 +105,8 @@ impl<'a> GrepSink<'a> {
 
     fn location(&self, number: u64, offset: u64) -> Location {
         Location {
-            path: self.path.to_string(),
-            members: self.members.to_vec(),
+            path: self.shared.0.clone(),
+            members: self.shared.1.clone(),
             line: number,
             byte_offset: offset,
             column: None,
@@ -109,14 +117,15 @@ impl<'a> GrepSink<'a> {
         let loc = self.location(number, offset);
         if self.opts.json {
             let (text, lossy) = output::line_text(text);
+            let citation = Citation::new(self.shared.2.clone(), number);
             if is_match {
                 let rec = EvidenceRecord {
                     kind: "evidence",
                     rule: "grep".into(),
                     pack: None,
-                    citation: loc.to_string(),
+                    citation,
                     location: loc,
-                    text,
+                    text: text.into(),
                     lossy,
                     truncated,
                     captures: None,
@@ -127,7 +136,7 @@ impl<'a> GrepSink<'a> {
             } else {
                 let rec = ContextRecord {
                     kind: "context",
-                    citation: loc.to_string(),
+                    citation,
                     location: loc,
                     text,
                     lossy,
