@@ -180,23 +180,40 @@ struct ScanArgs {
 }
 
 #[derive(Args)]
+// `-h` is `--no-filename` as in grep and rg; help stays on `--help`.
+#[command(disable_help_flag = true)]
 struct GrepArgs {
-    /// Pattern (a regex unless -F); omit when -e is given
-    #[arg(required_unless_present = "regexp")]
+    /// Pattern (a regex unless -F); omit when -e or -f is given
+    #[arg(required_unless_present_any = ["regexp", "file"])]
     pattern: Option<String>,
-    /// Files, folders (recursive) or `-` for stdin (the default)
+    /// Files, folders (always recursive) or `-` for stdin
     paths: Vec<String>,
-    /// A pattern; repeat for several
-    #[arg(short = 'e', long = "regexp")]
+    /// A pattern, which may start with `-` (`-e --tp-size`); repeat for several
+    #[arg(
+        short = 'e',
+        long = "regexp",
+        allow_hyphen_values = true,
+        value_name = "PATTERN"
+    )]
     regexp: Vec<String>,
-    /// Patterns are fixed strings
+    /// Read patterns from FILE, one per line (`-` for stdin)
+    #[arg(short = 'f', long = "file", value_name = "FILE")]
+    file: Vec<PathBuf>,
+    /// Patterns are fixed strings, not regexes
     #[arg(short = 'F', long)]
     fixed_strings: bool,
+    /// Patterns are regexes (the default; accepted for grep habits)
+    #[arg(short = 'E', long)]
+    extended_regexp: bool,
+    /// Match case-insensitively
     #[arg(short = 'i', long)]
     ignore_case: bool,
     /// Match whole words only
     #[arg(short = 'w', long)]
     word_regexp: bool,
+    /// Match whole lines only
+    #[arg(short = 'x', long)]
+    line_regexp: bool,
     /// Select lines that do not match
     #[arg(short = 'v', long)]
     invert_match: bool,
@@ -206,19 +223,63 @@ struct GrepArgs {
     /// Print only the citation of members with a match
     #[arg(short = 'l', long)]
     files_with_matches: bool,
-    #[arg(short = 'A', long, default_value_t = 0)]
+    /// Print only the citation of members without a match
+    #[arg(short = 'L', long)]
+    files_without_match: bool,
+    /// Print each match on its own line, not the whole line (text output)
+    #[arg(short = 'o', long)]
+    only_matching: bool,
+    /// Print nothing; exit 0 on a match (a member stops at its first match)
+    #[arg(short = 'q', long, alias = "silent")]
+    quiet: bool,
+    /// Stop a member after NUM matching lines
+    #[arg(short = 'm', long, value_name = "NUM")]
+    max_count: Option<u64>,
+    /// Show the artifact path in citations (the default)
+    #[arg(short = 'H', long)]
+    with_filename: bool,
+    /// Citations without the artifact path: `member!member:line`
+    #[arg(short = 'h', long, overrides_with = "with_filename")]
+    no_filename: bool,
+    /// Line numbers (always shown; accepted for grep habits)
+    #[arg(short = 'n', long)]
+    line_number: bool,
+    /// Folders are always searched recursively (accepted for grep habits)
+    #[arg(short = 'r', long)]
+    recursive: bool,
+    /// No messages about unreadable or damaged artifacts on stderr (the exit code still says)
+    #[arg(short = 's', long)]
+    no_messages: bool,
+    /// Print NUM lines after each match
+    #[arg(short = 'A', long, default_value_t = 0, value_name = "NUM")]
     after_context: usize,
-    #[arg(short = 'B', long, default_value_t = 0)]
+    /// Print NUM lines before each match
+    #[arg(short = 'B', long, default_value_t = 0, value_name = "NUM")]
     before_context: usize,
-    #[arg(short = 'C', long)]
+    /// Print NUM lines before and after each match
+    #[arg(short = 'C', long, value_name = "NUM")]
     context: Option<usize>,
-    /// JSON Lines: evidence, context, coverage and summary records
+    /// Output format: text (`CITATION:TEXT`) or jsonl (evidence, context, coverage, summary records)
+    #[arg(long, value_enum)]
+    format: Option<GrepFormat>,
+    /// Same as --format jsonl
     #[arg(long)]
     json: bool,
+    /// Colour matches, citations and line numbers
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
+    /// Print help
+    #[arg(long, action = clap::ArgAction::Help)]
+    help: Option<bool>,
     #[command(flatten)]
     input: InputArgs,
+}
+
+/// grep prints text or JSON Lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum GrepFormat {
+    Text,
+    Jsonl,
 }
 
 fn main() -> ExitCode {
@@ -295,42 +356,55 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 
 fn grep(a: GrepArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> anyhow::Result<i32> {
     let mut patterns = a.regexp.clone();
+    for f in &a.file {
+        let text = if f.as_os_str() == "-" {
+            io::read_to_string(io::stdin())?
+        } else {
+            std::fs::read_to_string(f).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?
+        };
+        patterns.extend(text.lines().map(str::to_string));
+    }
     let mut paths = a.paths.clone();
-    match (&a.pattern, patterns.is_empty()) {
+    match (&a.pattern, patterns.is_empty() && a.file.is_empty()) {
         (Some(p), true) => patterns.push(p.clone()),
-        // With -e, the first positional is a path.
+        // With -e or -f, the first positional is a path.
         (Some(p), false) => paths.insert(0, p.clone()),
         (None, _) => {}
     }
     if paths.is_empty() {
-        paths.push("-".into());
-    }
-    // -A/-B/-C past MAX_CONTEXT would hold that many lines in memory.
-    let max = commands::cite::MAX_CONTEXT;
-    let mut clamp = |flag: &str, n: usize| {
-        if n > max {
-            let _ = writeln!(
-                err,
-                "artiscan: {flag} {n} is more than {max} lines: using {max}"
+        use std::io::IsTerminal;
+        if io::stdin().is_terminal() {
+            anyhow::bail!(
+                "no artifact given and stdin is a terminal: give files or folders to search, \
+                 or pipe data in (`cat server.log.gz | artiscan grep PATTERN`)"
             );
         }
-        n.min(max)
-    };
-    let before = clamp("-B", a.context.unwrap_or(a.before_context));
-    let after = clamp("-A", a.context.unwrap_or(a.after_context));
+        paths.push("-".into());
+    }
+    let json = a.json || a.format == Some(GrepFormat::Jsonl);
     let opts = GrepOptions {
         patterns,
         fixed: a.fixed_strings,
         ignore_case: a.ignore_case,
         word: a.word_regexp,
+        line: a.line_regexp,
         invert: a.invert_match,
         count: a.count,
         files_with_matches: a.files_with_matches,
-        before,
-        after,
-        json: a.json,
-        color: a.color.enabled() && !a.json,
+        files_without_match: a.files_without_match,
+        only_matching: a.only_matching,
+        quiet: a.quiet,
+        max_count: a.max_count,
+        no_filename: a.no_filename,
+        before: a.context.unwrap_or(a.before_context),
+        after: a.context.unwrap_or(a.after_context),
+        json: json && !a.quiet,
+        color: a.color.enabled() && !json,
     };
+    let mut silent = io::sink();
+    let err: &mut dyn Write = if a.no_messages { &mut silent } else { err };
+    let mut nothing = io::sink();
+    let out: &mut (dyn Write + Send) = if a.quiet { &mut nothing } else { out };
     let status = commands::grep::run(
         &paths,
         &opts,

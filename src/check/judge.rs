@@ -664,7 +664,7 @@ mod tests {
     fn rec(member: &str, line: u64, rule: &str, caps: Value, tp: Option<u32>) -> EvidenceRecord {
         let location = Location {
             path: "a.zip".into(),
-            members: vec![member.into()],
+            members: vec![member.into()].into(),
             line,
             byte_offset: 0,
             column: None,
@@ -673,9 +673,9 @@ mod tests {
             kind: "evidence",
             rule: rule.into(),
             pack: None,
-            citation: location.to_string(),
+            citation: location.to_string().into(),
             location,
-            text: String::new(),
+            text: String::new().into(),
             lossy: false,
             truncated: false,
             captures: caps.as_object().cloned(),

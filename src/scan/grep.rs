@@ -2,6 +2,7 @@
 
 use crate::lines::{Line, LineSink, clean};
 use crate::location::Location;
+use crate::output::escape;
 use crate::output::shared::Spill;
 use crate::output::{self, Citation, ContextRecord, EvidenceRecord};
 use regex::bytes::Regex;
@@ -15,13 +16,47 @@ pub struct GrepOptions {
     pub fixed: bool,
     pub ignore_case: bool,
     pub word: bool,
+    /// `-x`: the pattern must match the whole (cleaned) line.
+    pub line: bool,
     pub invert: bool,
     pub count: bool,
     pub files_with_matches: bool,
+    /// `-L`: print members with no matching line.
+    pub files_without_match: bool,
+    /// `-o`: print each match, not the whole line (text output).
+    pub only_matching: bool,
+    /// `-q`: print nothing; stop a member at its first match.
+    pub quiet: bool,
+    /// `-m NUM`: stop a member after NUM matching lines.
+    pub max_count: Option<u64>,
+    /// `-h`: citations without the artifact path (`member!member:line`).
+    pub no_filename: bool,
     pub before: usize,
     pub after: usize,
     pub json: bool,
     pub color: bool,
+}
+
+/// The regex crate's message without the expression it was given (ours,
+/// with flags and groups the user never wrote).
+fn syntax_message(e: &regex::Error) -> String {
+    match e {
+        regex::Error::CompiledTooBig(n) => format!("compiles to more than {n} bytes"),
+        regex::Error::Syntax(s) => s
+            .lines()
+            .rev()
+            .find(|l| l.starts_with("error:"))
+            .map(|l| l.trim_start_matches("error:").trim().to_string())
+            .unwrap_or_else(|| s.clone()),
+        e => e.to_string(),
+    }
+}
+
+/// A pattern that does not compile.
+#[derive(Debug, thiserror::Error)]
+pub enum GrepError {
+    #[error("bad pattern {pattern:?}: {message}")]
+    Pattern { pattern: String, message: String },
 }
 
 /// The compiled patterns. Matching runs over whole buffers to find
@@ -31,23 +66,38 @@ pub struct GrepMatcher {
 }
 
 impl GrepMatcher {
-    pub fn new(o: &GrepOptions) -> Result<GrepMatcher, regex::Error> {
-        let alts: Vec<String> = o
-            .patterns
-            .iter()
-            .map(|p| if o.fixed { regex::escape(p) } else { p.clone() })
-            .map(|p| format!("(?:{p})"))
-            .collect();
+    /// Compiles the patterns; an error names the user's pattern, not the
+    /// combined expression built from them.
+    pub fn new(o: &GrepOptions) -> Result<GrepMatcher, GrepError> {
+        let flags = if o.ignore_case { "(?mRi)" } else { "(?mR)" };
+        let mut alts = Vec::with_capacity(o.patterns.len());
+        for p in &o.patterns {
+            let p = if o.fixed { regex::escape(p) } else { p.clone() };
+            // Each pattern alone first, so that an error quotes it.
+            if let Err(e) = regex::bytes::Regex::new(&format!("{flags}{p}")) {
+                return Err(GrepError::Pattern {
+                    pattern: escape::text(&p).into_owned(),
+                    message: syntax_message(&e),
+                });
+            }
+            alts.push(format!("(?:{p})"));
+        }
         let mut pat = alts.join("|");
         if o.word {
             pat = format!(r"\b(?:{pat})\b");
         }
-        // Multi-line with CRLF: `^`/`$` work the same in a buffer of lines
-        // as on one cleaned line.
-        let flags = if o.ignore_case { "(?mRi)" } else { "(?mR)" };
+        if o.line {
+            pat = format!(r"^(?:{pat})$");
+        }
+        // Multi-line with CRLF (`flags` above): `^`/`$` work the same in a
+        // buffer of lines as on one cleaned line.
         let re = regex::bytes::RegexBuilder::new(&format!("{flags}{pat}"))
             .size_limit(64 << 20)
-            .build()?;
+            .build()
+            .map_err(|e| GrepError::Pattern {
+                pattern: escape::text(&o.patterns.join(" | ")).into_owned(),
+                message: syntax_message(&e),
+            })?;
         Ok(GrepMatcher { re })
     }
 
@@ -66,6 +116,11 @@ pub struct GrepSink<'a> {
     pub matches: u64,
     /// Path, members and their citation, built once per member.
     shared: (Arc<str>, Arc<[String]>, Arc<str>),
+    /// What text output prints before `:line`: the citation, or with `-h`
+    /// the member chain alone.
+    shown: String,
+    /// `-m` reached: only trailing context is printed now.
+    maxed: bool,
     scratch: Vec<u8>,
     before: VecDeque<(u64, u64, Vec<u8>)>,
     after_left: usize,
@@ -92,6 +147,14 @@ impl<'a> GrepSink<'a> {
                 members.into(),
                 Location::member_citation(path, members).into(),
             ),
+            shown: if opts.no_filename {
+                Location::member_citation("", members)
+                    .trim_start_matches('!')
+                    .to_string()
+            } else {
+                Location::member_citation(path, members)
+            },
+            maxed: false,
             scratch: Vec::new(),
             before: VecDeque::new(),
             after_left: 0,
@@ -152,7 +215,20 @@ impl<'a> GrepSink<'a> {
             }
             let sep = if is_match { b':' } else { b'-' };
             let matcher = self.matcher;
-            output::text::citation_line(self.out.buf(), &loc, sep, text, self.opts.color, |t| {
+            if is_match && self.opts.only_matching && !self.opts.invert {
+                for m in matcher.re.find_iter(text).filter(|m| !m.is_empty()) {
+                    let (shown, color) = (&self.shown, self.opts.color);
+                    let out = self.out.buf();
+                    let piece = &text[m.start()..m.end()];
+                    output::text::citation_line(out, shown, number, sep, piece, color, |t| {
+                        vec![(0, t.len())]
+                    });
+                }
+                self.last_printed = number;
+                return;
+            }
+            let (shown, color) = (&self.shown, self.opts.color);
+            output::text::citation_line(self.out.buf(), shown, number, sep, text, color, |t| {
                 if is_match && !self.opts.invert {
                     matcher
                         .re
@@ -167,11 +243,20 @@ impl<'a> GrepSink<'a> {
         self.last_printed = number;
     }
 
-    /// Called once the member is done: `-c` prints its count.
+    /// Called once the member is done: `-c` prints its count, `-L` the
+    /// member if nothing matched.
     pub fn finish(&mut self) {
+        if self.opts.quiet {
+            return;
+        }
+        if self.opts.files_without_match {
+            if self.matches == 0 {
+                let _ = writeln!(self.out.buf(), "{}", self.shown);
+            }
+            return;
+        }
         if self.opts.count {
-            let cite = Location::member_citation(self.path, self.members);
-            let _ = writeln!(self.out.buf(), "{cite}:{}", self.matches);
+            let _ = writeln!(self.out.buf(), "{}:{}", self.shown, self.matches);
         }
     }
 }
@@ -189,14 +274,20 @@ impl LineSink for GrepSink<'_> {
     }
 
     fn line(&mut self, line: &Line<'_>) -> bool {
+        if self.opts.max_count == Some(0) {
+            return false;
+        }
         let mut scratch = std::mem::take(&mut self.scratch);
         let text = clean(line.raw, &mut scratch);
-        let hit = self.matcher.is_match(text) != self.opts.invert;
+        let hit = !self.maxed && self.matcher.is_match(text) != self.opts.invert;
         if hit {
             self.matches += 1;
+            if self.opts.quiet || self.opts.files_without_match {
+                self.scratch = scratch;
+                return false;
+            }
             if self.opts.files_with_matches {
-                let cite = Location::member_citation(self.path, self.members);
-                let _ = writeln!(self.out.buf(), "{cite}");
+                let _ = writeln!(self.out.buf(), "{}", self.shown);
                 self.scratch = scratch;
                 return false;
             }
@@ -210,7 +301,21 @@ impl LineSink for GrepSink<'_> {
                 self.print(line.number, line.offset, text, true, line.truncated);
             }
             self.after_left = self.opts.after;
+            if self.opts.max_count.is_some_and(|m| self.matches >= m) {
+                self.maxed = true;
+                if self.after_left == 0 || self.opts.count {
+                    self.scratch = scratch;
+                    return false;
+                }
+            }
         } else {
+            if self.maxed && self.after_left <= 1 {
+                if self.after_left == 1 {
+                    self.print(line.number, line.offset, text, false, line.truncated);
+                }
+                self.scratch = scratch;
+                return false;
+            }
             if self.after_left > 0 && !self.opts.count {
                 self.after_left -= 1;
                 self.print(line.number, line.offset, text, false, line.truncated);
