@@ -55,6 +55,21 @@ impl GrepMatcher {
     }
 }
 
+/// `grep --json -c` (every member read) or `-l` (members with a match;
+/// reading stops at the first, so `count` is 1): one record per member.
+#[derive(serde::Serialize)]
+pub struct CountRecord<'a> {
+    /// Always "count".
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// `path!member!member` (no line).
+    pub citation: String,
+    pub path: &'a str,
+    pub members: &'a [String],
+    /// Matching lines (selected lines with `-v`).
+    pub count: u64,
+}
+
 /// Per-member grep state; output goes into the artifact's buffer.
 pub struct GrepSink<'a> {
     pub matcher: &'a GrepMatcher,
@@ -161,9 +176,25 @@ impl<'a> GrepSink<'a> {
     /// Called once the member is done: `-c` prints its count.
     pub fn finish(&mut self) {
         if self.opts.count {
-            let cite = Location::member_citation(self.path, self.members);
-            let _ = writeln!(self.out.buf(), "{cite}:{}", self.matches);
+            if self.opts.json {
+                self.count_record();
+            } else {
+                let cite = Location::member_citation(self.path, self.members);
+                let _ = writeln!(self.out.buf(), "{cite}:{}", self.matches);
+            }
         }
+    }
+
+    /// `--json` with `-c` or `-l`: JSON records only, never plain lines.
+    fn count_record(&mut self) {
+        let rec = CountRecord {
+            kind: "count",
+            citation: Location::member_citation(self.path, self.members),
+            path: self.path,
+            members: self.members,
+            count: self.matches,
+        };
+        output::write_jsonl(self.out.buf(), &rec);
     }
 }
 
@@ -186,8 +217,12 @@ impl LineSink for GrepSink<'_> {
         if hit {
             self.matches += 1;
             if self.opts.files_with_matches {
-                let cite = Location::member_citation(self.path, self.members);
-                let _ = writeln!(self.out.buf(), "{cite}");
+                if self.opts.json {
+                    self.count_record();
+                } else {
+                    let cite = Location::member_citation(self.path, self.members);
+                    let _ = writeln!(self.out.buf(), "{cite}");
+                }
                 self.scratch = scratch;
                 return false;
             }

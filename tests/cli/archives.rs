@@ -482,3 +482,19 @@ fn device_input_ends() {
     assert_eq!(cov["complete"], false);
     assert_eq!(errors_of(&cov, "skipped").len(), 1, "{cov}");
 }
+
+/// `grep --json -c` and `-l` print JSON records only (issue 11, item 7).
+#[test]
+fn grep_json_count_and_list_are_json_only() {
+    for flag in ["-c", "-l"] {
+        let run = artiscan(&["grep", "--json", flag, "routing check", "samples/artifacts"]);
+        for line in run.stdout.lines() {
+            let v: Value = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("{flag}: not JSON: {line:?}: {e}"));
+            assert!(v["type"].is_string(), "{line}");
+        }
+        let counts = run.of_type("count");
+        assert!(!counts.is_empty(), "{flag}: {}", run.stdout);
+        assert!(counts.iter().all(|c| c["count"].as_u64().unwrap() >= 1 || flag == "-c"));
+    }
+}
