@@ -24,7 +24,10 @@ pub const HEAD_LEN: usize = 512;
 const UNDECODED: &[(&[u8], &str)] = &[
     (&[0x02, 0x21, 0x4c, 0x18], "lz4 (legacy)"),
     (b"LZIP", "lzip"),
-    (&[0x89, b'L', b'Z', b'O', 0x00, 0x0d, 0x0a, 0x1a, 0x0a], "lzop"),
+    (
+        &[0x89, b'L', b'Z', b'O', 0x00, 0x0d, 0x0a, 0x1a, 0x0a],
+        "lzop",
+    ),
     (&[0x1f, 0x9d], "compress (.Z)"),
     (&[0x1f, 0xa0], "compress (LZH .Z)"),
     (&[0x1f, 0x1e], "pack (.z)"),
@@ -125,7 +128,9 @@ fn zip_after_junk(head: &[u8]) -> bool {
     let version = u16::from_le_bytes([h[4], h[5]]);
     let method = u16::from_le_bytes([h[8], h[9]]);
     let name_len = u16::from_le_bytes([h[26], h[27]]);
-    version < 100 && matches!(method, 0 | 8 | 9 | 12 | 14 | 93 | 95 | 98 | 99) && (1..=1024).contains(&name_len)
+    version < 100
+        && matches!(method, 0 | 8 | 9 | 12 | 14 | 93 | 95 | 98 | 99)
+        && (1..=1024).contains(&name_len)
 }
 
 /// ustar/GNU magic at offset 257, or an old v7 header whose checksum adds
@@ -155,7 +160,10 @@ mod tests {
         let mut lz4 = vec![0x50, 0x2a, 0x4d, 0x18, 2, 0, 0, 0, 9, 9];
         lz4.extend_from_slice(&[0x04, 0x22, 0x4d, 0x18, 0x64]);
         assert_eq!(detect(&lz4), Format::Lz4);
-        assert_eq!(detect(&[0x1f, 0x9d, 0x90]), Format::Unsupported("compress (.Z)"));
+        assert_eq!(
+            detect(&[0x1f, 0x9d, 0x90]),
+            Format::Unsupported("compress (.Z)")
+        );
         assert_eq!(detect(b"hello\n"), Format::Text);
         assert_eq!(detect(b""), Format::Text);
         let mut tar = vec![0u8; 512];

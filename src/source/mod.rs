@@ -32,9 +32,9 @@ mod tarread;
 pub mod walk;
 mod zipread;
 
+use crate::location;
 use detect::{Format, HEAD_LEN, detect};
 use layer::{Layer, Tagged};
-use crate::location;
 use serde::Serialize;
 use std::io::{self, BufRead, Cursor, Read};
 
@@ -657,10 +657,19 @@ where
                 let msg = "zip entry flagged as a symlink: its bytes were searched, never followed";
                 self.coverage.note(&at, NoteKind::Link, msg);
             }
-            let have = &data[start.min(data.len() as u64) as usize..end.min(data.len() as u64) as usize];
+            let have =
+                &data[start.min(data.len() as u64) as usize..end.min(data.len() as u64) as usize];
             let cut = (have.len() as u64) < e.csize;
             let mut raw = layer::Counted::new(have);
-            self.zip_entry(name, e.method, &mut raw, Some((e.crc, e.usize)), depth, level, false)?;
+            self.zip_entry(
+                name,
+                e.method,
+                &mut raw,
+                Some((e.crc, e.usize)),
+                depth,
+                level,
+                false,
+            )?;
             if cut && !self.coverage.errors.iter().any(|x| x.members == at) {
                 let msg = format!("zip ends inside this entry's {} bytes", e.csize);
                 self.coverage.error(&at, ErrorKind::Truncated, msg);

@@ -135,9 +135,8 @@ fn octal(f: &[u8]) -> Option<u64> {
         .iter()
         .skip_while(|&&b| b == b' ' || b == 0)
         .take_while(|&&b| (b'0'..=b'7').contains(&b))
-        .fold(Some(0u64), |acc, &b| {
-            acc.and_then(|v| v.checked_mul(8))
-                .and_then(|v| v.checked_add((b - b'0') as u64))
+        .try_fold(0u64, |v, &b| {
+            v.checked_mul(8)?.checked_add((b - b'0') as u64)
         })?;
     // Whatever follows the digits must be a terminator.
     let digits_end = f
@@ -474,9 +473,7 @@ fn pax(mut d: &[u8], ext: &mut Extended) {
         match key {
             b"path" => ext.pax_path = Some(cut_name(value)),
             b"linkpath" => ext.pax_link = Some(value[..value.len().min(MAX_NAME)].to_vec()),
-            b"size" => {
-                ext.pax_size = std::str::from_utf8(value).ok().and_then(|s| s.parse().ok())
-            }
+            b"size" => ext.pax_size = std::str::from_utf8(value).ok().and_then(|s| s.parse().ok()),
             b"GNU.sparse.name" => ext.sparse_name = Some(cut_name(value)),
             k if k.starts_with(b"GNU.sparse.") => ext.sparse = true,
             _ => {}

@@ -43,9 +43,7 @@ pub fn walk(inputs: &[String]) -> (Vec<Artifact>, Vec<(String, io::Error)>) {
         }
         let path = Path::new(input);
         match std::fs::metadata(path) {
-            Ok(m) if m.is_dir() => {
-                walk_dir(input.trim_end_matches('/'), path, &mut out)
-            }
+            Ok(m) if m.is_dir() => walk_dir(input.trim_end_matches('/'), path, &mut out),
             Ok(m) if m.is_file() => out.push(Artifact {
                 path: input.clone(),
                 kind: ArtifactKind::File(path.to_path_buf()),

@@ -445,7 +445,9 @@ fn directory_at(data: &[u8], pos: usize, max_entries: u64) -> Result<Directory, 
         let mut header = le32(&cd[42..]) as u64;
         let total = 46 + name_len + extra_len + comment_len;
         if cd.len() < total {
-            return Err(DirectoryError::Misfit("a directory record runs past its end"));
+            return Err(DirectoryError::Misfit(
+                "a directory record runs past its end",
+            ));
         }
         let raw_name = &cd[46..46 + name_len];
         let extra = &cd[46 + name_len..46 + name_len + extra_len];
@@ -466,10 +468,12 @@ fn directory_at(data: &[u8], pos: usize, max_entries: u64) -> Result<Directory, 
                 }
                 // Info-ZIP Unicode path: used only if it was made from
                 // this very name (its CRC matches), as libarchive does.
-                0x7075 if body.len() > 5 && body[0] == 1 => {
-                    if le32(&body[1..]) == crc32fast::hash(raw_name) {
-                        unicode = Some(String::from_utf8_lossy(&body[5..]).into_owned());
-                    }
+                0x7075
+                    if body.len() > 5
+                        && body[0] == 1
+                        && le32(&body[1..]) == crc32fast::hash(raw_name) =>
+                {
+                    unicode = Some(String::from_utf8_lossy(&body[5..]).into_owned());
                 }
                 _ => {}
             }

@@ -115,9 +115,20 @@ open(sys.argv[1] + '/multinode_server_logs_x.zip', 'wb').write(data[:end])
     // The verdict cannot pass on it.
     let check = artiscan_in(
         d.path(),
-        &["check", "--set", "inferencex", "--format", "json", "multinode_server_logs_x.zip"],
+        &[
+            "check",
+            "--set",
+            "inferencex",
+            "--format",
+            "json",
+            "multinode_server_logs_x.zip",
+        ],
     );
-    assert!(!check.stdout.contains("every member was read completely"), "{}", check.stdout);
+    assert!(
+        !check.stdout.contains("every member was read completely"),
+        "{}",
+        check.stdout
+    );
 }
 
 /// Two entries named `server.log`: both read, cited distinctly, and each
@@ -141,7 +152,10 @@ with zipfile.ZipFile(sys.argv[1] + '/dup.zip', 'w', zipfile.ZIP_DEFLATED) as z:
         h,
         vec![
             ("dup.zip!server.log:2".to_string(), "first copy".to_string()),
-            ("dup.zip!server.log#2:2".to_string(), "second copy".to_string()),
+            (
+                "dup.zip!server.log#2:2".to_string(),
+                "second copy".to_string()
+            ),
         ]
     );
     let cov = coverage(&run);
@@ -180,7 +194,10 @@ with zipfile.ZipFile(sys.argv[1] + '/outer.zip', 'w', zipfile.ZIP_STORED) as z:
     let cites: Vec<String> = hits(&run).into_iter().map(|(c, _)| c).collect();
     assert_eq!(
         cites,
-        vec!["outer.zip!nested.zip!server.log:1", "outer.zip!nested.zip!latest.log:1"]
+        vec![
+            "outer.zip!nested.zip!server.log:1",
+            "outer.zip!nested.zip!latest.log:1"
+        ]
     );
     let cov = coverage(&run);
     assert_eq!(cov["complete"], true, "{cov}");
@@ -210,7 +227,10 @@ open(p, 'wb').write(bytes(b))
     let run = grep_json(d.path(), "Traceback|two", "crc.zip");
     assert_eq!(hits(&run).len(), 2, "{}", run.stdout);
     let cov = coverage(&run);
-    assert_eq!(errors_of(&cov, "corrupt"), vec![vec!["server.log".to_string()]]);
+    assert_eq!(
+        errors_of(&cov, "corrupt"),
+        vec![vec!["server.log".to_string()]]
+    );
 }
 
 // ------------------------------------------------------------------ gzip
@@ -289,7 +309,10 @@ open(d + '/member.tar.gz', 'wb').write(gzip.compress(t[:512 + 512 + 512 + 300]))
     // 300 bytes of 25-byte lines: 12 whole lines before the cut.
     assert_eq!(hits(&run).len(), 12, "{}", run.stdout);
     let cov = coverage(&run);
-    assert_eq!(errors_of(&cov, "truncated"), vec![vec!["b.log".to_string()]]);
+    assert_eq!(
+        errors_of(&cov, "truncated"),
+        vec![vec!["b.log".to_string()]]
+    );
 }
 
 /// Headers GNU tar, bsdtar and Python accept: a checksum summed with signed
@@ -349,7 +372,10 @@ open(d + '/misc.tar', 'wb').write(b.getvalue())
         assert_eq!(cov["complete"], true, "{file}: {cov}");
         hits(&run).into_iter().map(|(c, _)| c).collect::<Vec<_>>()
     };
-    assert_eq!(one("signed.tar", "signed"), vec!["signed.tar!caf\u{fffd}.log:1"]);
+    assert_eq!(
+        one("signed.tar", "signed"),
+        vec!["signed.tar!caf\u{fffd}.log:1"]
+    );
     assert_eq!(one("v7.tar", "v7"), vec!["v7.tar!v7.log:1"]);
     assert_eq!(one("nulsize.tar", "after"), vec!["nulsize.tar!after.log:1"]);
     assert_eq!(
@@ -358,15 +384,28 @@ open(d + '/misc.tar', 'wb').write(b.getvalue())
     );
     let run = grep_json(d.path(), "line", "hardlink.tar");
     let cites: Vec<String> = hits(&run).into_iter().map(|(c, _)| c).collect();
-    assert_eq!(cites, vec!["hardlink.tar!target.log:1", "hardlink.tar!after.log:1"]);
+    assert_eq!(
+        cites,
+        vec!["hardlink.tar!target.log:1", "hardlink.tar!after.log:1"]
+    );
     // The link itself was not searched: reported, by name.
     let cov = coverage(&run);
-    assert_eq!(errors_of(&cov, "skipped"), vec![vec!["link.log".to_string()]]);
+    assert_eq!(
+        errors_of(&cov, "skipped"),
+        vec![vec!["link.log".to_string()]]
+    );
     assert_eq!(
         one("misc.tar", "line"),
-        vec!["misc.tar!odd.log:1", "misc.tar!x.log:1", "misc.tar!x.log#2:1"]
+        vec![
+            "misc.tar!odd.log:1",
+            "misc.tar!x.log:1",
+            "misc.tar!x.log#2:1"
+        ]
     );
-    let c = artiscan_in(d.path(), &["cite", "misc.tar!x.log#2:1", "--expect", "plain line"]);
+    let c = artiscan_in(
+        d.path(),
+        &["cite", "misc.tar!x.log#2:1", "--expect", "plain line"],
+    );
     assert_eq!(c.code, 0, "{} {}", c.stdout, c.stderr);
 }
 
@@ -388,7 +427,13 @@ open(d + '/long.tar', 'wb').write(tarbytes([('n' * 65536 + '.log', b'long name m
     assert_eq!(h.len(), 1);
     assert_eq!(h[0].0, format!("long.tar!{}:1", "n".repeat(4096)));
     let cov = coverage(&run);
-    assert!(cov["notes"].as_array().unwrap().iter().any(|n| n["kind"] == "long_name"));
+    assert!(
+        cov["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["kind"] == "long_name")
+    );
 }
 
 // ------------------------------------------------------------------ skipped
@@ -419,10 +464,28 @@ open(d + '/skips.tar', 'wb').write(b.getvalue())
     skipped.sort();
     assert_eq!(
         skipped,
-        vec![vec!["core".to_string()], vec!["latest.log".into()], vec!["pipe".into()]]
+        vec![
+            vec!["core".to_string()],
+            vec!["latest.log".into()],
+            vec!["pipe".into()]
+        ]
     );
-    let check = artiscan_in(d.path(), &["check", "--set", "inferencex", "--format", "json", "skips.tar"]);
-    assert!(!check.stdout.contains("every member was read completely"), "{}", check.stdout);
+    let check = artiscan_in(
+        d.path(),
+        &[
+            "check",
+            "--set",
+            "inferencex",
+            "--format",
+            "json",
+            "skips.tar",
+        ],
+    );
+    assert!(
+        !check.stdout.contains("every member was read completely"),
+        "{}",
+        check.stdout
+    );
 }
 
 // ------------------------------------------------------------------ formats
@@ -433,11 +496,22 @@ open(d + '/skips.tar', 'wb').write(b.getvalue())
 fn undecoded_compressions_are_unsupported() {
     let d = tmp();
     let cases: [(&str, &[u8]); 5] = [
-        ("a.tar.lz4", &[0x04, 0x22, 0x4d, 0x18, 0x64, 0x40, 0xa7, 0, 0, 0, 0]),
+        (
+            "a.tar.lz4",
+            &[0x04, 0x22, 0x4d, 0x18, 0x64, 0x40, 0xa7, 0, 0, 0, 0],
+        ),
         ("a.tar.Z", &[0x1f, 0x9d, 0x90, 0x54, 0x72, 0x61, 0x63]),
         ("a.tlz", b"LZIP\x01\x0c\x00\x00"),
-        ("a.lzma", &[0x5d, 0, 0, 0x80, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0]),
-        ("a.lzo", &[0x89, b'L', b'Z', b'O', 0, 0x0d, 0x0a, 0x1a, 0x0a, 0x10]),
+        (
+            "a.lzma",
+            &[
+                0x5d, 0, 0, 0x80, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0,
+            ],
+        ),
+        (
+            "a.lzo",
+            &[0x89, b'L', b'Z', b'O', 0, 0x0d, 0x0a, 0x1a, 0x0a, 0x10],
+        ),
     ];
     for (name, data) in cases {
         std::fs::write(path(d.path(), name), data).unwrap();
@@ -468,7 +542,10 @@ fn non_regular_inputs_are_streamed() {
     });
     let run = grep_json(d.path(), "Traceback", "fifo");
     writer.join().unwrap();
-    assert_eq!(hits(&run), vec![("fifo:1".into(), "Traceback (most recent call last):".into())]);
+    assert_eq!(
+        hits(&run),
+        vec![("fifo:1".into(), "Traceback (most recent call last):".into())]
+    );
     assert_eq!(coverage(&run)["complete"], true);
 }
 
@@ -495,6 +572,10 @@ fn grep_json_count_and_list_are_json_only() {
         }
         let counts = run.of_type("count");
         assert!(!counts.is_empty(), "{flag}: {}", run.stdout);
-        assert!(counts.iter().all(|c| c["count"].as_u64().unwrap() >= 1 || flag == "-c"));
+        assert!(
+            counts
+                .iter()
+                .all(|c| c["count"].as_u64().unwrap() >= 1 || flag == "-c")
+        );
     }
 }
