@@ -106,6 +106,21 @@ impl GrepMatcher {
     }
 }
 
+/// `grep --json -c` (every member read) or `-l` (members with a match;
+/// reading stops at the first, so `count` is 1): one record per member.
+#[derive(serde::Serialize)]
+pub struct CountRecord<'a> {
+    /// Always "count".
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// `path!member!member` (no line).
+    pub citation: String,
+    pub path: &'a str,
+    pub members: &'a [String],
+    /// Matching lines (selected lines with `-v`).
+    pub count: u64,
+}
+
 /// Per-member grep state; output goes into the artifact's buffer.
 pub struct GrepSink<'a> {
     pub matcher: &'a GrepMatcher,
@@ -250,14 +265,32 @@ impl<'a> GrepSink<'a> {
             return;
         }
         if self.opts.files_without_match {
-            if self.matches == 0 {
+            if self.matches == 0 && self.opts.json {
+                self.count_record();
+            } else if self.matches == 0 {
                 let _ = writeln!(self.out.buf(), "{}", self.shown);
             }
             return;
         }
         if self.opts.count {
-            let _ = writeln!(self.out.buf(), "{}:{}", self.shown, self.matches);
+            if self.opts.json {
+                self.count_record();
+            } else {
+                let _ = writeln!(self.out.buf(), "{}:{}", self.shown, self.matches);
+            }
         }
+    }
+
+    /// `--json` with `-c` or `-l`: JSON records only, never plain lines.
+    fn count_record(&mut self) {
+        let rec = CountRecord {
+            kind: "count",
+            citation: Location::member_citation(self.path, self.members),
+            path: self.path,
+            members: self.members,
+            count: self.matches,
+        };
+        output::write_jsonl(self.out.buf(), &rec);
     }
 }
 
@@ -287,7 +320,11 @@ impl LineSink for GrepSink<'_> {
                 return false;
             }
             if self.opts.files_with_matches {
-                let _ = writeln!(self.out.buf(), "{}", self.shown);
+                if self.opts.json {
+                    self.count_record();
+                } else {
+                    let _ = writeln!(self.out.buf(), "{}", self.shown);
+                }
                 self.scratch = scratch;
                 return false;
             }

@@ -135,9 +135,8 @@ fn octal(f: &[u8]) -> Option<u64> {
         .iter()
         .skip_while(|&&b| b == b' ' || b == 0)
         .take_while(|&&b| (b'0'..=b'7').contains(&b))
-        .fold(Some(0u64), |acc, &b| {
-            acc.and_then(|v| v.checked_mul(8))
-                .and_then(|v| v.checked_add((b - b'0') as u64))
+        .try_fold(0u64, |v, &b| {
+            v.checked_mul(8)?.checked_add((b - b'0') as u64)
         })?;
     // Whatever follows the digits must be a terminator.
     let digits_end = f

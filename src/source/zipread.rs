@@ -468,10 +468,12 @@ fn directory_at(data: &[u8], pos: usize, max_entries: u64) -> Result<Directory, 
                 }
                 // Info-ZIP Unicode path: used only if it was made from
                 // this very name (its CRC matches), as libarchive does.
-                0x7075 if body.len() > 5 && body[0] == 1 => {
-                    if le32(&body[1..]) == crc32fast::hash(raw_name) {
-                        unicode = Some(String::from_utf8_lossy(&body[5..]).into_owned());
-                    }
+                0x7075
+                    if body.len() > 5
+                        && body[0] == 1
+                        && le32(&body[1..]) == crc32fast::hash(raw_name) =>
+                {
+                    unicode = Some(String::from_utf8_lossy(&body[5..]).into_owned());
                 }
                 _ => {}
             }

@@ -5,7 +5,7 @@
 //! built in the test with Python's standard library (an independent writer)
 //! and byte patches where no writer makes the oddity any more.
 
-use super::harness::{Run, artiscan, artiscan_in};
+use super::harness::{Run, artiscan, artiscan_in, root};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -498,7 +498,7 @@ fn undecoded_compressions_are_unsupported() {
     let cases: [(&str, &[u8]); 5] = [
         (
             "a.tar.lz4",
-            &[0x04, 0x22, 0x4d, 0x18, 0x64, 0x40, 0xa7, 0, 0, 0, 0],
+            &[0x02, 0x21, 0x4c, 0x18, 0x10, 0, 0, 0, 0xf0, 0x01],
         ),
         ("a.tar.Z", &[0x1f, 0x9d, 0x90, 0x54, 0x72, 0x61, 0x63]),
         ("a.tlz", b"LZIP\x01\x0c\x00\x00"),
@@ -520,6 +520,36 @@ fn undecoded_compressions_are_unsupported() {
         assert_eq!(cov["complete"], false, "{name}: {cov}");
         assert_eq!(errors_of(&cov, "unsupported").len(), 1, "{name}: {cov}");
     }
+}
+
+/// xz, bzip2 (written by Python's standard library) and lz4 frames (the
+/// corpus file, written by the lz4 tool) are decoded.
+#[test]
+fn xz_bzip2_and_lz4_are_decoded() {
+    let d = tmp();
+    py(
+        d.path(),
+        r#"
+import sys, lzma, bz2, io, tarfile
+data = b'Traceback (most recent call last):\n' * 3
+b = io.BytesIO()
+with tarfile.open(fileobj=b, mode='w') as t:
+    i = tarfile.TarInfo('server.log'); i.size = len(data); t.addfile(i, io.BytesIO(data))
+open(sys.argv[1] + '/a.tar.xz', 'wb').write(lzma.compress(b.getvalue()))
+open(sys.argv[1] + '/a.log.bz2', 'wb').write(bz2.compress(data) + bz2.compress(b'Traceback: second stream\n'))
+"#,
+    );
+    let run = grep_json(d.path(), "Traceback", "a.tar.xz");
+    assert_eq!(hits(&run).len(), 3);
+    assert_eq!(coverage(&run)["complete"], true);
+    // Two bzip2 streams one after the other: both read.
+    let run = grep_json(d.path(), "Traceback", "a.log.bz2");
+    assert_eq!(hits(&run).len(), 4);
+    assert_eq!(coverage(&run)["complete"], true);
+    let lz4 = root().join("tests/corpus/libarchive/cat/test_expand.lz4");
+    let run = artiscan(&["grep", "--json", "-c", "", lz4.to_str().unwrap()]);
+    assert_eq!(run.of_type("count")[0]["count"], 1, "{}", run.stdout);
+    assert_eq!(coverage(&run)["complete"], true);
 }
 
 // ------------------------------------------------------------------ inputs
@@ -558,4 +588,24 @@ fn device_input_ends() {
     let cov = coverage(&run);
     assert_eq!(cov["complete"], false);
     assert_eq!(errors_of(&cov, "skipped").len(), 1, "{cov}");
+}
+
+/// `grep --json -c` and `-l` print JSON records only (issue 11, item 7).
+#[test]
+fn grep_json_count_and_list_are_json_only() {
+    for flag in ["-c", "-l"] {
+        let run = artiscan(&["grep", "--json", flag, "routing check", "samples/artifacts"]);
+        for line in run.stdout.lines() {
+            let v: Value = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("{flag}: not JSON: {line:?}: {e}"));
+            assert!(v["type"].is_string(), "{line}");
+        }
+        let counts = run.of_type("count");
+        assert!(!counts.is_empty(), "{flag}: {}", run.stdout);
+        assert!(
+            counts
+                .iter()
+                .all(|c| c["count"].as_u64().unwrap() >= 1 || flag == "-c")
+        );
+    }
 }

@@ -32,6 +32,8 @@ fn every_record_type_validates() {
             "samples/artifacts",
         ],
         vec!["scan", "samples/artifacts"],
+        vec!["grep", "--json", "-c", "routing check", "samples/artifacts"],
+        vec!["grep", "--json", "-l", "routing check", "samples/artifacts"],
         vec![
             "check",
             "--set",
@@ -64,6 +66,7 @@ fn every_record_type_validates() {
         "verdict",
         "cite",
         "member",
+        "count",
     ] {
         assert!(kinds.contains(k), "no {k} record was produced");
     }
