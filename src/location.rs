@@ -118,7 +118,10 @@ mod tests {
         let s = loc.to_string();
         assert_eq!(s, "runs/a%21b.zip!x.tar.gz!evil%0Aname%25:1:42");
         let (p, m, l) = Location::parse(&s).unwrap();
-        assert_eq!((p.as_str(), m.as_slice(), l), (&*loc.path, &*loc.members, 42));
+        assert_eq!(
+            (p.as_str(), m.as_slice(), l),
+            (&*loc.path, &*loc.members, 42)
+        );
     }
 
     #[test]

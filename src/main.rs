@@ -250,7 +250,10 @@ fn grep(a: GrepArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> anyho
     let max = commands::cite::MAX_CONTEXT;
     let mut clamp = |flag: &str, n: usize| {
         if n > max {
-            let _ = writeln!(err, "artiscan: {flag} {n} is more than {max} lines: using {max}");
+            let _ = writeln!(
+                err,
+                "artiscan: {flag} {n} is more than {max} lines: using {max}"
+            );
         }
         n.min(max)
     };

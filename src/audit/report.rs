@@ -353,7 +353,12 @@ fn table(buf: &mut Vec<u8>, head: &[&str], rows: &[Vec<String>]) {
 }
 
 fn text(r: &Report, buf: &mut Vec<u8>) {
-    let _ = writeln!(buf, "artiscan audit report: {}\n{}\n", esc(&r.db), headline(r));
+    let _ = writeln!(
+        buf,
+        "artiscan audit report: {}\n{}\n",
+        esc(&r.db),
+        headline(r)
+    );
     let _ = writeln!(buf, "RUNS");
     let rows: Vec<Vec<String>> = r
         .runs

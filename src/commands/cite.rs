@@ -219,7 +219,12 @@ pub fn run(
         out.write_all(&buf)?;
     } else {
         // Names and lines are the artifact's: escaped, never raw.
-        let members: Vec<_> = rec.location.members.iter().map(|m| location::escape(m)).collect();
+        let members: Vec<_> = rec
+            .location
+            .members
+            .iter()
+            .map(|m| location::escape(m))
+            .collect();
         writeln!(
             out,
             "artifact: {}\nsha256:   {sha}\nmember:   {}\nline:     {line} (byte offset {offset})",

@@ -137,8 +137,7 @@ pub fn md_code(s: &str) -> String {
         longest = longest.max(run);
     }
     let fence = "`".repeat(longest + 1);
-    let pad = if s.starts_with('`') || s.ends_with('`') || s.starts_with(' ') && s.ends_with(' ')
-    {
+    let pad = if s.starts_with('`') || s.ends_with('`') || s.starts_with(' ') && s.ends_with(' ') {
         " "
     } else {
         ""
@@ -152,7 +151,8 @@ mod tests {
 
     #[test]
     fn text_escapes_every_control_and_keeps_the_rest() {
-        let hostile = "ok\r\x08\x1b]52;c;ZXZpbA==\x07\x7f\u{9b}2J\u{202e}gnp.exe\u{2066}\u{2028}\u{feff}";
+        let hostile =
+            "ok\r\x08\x1b]52;c;ZXZpbA==\x07\x7f\u{9b}2J\u{202e}gnp.exe\u{2066}\u{2028}\u{feff}";
         let t = text(hostile);
         assert_eq!(
             t,
@@ -179,7 +179,18 @@ mod tests {
         let evil = "![x](https://evil.example/t.png) [ok](http://x) <img src=x> @admin www.evil.com `a|b`\r\nrow :white_check_mark: $\\color{green}$ &#x202e;";
         let c = md_cell(evil);
         for bad in [
-            "![", "[x](", "[ok](", "<img", "@admin", "://", "www.", "\r", "\n", ":white_check_mark:", " $", "&#",
+            "![",
+            "[x](",
+            "[ok](",
+            "<img",
+            "@admin",
+            "://",
+            "www.",
+            "\r",
+            "\n",
+            ":white_check_mark:",
+            " $",
+            "&#",
         ] {
             assert!(!c.contains(bad), "{bad:?} in {c}");
         }

@@ -40,7 +40,10 @@ impl From<String> for Citation {
 
 impl From<&Location> for Citation {
     fn from(l: &Location) -> Self {
-        Citation::new(Location::member_citation(&l.path, &l.members).into(), l.line)
+        Citation::new(
+            Location::member_citation(&l.path, &l.members).into(),
+            l.line,
+        )
     }
 }
 

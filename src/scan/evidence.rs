@@ -71,9 +71,12 @@ impl Budget {
 /// capture strings, and the line text when it is the first record of its
 /// line (the others share it).
 fn record_cost(e: &EvidenceRecord, first_of_line: bool) -> usize {
-    let caps: usize = e.captures.iter().flatten().map(|(k, v)| {
-        k.len() + 48 + v.as_str().map_or(0, str::len)
-    }).sum();
+    let caps: usize = e
+        .captures
+        .iter()
+        .flatten()
+        .map(|(k, v)| k.len() + 48 + v.as_str().map_or(0, str::len))
+        .sum();
     let text = if first_of_line { e.text.len() } else { 0 };
     768 + e.rule.len() + caps + text
 }
@@ -163,7 +166,12 @@ fn scan_artifact_on(
                     Some(bytes) => Ok(scan_in_memory(&mut sink, bytes, &lines, 1)),
                     None => lines.scan(leaf.reader, &mut sink),
                 };
-                sink.finish_capped(&mut scan.records, &mut scan.counts, &mut budget, leaf.coverage);
+                sink.finish_capped(
+                    &mut scan.records,
+                    &mut scan.counts,
+                    &mut budget,
+                    leaf.coverage,
+                );
                 let outcome = result?;
                 engine::account(leaf.coverage, leaf.members, &outcome, limits.max_line);
                 Ok(())
@@ -632,7 +640,13 @@ impl Agg {
         }
     }
 
-    fn record(self, rule: &crate::pack::compile::Rule, path: &Arc<str>, members: &Arc<[String]>, cite: &Arc<str>) -> AggregateRecord {
+    fn record(
+        self,
+        rule: &crate::pack::compile::Rule,
+        path: &Arc<str>,
+        members: &Arc<[String]>,
+        cite: &Arc<str>,
+    ) -> AggregateRecord {
         let at = |(line, _): (u64, u64)| Citation::new(cite.clone(), line).to_string();
         AggregateRecord {
             kind: "aggregate",
@@ -706,7 +720,13 @@ impl<'a> MemberScan<'a> {
         let active = set.active_for(name);
         let literals = set.literals_for(&active);
         let cite = Location::member_citation(path, members).into();
-        MemberScan::with(set, (path.into(), members.into(), cite), active, literals, opts)
+        MemberScan::with(
+            set,
+            (path.into(), members.into(), cite),
+            active,
+            literals,
+            opts,
+        )
     }
 
     fn with(
@@ -825,7 +845,12 @@ impl<'a> MemberScan<'a> {
                 continue;
             }
             if self.set.rules.get(rule).is_none_or(|r| r.id != e.rule) {
-                rule = self.set.rules.iter().position(|r| r.id == e.rule).expect("rule of the set");
+                rule = self
+                    .set
+                    .rules
+                    .iter()
+                    .position(|r| r.id == e.rule)
+                    .expect("rule of the set");
             }
             self.spill(rule, &e);
         }
@@ -880,7 +905,10 @@ impl<'a> MemberScan<'a> {
     /// Counts a record past the budget in its rule's overflow aggregate
     /// (grouped by rank; numeric captures summarised).
     fn spill(&mut self, rule: usize, e: &EvidenceRecord) {
-        let rank = e.rank.as_ref().map(|r| serde_json::to_string(r).unwrap_or_default());
+        let rank = e
+            .rank
+            .as_ref()
+            .map(|r| serde_json::to_string(r).unwrap_or_default());
         let key = (rule, rank.unwrap_or_default());
         let at = (e.location.line, e.location.byte_offset);
         let agg = self.overflow.entry(key).or_insert_with(|| {

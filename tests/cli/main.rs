@@ -8,6 +8,7 @@ mod check;
 mod cite;
 mod grep;
 mod hostile;
+mod hostile_output;
 mod packs;
 mod scan;
 mod schema;
