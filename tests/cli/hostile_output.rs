@@ -99,7 +99,7 @@ fn zip(entries: &[(&[u8], &[u8])]) -> Vec<u8> {
                 h.extend_from_slice(&20u16.to_le_bytes());
             }
             h.extend_from_slice(&20u16.to_le_bytes());
-            h.extend_from_slice(&[0; 4]); // flags, method: stored
+            h.extend_from_slice(&[0, 8, 0, 0]); // flags: UTF-8 names; method: stored
             h.extend_from_slice(&[0; 4]); // time, date
             h.extend_from_slice(&crc.to_le_bytes());
             h.extend_from_slice(&(data.len() as u32).to_le_bytes());
@@ -107,8 +107,7 @@ fn zip(entries: &[(&[u8], &[u8])]) -> Vec<u8> {
             h.extend_from_slice(&(name.len() as u16).to_le_bytes());
             h.extend_from_slice(&[0; 2]);
             if central {
-                h.extend_from_slice(&[0; 8]); // comment, disk, attributes
-                h.extend_from_slice(&[0; 4]);
+                h.extend_from_slice(&[0; 10]); // comment, disk, attributes
                 h.extend_from_slice(&offset.to_le_bytes());
             }
             h.extend_from_slice(name);
