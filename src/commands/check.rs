@@ -113,7 +113,8 @@ pub fn run(
 ) -> anyhow::Result<i32> {
     let (artifacts, walk_errors) = source::walk(inputs);
     for (path, e) in &walk_errors {
-        writeln!(err, "artiscan: {path}: {e}")?;
+        let esc = crate::output::escape::text;
+        writeln!(err, "artiscan: {}: {}", esc(path), esc(&e.to_string()))?;
     }
     let opts = ScanOptions {
         every_match: true,
