@@ -382,6 +382,19 @@ fn grep(a: GrepArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> anyho
         paths.push("-".into());
     }
     let json = a.json || a.format == Some(GrepFormat::Jsonl);
+    // -A/-B/-C past MAX_CONTEXT would hold that many lines in memory.
+    let max = commands::cite::MAX_CONTEXT;
+    let mut clamp = |flag: &str, n: usize| {
+        if n > max {
+            let _ = writeln!(
+                err,
+                "artiscan: {flag} {n} is more than {max} lines: using {max}"
+            );
+        }
+        n.min(max)
+    };
+    let before = clamp("-B", a.context.unwrap_or(a.before_context));
+    let after = clamp("-A", a.context.unwrap_or(a.after_context));
     let opts = GrepOptions {
         patterns,
         fixed: a.fixed_strings,
@@ -396,8 +409,8 @@ fn grep(a: GrepArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> anyho
         quiet: a.quiet,
         max_count: a.max_count,
         no_filename: a.no_filename,
-        before: a.context.unwrap_or(a.before_context),
-        after: a.context.unwrap_or(a.after_context),
+        before,
+        after,
         json: json && !a.quiet,
         color: a.color.enabled() && !json,
     };

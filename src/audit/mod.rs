@@ -438,7 +438,8 @@ fn audit_into(
     };
     let (walked, walk_errors) = source::walk(&opts.paths);
     for (path, e) in &walk_errors {
-        writeln!(err, "artiscan: {path}: {e}")?;
+        let esc = crate::output::escape::text;
+        writeln!(err, "artiscan: {}: {}", esc(path), esc(&e.to_string()))?;
         summary.errors += 1;
     }
     let mut artifacts = Vec::with_capacity(walked.len());
@@ -570,7 +571,9 @@ fn audit_into(
             match outcome {
                 Outcome::Aborted => {}
                 Outcome::Failed(e) => {
-                    pb.suspend(|| writeln!(err, "artiscan: {}: {e}", a.path))?;
+                    let esc = crate::output::escape::text;
+                    let msg = format!("{}: {}", esc(&a.path), esc(&e.to_string()));
+                    pb.suspend(|| writeln!(err, "artiscan: {msg}"))?;
                     summary.errors += 1;
                 }
                 Outcome::Unchanged { hashed_ns, run_id } => {
@@ -607,7 +610,8 @@ fn audit_into(
                         pb.suspend(|| -> std::io::Result<()> {
                             for e in &p.errors {
                                 let cite = crate::Location::member_citation(&p.path, &e.members);
-                                writeln!(err, "artiscan: {cite}: {:?}: {}", e.kind, e.message)?;
+                                let msg = crate::output::escape::text(&e.message);
+                                writeln!(err, "artiscan: {cite}: {:?}: {msg}", e.kind)?;
                             }
                             Ok(())
                         })?;

@@ -192,7 +192,8 @@ pub fn run(
 ) -> anyhow::Result<i32> {
     let (artifacts, units, walk_errors) = walk_units(inputs, layout);
     for (path, e) in &walk_errors {
-        writeln!(err, "artiscan: {path}: {e}")?;
+        let esc = crate::output::escape::text;
+        writeln!(err, "artiscan: {}: {}", esc(path), esc(&e.to_string()))?;
     }
     let opts = ScanOptions {
         every_match: true,

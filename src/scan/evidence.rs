@@ -291,7 +291,7 @@ impl<'a> InOrder<'a> {
     }
 
     /// Waits (helping the thread pool) until every member started is
-    /// handed over.
+    /// handed over (after the last member).
     fn drain_all(
         &mut self,
         done: &std::sync::Mutex<Vec<MemberDone<'a>>>,
@@ -303,6 +303,8 @@ impl<'a> InOrder<'a> {
         self.drain_until(0, done, in_flight, coverage, records, counts);
     }
 
+    /// Waits until at most `pending` members started are not handed over
+    /// (1: all but the one being read now).
     fn drain_until(
         &mut self,
         pending: usize,
@@ -384,7 +386,7 @@ fn scan_members_parallel<'a>(
             order.started += 1;
             if let Some(bytes) = leaf.slice {
                 // Matched in its turn, split across threads.
-                order.drain_all(done, in_flight, cov, records, counts);
+                order.drain_until(1, done, in_flight, cov, records, counts);
                 here.outcome = scan_in_memory(&mut here.sink, bytes, &lines, threads);
                 push(here);
                 order.drain(done, in_flight, cov, records, counts);
@@ -432,7 +434,7 @@ fn scan_members_parallel<'a>(
             }
             // A big member (or a read error after some bytes): matched in
             // its turn as it streams, what was read first.
-            order.drain_all(done, in_flight, cov, records, counts);
+            order.drain_until(1, done, in_flight, cov, records, counts);
             let mut d = here;
             let mut r = io::Cursor::new(buf).chain(Failed(read.err()).chain(leaf.reader));
             let (lines, sink) = (&mut lines, &mut d.sink);

@@ -9,6 +9,7 @@ mod check;
 mod cite;
 mod grep;
 mod hostile;
+mod hostile_output;
 mod ls;
 mod packs;
 mod scan;

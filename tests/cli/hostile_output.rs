@@ -1,0 +1,569 @@
+//! Hostile artifacts against output, `cite` and record memory (issue 13):
+//! escape sequences, `\r`, bidi overrides and Markdown in member names and
+//! log lines never reach a terminal or a PR comment raw; `cite --root`
+//! opens nothing outside ROOT; absurd `-j`/`-C` are clamped; floods of
+//! evidence (one long `Env:` line, millions of tracebacks, a 64 KB member
+//! name on 100k lines) stay under a memory bound. Inputs are generated in
+//! temporary folders; peak memory (VmHWM) is polled from `/proc`.
+
+use super::harness::{Run, artiscan_in};
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The bound SECURITY.md states for every hostile input, at the defaults.
+const MAX_RSS_KIB: u64 = 256 << 10;
+
+fn vm_hwm_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Runs `artiscan ARGS` in `dir`; returns the run, its peak memory in KiB
+/// and its wall time, after checking the memory bound and that it did not
+/// panic.
+fn measure(case: &str, dir: &Path, args: &[&str]) -> (Run, u64, f64) {
+    let start = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_artiscan"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn artiscan");
+    let pid = child.id();
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out_t = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = out.read_to_end(&mut v);
+        v
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = err.read_to_end(&mut v);
+        v
+    });
+    let mut peak = 0;
+    let status = loop {
+        if let Some(k) = vm_hwm_kib(pid) {
+            peak = peak.max(k);
+        }
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(240) {
+            let _ = child.kill();
+            panic!("{case}: still running after 240 s");
+        }
+        std::thread::sleep(Duration::from_millis(3));
+    };
+    let secs = start.elapsed().as_secs_f64();
+    let run = Run {
+        code: status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out_t.join().unwrap()).into_owned(),
+        stderr: String::from_utf8_lossy(&err_t.join().unwrap()).into_owned(),
+    };
+    eprintln!(
+        "hostile {case}: {secs:.2} s, peak {} MiB, exit {}",
+        peak >> 10,
+        run.code
+    );
+    assert!(!run.stderr.contains("panicked"), "{case}: {}", run.stderr);
+    assert!(peak < MAX_RSS_KIB, "{case}: peak memory {} MiB", peak >> 10);
+    (run, peak, secs)
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+/// A zip of stored entries (names are raw bytes: anything goes).
+fn zip(entries: &[(&[u8], &[u8])]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut central = Vec::new();
+    for (name, data) in entries {
+        let crc = crc32fast::hash(data);
+        let offset = out.len() as u32;
+        let header = |sig: u32, central: bool| {
+            let mut h = Vec::new();
+            h.extend_from_slice(&sig.to_le_bytes());
+            if central {
+                h.extend_from_slice(&20u16.to_le_bytes());
+            }
+            h.extend_from_slice(&20u16.to_le_bytes());
+            h.extend_from_slice(&[0, 8, 0, 0]); // flags: UTF-8 names; method: stored
+            h.extend_from_slice(&[0; 4]); // time, date
+            h.extend_from_slice(&crc.to_le_bytes());
+            h.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            h.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            h.extend_from_slice(&(name.len() as u16).to_le_bytes());
+            h.extend_from_slice(&[0; 2]);
+            if central {
+                h.extend_from_slice(&[0; 10]); // comment, disk, attributes
+                h.extend_from_slice(&offset.to_le_bytes());
+            }
+            h.extend_from_slice(name);
+            h
+        };
+        out.extend_from_slice(&header(0x0403_4b50, false));
+        out.extend_from_slice(data);
+        central.extend_from_slice(&header(0x0201_4b50, true));
+    }
+    let at = out.len() as u32;
+    out.extend_from_slice(&central);
+    out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+    out.extend_from_slice(&[0; 4]);
+    let n = entries.len() as u16;
+    out.extend_from_slice(&n.to_le_bytes());
+    out.extend_from_slice(&n.to_le_bytes());
+    out.extend_from_slice(&(central.len() as u32).to_le_bytes());
+    out.extend_from_slice(&at.to_le_bytes());
+    out.extend_from_slice(&[0; 2]);
+    out
+}
+
+/// Nothing a terminal would act on: no C0 control but tab and newline, no
+/// DEL, no C1, no bidi override or isolate, no line separator.
+fn assert_inert(what: &str, s: &str) {
+    for c in s.chars() {
+        let bad = (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}');
+        assert!(!bad, "{what}: raw {:?} in output:\n{s}", c);
+    }
+}
+
+/// A member name and a log line built to forge terminal output: clear the
+/// screen and print a green "ALL CHECKS PASSED", set the title, write the
+/// clipboard (OSC 52), redraw with `\r` and backspace, reorder with U+202E,
+/// 8-bit CSI, and a newline that forges a verdict line.
+const EVIL_NAME: &str = "server\x1b[2J\x1b[H\x1b[32mALL CHECKS PASSED\x1b]0;pwned\x07\x1b]52;c;ZXZpbA==\x07\u{202e}gol.\u{9b}31m\nPASS    no-traceback  x\r\x08.log";
+const EVIL_LINE: &[u8] = b"[2026-10-29 04:30:17] Scheduler hit an exception: Traceback (most recent call last):\r[2026-10-29 04:30:17] all good\x08\x08\x1b[2K\xe2\x80\xae\xc2\x9b\x9b";
+
+#[test]
+fn text_outputs_escape_terminal_controls() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = [EVIL_LINE, b"\n", b"ok line\n"].concat();
+    let z = zip(&[(EVIL_NAME.as_bytes(), &log)]);
+    std::fs::write(dir.path().join("server_logs_evil.zip"), &z).unwrap();
+    let a = "server_logs_evil.zip";
+
+    // grep: one line per hit, the citation first, nothing raw.
+    let (g, _, _) = measure("grep text", dir.path(), &["grep", "Traceback", a]);
+    assert_eq!(g.code, 0, "{}", g.stderr);
+    assert_inert("grep", &g.stdout);
+    assert_eq!(g.stdout.lines().count(), 1, "{}", g.stdout);
+    assert!(
+        g.stdout.starts_with("server_logs_evil.zip!server%1B[2J"),
+        "{}",
+        g.stdout
+    );
+    // ANSI sequences are stripped from lines (as for matching); the rest shows.
+    assert!(
+        g.stdout
+            .contains("\\r[2026-10-29 04:30:17] all good\\x08\\x08\\u{202e}\\x9b\\x9b"),
+        "{}",
+        g.stdout
+    );
+
+    // The JSON citation reopens the member; cite's text output is escaped.
+    let (j, _, _) = measure("grep json", dir.path(), &["grep", "--json", "Traceback", a]);
+    let cite = j.of_type("evidence")[0]["citation"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_inert("citation", &cite);
+    assert!(cite.contains("%E2%80%AE") && cite.contains("%C2%9B") && cite.contains("%0A"));
+    let (c, _, _) = measure("cite text", dir.path(), &["cite", &cite, "-C", "1"]);
+    assert_eq!(c.code, 0, "{}", c.stderr);
+    assert_inert("cite", &c.stdout);
+    assert_eq!(c.stdout.lines().count(), 6, "{}", c.stdout);
+    let (c, _, _) = measure(
+        "cite --expect",
+        dir.path(),
+        &["cite", &cite, "--expect", "all good"],
+    );
+    assert_eq!(c.code, 0, "the quote matches the real text: {}", c.stderr);
+
+    // scan and check text: no forged verdict line.
+    let (s, _, _) = measure("scan text", dir.path(), &["scan", "--format", "text", a]);
+    assert_inert("scan", &s.stdout);
+    assert!(
+        s.stdout.lines().all(|l| !l.starts_with("PASS")),
+        "{}",
+        s.stdout
+    );
+    let (k, _, _) = measure(
+        "check text",
+        dir.path(),
+        &["check", "--set", "inferencex", "--format", "text", a],
+    );
+    assert_eq!(k.code, 1, "a traceback fails: {}{}", k.stdout, k.stderr);
+    assert_inert("check", &k.stdout);
+    assert!(
+        k.stdout
+            .lines()
+            .all(|l| !l.starts_with("PASS    no-traceback")),
+        "{}",
+        k.stdout
+    );
+
+    // stderr: a damaged member with the same name (coverage error).
+    let mut cut = gzip(&log);
+    cut.truncate(cut.len() - 12);
+    let z = zip(&[(EVIL_NAME.as_bytes(), &cut)]);
+    std::fs::write(dir.path().join("cut.zip"), &z).unwrap();
+    let (e, _, _) = measure("stderr", dir.path(), &["grep", "nothing-here", "cut.zip"]);
+    assert!(e.stderr.contains("cut.zip!server%1B"), "{}", e.stderr);
+    assert_inert("stderr", &e.stderr);
+}
+
+/// Rows of a Markdown table: no image, link, HTML, mention or code span
+/// from an artifact, and every row has its own cells.
+#[test]
+fn markdown_cells_cannot_inject() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "x ![t](https://evil.example/t.png) [login](http://evil.example) <img src=x> @admin `a|b` www.evil.example :white_check_mark:\r| pass |.log";
+    let log = b"Traceback (most recent call last):\n";
+    let z = zip(&[(name.as_bytes(), log)]);
+    std::fs::write(dir.path().join("server_logs_md.zip"), &z).unwrap();
+    let (k, _, _) = measure(
+        "check markdown",
+        dir.path(),
+        &[
+            "check",
+            "--set",
+            "inferencex",
+            "--format",
+            "markdown",
+            "server_logs_md.zip",
+        ],
+    );
+    assert_eq!(k.code, 1, "{}", k.stderr);
+    let md = &k.stdout;
+    assert_inert("markdown", md);
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| no-traceback |"))
+        .unwrap_or_else(|| panic!("no row:\n{md}"));
+    for bad in [
+        "![t](",
+        "[login](",
+        "<img",
+        "@admin",
+        "://",
+        "www.evil",
+        ":white_check_mark:",
+    ] {
+        assert!(!row.contains(bad), "{bad:?} in {row}");
+    }
+    // Six cell borders: no `|` from the name splits the row.
+    let borders = row.replace("\\|", "").matches('|').count();
+    assert_eq!(borders, 6, "{row}");
+    // Backticks are escaped: no code span opens.
+    assert!(!row.replace("\\`", "").contains('`'), "{row}");
+}
+
+#[test]
+fn cite_root_confines() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    let cwd = dir.path().join("cwd");
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    std::fs::create_dir_all(&cwd).unwrap();
+    std::fs::write(dir.path().join("secret.txt"), "SECRET-LINE\n").unwrap();
+    std::fs::write(root.join("sub/a.log"), "quoted line\n").unwrap();
+    std::fs::write(cwd.join("decoy.log"), "forged quote\n").unwrap();
+    std::os::unix::fs::symlink("../secret.txt", root.join("out.log")).unwrap();
+    std::os::unix::fs::symlink("sub/a.log", root.join("in.log")).unwrap();
+    let secret = dir.path().join("secret.txt");
+    let secret = secret.to_str().unwrap();
+    let root_s = root.to_str().unwrap();
+    let cite = |c: &str, extra: &[&str]| {
+        let mut args = vec!["cite", "--root", root_s, c, "-C", "5"];
+        args.extend_from_slice(extra);
+        artiscan_in(&cwd, &args)
+    };
+    let escapes = [
+        format!("{secret}:1"),
+        "../secret.txt:1".to_string(),
+        "sub/../../secret.txt:1".to_string(),
+        "%2E%2E/secret.txt:1".to_string(),
+        format!("{}:1", secret.replace('/', "%2F")),
+        "out.log:1".to_string(),
+        "decoy.log:1".to_string(),
+        "./decoy.log:1".to_string(),
+    ];
+    for c in &escapes {
+        for json in [false, true] {
+            let r = cite(c, if json { &["--json"] } else { &[] });
+            assert_eq!(r.code, 2, "{c}: {}{}", r.stdout, r.stderr);
+            assert!(r.stdout.is_empty(), "{c}: {}", r.stdout);
+            assert!(!r.stderr.contains("SECRET") && !r.stderr.contains("forged"));
+        }
+    }
+    // Inside ROOT, also through a symlink that stays inside.
+    for c in ["sub/a.log:1", "in.log:1", "./sub/a.log:1"] {
+        let r = cite(c, &["--expect", "quoted line"]);
+        assert_eq!(r.code, 0, "{c}: {}", r.stderr);
+    }
+    // Without --root the path is opened as given (documented).
+    let r = artiscan_in(&cwd, &["cite", "decoy.log:1", "--expect", "forged"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
+
+#[test]
+fn absurd_numbers_clamped() {
+    let dir = tempfile::tempdir().unwrap();
+    let log: String = (1..=50).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(dir.path().join("a.log"), &log).unwrap();
+    let (g, _, _) = measure(
+        "-j 1000000",
+        dir.path(),
+        &["grep", "-j", "1000000", "line 7", "a.log"],
+    );
+    assert_eq!(g.code, 0, "{}", g.stderr);
+    assert!(
+        g.stderr.contains("-j 1000000 is more than 256"),
+        "{}",
+        g.stderr
+    );
+    assert_eq!(g.stdout, "a.log:7:line 7\n");
+    let (c, _, _) = measure(
+        "cite -C 2^64-1",
+        dir.path(),
+        &["cite", "a.log:20", "-C", "18446744073709551615"],
+    );
+    assert_eq!(c.code, 0, "{}", c.stderr);
+    assert!(
+        c.stderr.contains("is more than 10000 lines"),
+        "{}",
+        c.stderr
+    );
+    // All 50 lines (context clamped, not wrapped to nothing).
+    assert_eq!(
+        c.stdout.lines().filter(|l| l.contains("line ")).count(),
+        50,
+        "{}",
+        c.stdout
+    );
+    let (g, _, _) = measure(
+        "grep -C 2^64-1",
+        dir.path(),
+        &["grep", "-C", "18446744073709551615", "line 7$", "a.log"],
+    );
+    assert_eq!(g.code, 0, "{}", g.stderr);
+    assert!(
+        g.stderr
+            .contains("-B 18446744073709551615 is more than 10000"),
+        "{}",
+        g.stderr
+    );
+    assert_eq!(g.stdout.lines().count(), 50);
+}
+
+/// A check file that judges `rule` absent: its verdict shows whether every
+/// record was seen.
+fn absent_check(dir: &Path, rule: &str, filter: &str) -> String {
+    let p = dir.join("absent.toml");
+    std::fs::write(
+        &p,
+        format!("[[check]]\nid = \"absent\"\nrule = \"{rule}\"\n{filter}\nexpect = \"absent\"\n"),
+    )
+    .unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+fn verdict(run: &Run) -> Value {
+    run.of_type("verdict")
+        .into_iter()
+        .next()
+        .expect("a verdict")
+}
+
+/// One long `Env:` line: every record shares the line's text, so memory is
+/// linear in the line (each record once copied it: 7.9 GB at 256 KiB).
+#[test]
+fn long_env_line_records_share_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let vars: String = (0..30_000).map(|i| format!(" V{i:05}=1")).collect();
+    let line = format!("2026-10-29 04:01:05 [INFO] Env: A=1{vars}\n");
+    assert!(line.len() >= 256 << 10);
+    std::fs::write(dir.path().join("env.log.gz"), gzip(line.as_bytes())).unwrap();
+    let checks = absent_check(dir.path(), "env.var", "where = { name = \"NOT_SET\" }");
+    let (r, _, secs) = measure(
+        "256 KiB Env line",
+        dir.path(),
+        &[
+            "check",
+            "--checks",
+            &checks,
+            "--format",
+            "jsonl",
+            "env.log.gz",
+        ],
+    );
+    let v = verdict(&r);
+    assert_eq!(v["status"], "pass", "every variable read: {v}");
+    assert!(secs < 60.0);
+    // The records are all there, each with the whole line.
+    let (s, _, _) = measure(
+        "256 KiB Env line, count",
+        dir.path(),
+        &[
+            "scan",
+            "--format",
+            "text",
+            "--only",
+            "env.var",
+            "env.log.gz",
+        ],
+    );
+    let last = s.stdout.lines().last().unwrap_or("");
+    assert!(last.contains(", 30001 evidence line(s)"), "{last}");
+}
+
+/// Past the record cap: an absent variable beyond it is `unknown`, never
+/// `pass`, and coverage names the cap.
+#[test]
+fn record_cap_makes_absence_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    // 130k variables on 16 lines, the one asked about last.
+    let mut data = String::new();
+    for l in 0..16 {
+        let vars: String = (0..8_125).map(|i| format!(" V{l}_{i}=1")).collect();
+        data.push_str(&format!("2026-10-29 04:01:05 [INFO] Env: A=1{vars}\n"));
+    }
+    data.push_str("2026-10-29 04:01:05 [INFO] Env: LATE_VAR=1\n");
+    std::fs::write(dir.path().join("env.log.gz"), gzip(data.as_bytes())).unwrap();
+    let checks = absent_check(dir.path(), "env.var", "where = { name = \"LATE_VAR\" }");
+    for j in ["1", "2"] {
+        let (r, _, _) = measure(
+            "130k env records",
+            dir.path(),
+            &[
+                "check",
+                "-j",
+                j,
+                "--checks",
+                &checks,
+                "--format",
+                "jsonl",
+                "env.log.gz",
+            ],
+        );
+        let v = verdict(&r);
+        assert_eq!(v["status"], "unknown", "-j {j}: {v}");
+        let cov = &r.of_type("coverage")[0];
+        assert_eq!(cov["complete"], false);
+        let msg = cov["errors"][0]["message"].as_str().unwrap();
+        assert!(
+            msg.contains("cap of 100000 evidence records (64 MiB)"),
+            "{msg}"
+        );
+        assert_eq!(cov["errors"][0]["kind"], "limit");
+    }
+    // scan: at most 100,000 evidence records, the rest in overflow
+    // aggregates, the same on one thread and two.
+    let scan = |j: &str| {
+        let (r, _, _) = measure(
+            "130k env records, scan",
+            dir.path(),
+            &[
+                "scan",
+                "-j",
+                j,
+                "--format",
+                "text",
+                "--only",
+                "env.var",
+                "env.log.gz",
+            ],
+        );
+        r
+    };
+    let one = scan("1");
+    let ev = one
+        .stdout
+        .lines()
+        .filter(|l| l.contains("  env.var  "))
+        .count();
+    assert!(ev > 50_000 && ev <= 100_000, "{ev}");
+    let over: u64 = one
+        .stdout
+        .lines()
+        .filter(|l| l.contains("\"overflow\":true"))
+        .map(|l| {
+            l.split(" x")
+                .nth(1)
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(ev as u64 + over, 16 * 8_126 + 1);
+    let strip = |r: &Run| -> Vec<String> {
+        r.stdout
+            .lines()
+            .filter(|l| !l.contains(" evidence line(s), "))
+            .map(String::from)
+            .collect()
+    };
+    assert!(strip(&one) == strip(&scan("2")), "output depends on -j");
+}
+
+/// Floods of tracebacks from a tiny `.gz` (past the cap), and a 64 KB
+/// member name on 100,000 matching lines: memory stays bounded (7 GB and
+/// 5.5 GB before).
+#[test]
+fn record_floods_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = "Traceback (most recent call last):\n".repeat(300_000);
+    let gz = gzip(data.as_bytes());
+    assert!(gz.len() < 1 << 20);
+    std::fs::write(dir.path().join("tb.log.gz"), gz).unwrap();
+    let checks = absent_check(dir.path(), "error.traceback", "");
+    let (r, peak, _) = measure(
+        "300,000 tracebacks",
+        dir.path(),
+        &[
+            "check",
+            "--checks",
+            &checks,
+            "--format",
+            "jsonl",
+            "tb.log.gz",
+        ],
+    );
+    assert_eq!(verdict(&r)["status"], "fail");
+    assert!(peak < 200 << 10, "peak {} MiB", peak >> 10);
+
+    let name: String = "n".repeat(65_000) + ".log";
+    let data = "Traceback (most recent call last):\n".repeat(100_000);
+    let z = zip(&[(name.as_bytes(), data.as_bytes())]);
+    std::fs::write(dir.path().join("names.zip"), z).unwrap();
+    let (r, peak, _) = measure(
+        "64 KB name x 100,000 lines",
+        dir.path(),
+        &[
+            "check",
+            "--checks",
+            &checks,
+            "--format",
+            "jsonl",
+            "names.zip",
+        ],
+    );
+    assert_eq!(verdict(&r)["status"], "fail");
+    assert!(peak < 200 << 10, "peak {} MiB", peak >> 10);
+}
