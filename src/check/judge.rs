@@ -83,9 +83,13 @@ impl Check {
             Expect::Consistent(cap) => self.judge_consistent(&mut v, &cx, &matching, cap),
             Expect::EveryRank => self.judge_every_rank(&mut v, &cx, &matching),
         }
-        // `all` and `consistent` speak about every record: one in a part
+        // Claims about every record, rank, server or an upper bound: a part
         // not read could break them.
-        let universal = !self.all.is_empty() || matches!(self.expect, Expect::Consistent(_));
+        let universal = !self.all.is_empty()
+            || matches!(
+                self.expect,
+                Expect::Consistent(_) | Expect::EveryRank | Expect::Count { max: Some(_), .. }
+            );
         if v.status == Status::Pass && universal && !cx.complete() {
             let what = format!("{} on every record read", v.reason);
             cx.unread(&mut v, what);
@@ -930,6 +934,29 @@ ranks = { rule = "args", capture = "tp_size" }
         let v = judge1(EVERY, &scan(recs), &[]);
         assert_eq!(v.status, Status::Unknown, "{}", v.reason);
         assert!(v.reason.contains("decode_w1: rank count unknown"));
+    }
+
+    #[test]
+    fn every_rank_and_upper_bounds_need_complete_reading() {
+        let mut recs = vec![args("n1_decode_w0.out", 2)];
+        recs.extend((0..2).map(|t| route("n1_decode_w0.out", t)));
+        let mut s = scan(recs);
+        assert_eq!(judge1(EVERY, &s, &[]).status, Status::Pass);
+        // An unread member may be a server that misses ranks.
+        s.coverage
+            .note(&["core".into()], NoteKind::Binary, "binary member");
+        let v = judge1(EVERY, &s, &[]);
+        assert_eq!(v.status, Status::Unknown, "{}", v.reason);
+        assert!(
+            v.reason.contains("a.zip!core (binary member)"),
+            "{}",
+            v.reason
+        );
+        let most = EVERY.replace(
+            "expect = \"every_rank\"",
+            "expect = { count = { max = 5 } }",
+        );
+        assert_eq!(judge1(&most, &s, &[]).status, Status::Unknown);
     }
 
     #[test]

@@ -164,9 +164,9 @@ impl<'a> Scope<'a> {
         self.records().filter(move |e| e.rule == rule)
     }
 
-    /// Parts not read completely, each as `member (kind)` or `member:LINE
-    /// (line longer than --max-line)`: an absence cannot be claimed while
-    /// any is listed.
+    /// Parts not read completely, each as `member (kind)` or `member (N
+    /// line(s) longer than --max-line ..., the first is line L)`, binary
+    /// members included: an absence cannot be claimed while any is listed.
     pub fn incomplete(&self) -> Vec<String> {
         let mut out = Vec::new();
         for (path, s) in &self.scans {
@@ -175,7 +175,11 @@ impl<'a> Scope<'a> {
                 out.push(format!("{at} ({:?})", e.kind).to_lowercase());
             }
             for n in &s.coverage.notes {
-                if n.kind == NoteKind::LongLine {
+                // A binary member was not searched: it could hold anything.
+                let unread = n.kind == NoteKind::LongLine
+                    || (n.kind == NoteKind::Binary
+                        && !s.coverage.errors.iter().any(|e| e.members == n.members));
+                if unread {
                     let at = Location::member_citation(path, &n.members);
                     out.push(format!("{at} ({})", n.message));
                 }
