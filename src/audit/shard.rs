@@ -271,9 +271,8 @@ pub fn shard_key(path: &str, by: ShardBy) -> String {
 /// (`run:123`), else the folder holding it (`dir:runs/x`). The run id alone
 /// makes `backup/123/a.zip` and `runs/123/b.zip` one run.
 pub fn run_key(path: &str) -> String {
-    let dirs: Vec<&str> = path.split('/').collect();
-    let dirs = &dirs[..dirs.len().saturating_sub(1)];
-    match dirs.iter().rev().find_map(|d| super::names::run_folder(d)) {
+    let dirs = path.rsplit_once('/').map_or("", |(d, _)| d);
+    match dirs.rsplit('/').find_map(super::names::run_folder) {
         Some(id) => format!("run:{id}"),
         None => format!("dir:{}", super::names::run_dir(path)),
     }
@@ -283,12 +282,14 @@ pub fn run_key(path: &str) -> String {
 /// GitHub artifacts API, `find`): one per line; blank lines, `#` comments
 /// and folder lines (ending in `/` or `/:`) are left out.
 pub fn listing_entries(text: &str) -> impl Iterator<Item = &str> {
-    text.lines()
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .filter(|l| {
-            let t = l.trim();
-            !(t.is_empty() || t.starts_with('#') || t.ends_with('/') || t.ends_with("/:"))
-        })
+    text.lines().filter_map(listing_entry)
+}
+
+/// One line of a listing (without its `\n`) as an entry, if it is one.
+pub fn listing_entry(line: &str) -> Option<&str> {
+    let l = line.strip_suffix('\r').unwrap_or(line);
+    let t = l.trim();
+    (!(t.is_empty() || t.starts_with('#') || t.ends_with('/') || t.ends_with("/:"))).then_some(l)
 }
 
 #[cfg(test)]

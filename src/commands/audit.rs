@@ -241,35 +241,63 @@ pub fn run(args: AuditArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
             let Some(shard) = shard.resolve(err)? else {
                 anyhow::bail!("audit plan needs --shard I/N or --shard auto");
             };
-            let entries = read_listings(&listings)?;
-            let mut mine = 0u64;
-            let mut refused = 0u64;
-            let mut buf = Vec::with_capacity(1 << 16);
-            for e in &entries {
-                // Plan output is pasted into download commands and shown on
-                // terminals: a name with control characters is not passed on.
-                if e.chars().any(char::is_control) {
-                    writeln!(
-                        err,
-                        "artiscan: listing entry {e:?}: control characters in the name; left out of every shard"
-                    )?;
-                    refused += 1;
-                } else if shard.contains(e) {
-                    buf.extend_from_slice(e.as_bytes());
-                    buf.push(b'\n');
-                    mine += 1;
-                }
-            }
-            out.write_all(&buf)?;
-            writeln!(
-                err,
-                "audit plan: shard {shard}: {mine} of {} entries; {refused} refused",
-                entries.len()
-            )?;
-            Ok(if refused > 0 { 2 } else { 0 })
+            plan(&listings, shard, out, err)
         }
         None => audit_paths(args, err),
     }
+}
+
+/// `audit plan`: the listing entries `shard` owns, streamed line by line
+/// (a listing of millions of objects is never held whole).
+fn plan(
+    listings: &[PathBuf],
+    shard: Shard,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    use std::io::BufRead;
+    let (mut total, mut mine, mut refused) = (0u64, 0u64, 0u64);
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+    let mut line = Vec::new();
+    for f in listings {
+        let mut reader: Box<dyn BufRead> = if f.as_os_str() == "-" {
+            Box::new(std::io::stdin().lock())
+        } else {
+            let file = std::fs::File::open(f)
+                .map_err(|e| anyhow::anyhow!("listing {}: {e}", f.display()))?;
+            Box::new(std::io::BufReader::with_capacity(1 << 16, file))
+        };
+        loop {
+            line.clear();
+            if reader.read_until(b'\n', &mut line)? == 0 {
+                break;
+            }
+            let text = String::from_utf8_lossy(&line);
+            let Some(e) = shards::listing_entry(text.strip_suffix('\n').unwrap_or(&text)) else {
+                continue;
+            };
+            total += 1;
+            // Plan output is pasted into download commands and shown on
+            // terminals: a name with control characters is not passed on.
+            if e.chars().any(char::is_control) {
+                writeln!(
+                    err,
+                    "artiscan: listing entry {e:?}: control characters in the name; left out of every shard"
+                )?;
+                refused += 1;
+            } else if shard.contains(e) {
+                out.write_all(e.as_bytes())?;
+                out.write_all(b"\n")?;
+                mine += 1;
+            }
+        }
+    }
+    out.flush()?;
+    writeln!(
+        err,
+        "audit plan: shard {shard}: {mine} of {total} entries; {refused} refused"
+    )?;
+    Ok(if refused > 0 { 2 } else { 0 })
 }
 
 fn audit_paths(args: AuditArgs, err: &mut dyn Write) -> anyhow::Result<i32> {
