@@ -28,9 +28,9 @@ case ${INPUT_FAIL_ON:-fail} in
     *) echo "artiscan action: fail-on must be fail, unknown or never, not '${INPUT_FAIL_ON}'" >&2; exit 2 ;;
 esac
 
-"$artiscan" "${args[@]}" --format jsonl -- "${paths[@]}" > "$json"
+"$artiscan" "${args[@]}" --no-progress --format jsonl -- "${paths[@]}" > "$json"
 rc=$?
-"$artiscan" "${args[@]}" --format markdown -- "${paths[@]}" >> "$GITHUB_STEP_SUMMARY"
+"$artiscan" "${args[@]}" --no-progress --format markdown -- "${paths[@]}" >> "$GITHUB_STEP_SUMMARY"
 
 python3 - "$json" <<'PY' >> "$GITHUB_OUTPUT" || exit 2
 import json, sys

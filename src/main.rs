@@ -22,6 +22,9 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// No progress bar on stderr, even on a terminal
+    #[arg(long, global = true)]
+    no_progress: bool,
 }
 
 #[derive(Subcommand)]
@@ -284,6 +287,9 @@ enum GrepFormat {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.no_progress {
+        artiscan::output::progress::disable();
+    }
     // `Stdout`, not a lock of it: grep's workers write from their threads.
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout());
     let mut err = io::stderr();
@@ -436,6 +442,9 @@ fn scan(a: ScanArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
         force: false,
     };
     let format = a.format.unwrap_or_else(Format::default_for_stdout);
+    if format == Format::Markdown {
+        anyhow::bail!("scan has no Markdown output (check has): use --format text, jsonl or json");
+    }
     let limits = a.input.limits();
     let status = commands::scan::run(
         &a.paths,

@@ -56,9 +56,6 @@ pub struct AuditArgs {
     /// Hash every artifact, even when its size and modification time are unchanged
     #[arg(long)]
     pub rehash: bool,
-    /// No progress bar, even on a terminal
-    #[arg(long)]
-    pub no_progress: bool,
     #[command(flatten)]
     pub limits: super::InputArgs,
 }
@@ -331,7 +328,7 @@ fn audit_paths(args: AuditArgs, err: &mut dyn Write) -> anyhow::Result<i32> {
         rehash: args.rehash,
         threads: args.limits.threads(),
         limits: args.limits.limits(),
-        progress: !args.no_progress,
+        progress: true,
     };
     let summary = audit::audit(&opts, &rules, &checks, err)?;
     writeln!(err, "{summary}")?;

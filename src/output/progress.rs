@@ -5,12 +5,21 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+/// `--no-progress`: set once by the binary, read by every bar.
+static DISABLED: AtomicBool = AtomicBool::new(false);
+
+/// No progress bar for the rest of the process, even on a terminal.
+pub fn disable() {
+    DISABLED.store(true, Ordering::Relaxed);
+}
 
 /// A bar over `total_bytes` for `artifacts` artifacts; hidden unless
 /// `enabled` and stderr is a terminal.
 pub fn bar(enabled: bool, total_bytes: u64, artifacts: usize) -> ProgressBar {
-    if !enabled || !std::io::stderr().is_terminal() {
+    if !enabled || DISABLED.load(Ordering::Relaxed) || !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
     let pb = ProgressBar::with_draw_target(Some(total_bytes), ProgressDrawTarget::hidden());

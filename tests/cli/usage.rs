@@ -207,3 +207,32 @@ fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+#[test]
+fn one_output_spelling_and_no_progress_everywhere() {
+    let s = sample("plain/server.log.gz");
+    for args in [
+        vec!["scan", "--no-progress", "--format", "text", &s],
+        vec!["check", "--no-progress", "--set", "inferencex", "--format", "text", &s],
+        vec!["grep", "--no-progress", "--format", "text", "Load weight", &s],
+        vec!["ls", "--no-progress", &s],
+    ] {
+        let run = artiscan(&args);
+        assert_ne!(run.code, 2, "{args:?}: {}", run.stderr);
+    }
+    // grep's --format jsonl is --json.
+    let a = artiscan(&["grep", "--format", "jsonl", "Load weight", &s]);
+    let b = artiscan(&["grep", "--json", "Load weight", &s]);
+    let strip = |r: &Run| {
+        r.records()
+            .into_iter()
+            .filter(|v| v["type"] != "summary")
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(strip(&a), strip(&b));
+    assert!(!strip(&a).is_empty());
+    // Markdown is for check only: scan says so instead of printing text.
+    let md = artiscan(&["scan", "--format", "markdown", &s]);
+    assert_eq!(md.code, 2);
+    assert!(md.stderr.contains("Markdown"), "{}", md.stderr);
+}
