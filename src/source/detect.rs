@@ -39,6 +39,7 @@ const UNDECODED: &[(&[u8], &str)] = &[
     (&[0xc7, 0x71], "cpio (binary)"),
     (&[0x71, 0xc7], "cpio (binary)"),
     (b"LRZI", "lrzip"),
+    (b"GRZipII", "grzip"),
 ];
 
 pub fn detect(head: &[u8]) -> Format {
@@ -105,13 +106,18 @@ fn is_cpio(h: &[u8]) -> bool {
             && digits(104, |b| b.is_ascii_hexdigit()))
 }
 
-/// An lzma-alone header (as libarchive bids it): properties 0x5d, a
-/// dictionary size, then an unknown (all 0xff) or plausible size.
+/// An lzma-alone header (as libarchive bids it).
 fn is_lzma_alone(h: &[u8]) -> bool {
-    h.len() >= 13
-        && h[0] == 0x5d
-        && h[1] == 0
-        && matches!(u32::from_le_bytes([h[1], h[2], h[3], h[4]]), d if d.is_power_of_two() || d == 0)
+    let dict = if h.len() >= 13 {
+        u32::from_le_bytes([h[1], h[2], h[3], h[4]])
+    } else {
+        return false;
+    };
+    // Properties lc/lp/pb encode below 225; the dictionary is 2^n or
+    // 2^n + 2^(n-1) (as xz writes it); the size is unknown or < 2^56.
+    h[0] < 225
+        && dict >= 1 << 12
+        && (dict.is_power_of_two() || (dict - (1 << (31 - dict.leading_zeros()))).is_power_of_two())
         && (h[5..13].iter().all(|&b| b == 0xff) || h[12] == 0)
 }
 

@@ -345,6 +345,17 @@ where
             // a zip is reached by `stream`.
             Format::Zip if self.too_deep(0) => Ok(()),
             Format::Zip => self.zip_slice(bytes, 1),
+            // A zip after more than a block of other bytes (a
+            // self-extractor stub): its end record says so.
+            Format::Text
+                if zipread::central_directory(bytes, MAX_DIRECTORY_ENTRIES)
+                    .is_ok_and(|d| !d.entries.is_empty()) =>
+            {
+                if self.too_deep(0) {
+                    return Ok(());
+                }
+                self.zip_slice(bytes, 1)
+            }
             Format::Text => {
                 let members = self.members.clone();
                 let mut reader = bytes;

@@ -7,6 +7,7 @@ mod archives;
 mod audit;
 mod check;
 mod cite;
+mod corpus;
 mod grep;
 mod hostile;
 mod hostile_output;
