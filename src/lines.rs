@@ -7,6 +7,15 @@
 use std::io::{self, Read};
 use std::sync::mpsc;
 
+/// A reader that fails once with a stored error (or yields nothing).
+struct ErrorOnce(Option<io::Error>);
+
+impl Read for ErrorOnce {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        self.0.take().map_or(Ok(0), Err)
+    }
+}
+
 /// How much of a member is looked at to decide that it is binary (a NUL).
 pub const BINARY_PROBE: usize = 8 << 10;
 const MIN_BUF: usize = 256 << 10;
@@ -183,14 +192,21 @@ impl LineReader {
     pub fn scan(&mut self, r: &mut dyn Read, sink: &mut dyn LineSink) -> io::Result<Outcome> {
         let mut head = [0u8; UTF16_PROBE];
         let mut n = 0;
+        // An error in the probe comes after the bytes read before it, so
+        // that nothing decoded is dropped.
+        let mut failed = ErrorOnce(None);
         while n < UTF16_PROBE {
             match r.read(&mut head[n..]) {
                 Ok(0) => break,
                 Ok(k) => n += k,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
+                Err(e) => {
+                    failed.0 = Some(e);
+                    break;
+                }
             }
         }
+        let r: &mut dyn Read = if failed.0.is_some() { &mut failed } else { r };
         match utf16_bom(&head[..n]) {
             Some(le) => {
                 let mut dec = Utf16Reader::new((&head[2..n]).chain(r), le);
@@ -231,6 +247,14 @@ impl LineReader {
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
+                    if !probed {
+                        // The first block is short: probe what there is.
+                        match first_line(&buf[..filled], self.binary) {
+                            Some(at) => start = at,
+                            // Binary: the error is what coverage reports.
+                            None => return Err(e),
+                        }
+                    }
                     if !skipping && !st.out.stopped {
                         if let Some(p) = memchr::memrchr(b'\n', &buf[start..filled]) {
                             st.region(&buf[start..start + p + 1], start, sink);

@@ -251,24 +251,44 @@ const JSON_COLUMNS: &[(&str, &[&str])] = &[
     ("verdicts", &["evidence", "missing"]),
 ];
 
-/// Further conditions a row must meet, per table (SQL on the row).
-const ROW_RULES: &[(&str, &str, &str)] = &[
-    (
-        "verdicts",
-        "status IN ('pass', 'fail', 'unknown')",
-        "status is pass, fail or unknown",
-    ),
-    (
-        "verdicts",
-        "(scope = 'artifact' AND path = scope_name) OR (scope = 'run' AND path IS NULL)",
-        "an artifact verdict names its own artifact",
-    ),
-    (
-        "coverage_errors",
-        "kind IN ('truncated', 'corrupt', 'limit', 'unsupported', 'io')",
-        "a known error kind",
-    ),
-];
+/// `'a', 'b', ...` for an SQL `IN` list.
+fn sql_names(names: impl Iterator<Item = &'static str>) -> String {
+    names
+        .map(|n| format!("'{n}'"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Further conditions a row must meet, per table (SQL on the row). The
+/// allowed names come from the enums that write them, so a new status or
+/// error kind is never refused by merge.
+fn row_rules() -> Vec<(&'static str, String, &'static str)> {
+    use crate::check::Status;
+    use crate::source::ErrorKind;
+    vec![
+        (
+            "verdicts",
+            format!(
+                "status IN ({})",
+                sql_names(Status::ALL.iter().map(|s| s.as_str()))
+            ),
+            "a known verdict status",
+        ),
+        (
+            "verdicts",
+            "(scope = 'artifact' AND path = scope_name) OR (scope = 'run' AND path IS NULL)".into(),
+            "an artifact verdict names its own artifact",
+        ),
+        (
+            "coverage_errors",
+            format!(
+                "kind IN ({})",
+                sql_names(ErrorKind::ALL.iter().map(|k| k.as_str()))
+            ),
+            "a known error kind",
+        ),
+    ]
+}
 
 /// Refuses an input (attached as `src`) that this artiscan did not write as
 /// it is: see the module documentation.
@@ -397,7 +417,7 @@ const ROW_TABLES: &[&str] = &[
 
 /// Refuses rows of `tables` (those `rows` selects, a `WHERE` on the table or
 /// empty) whose values do not have their column's type, JSON columns that do
-/// not parse, and the [`ROW_RULES`]; one pass over each table.
+/// not parse, and the [`row_rules`]; one pass over each table.
 fn check_types(conn: &Connection, tables: &[&str], rows: &str) -> anyhow::Result<()> {
     // Types: every value of the type its column declares (SQLite itself
     // stores anything anywhere), NOT NULL and primary-key columns not null.
@@ -439,8 +459,8 @@ fn check_types(conn: &Connection, tables: &[&str], rows: &str) -> anyhow::Result
                 }
             }
         }
-        for (table, rule, what) in ROW_RULES {
-            if table == t {
+        for (table, rule, what) in row_rules() {
+            if table == *t {
                 cases.push(format!("WHEN NOT ({rule}) THEN 'not: {what}'"));
             }
         }

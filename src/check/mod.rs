@@ -521,6 +521,14 @@ pub enum Status {
 }
 
 impl Status {
+    /// Every status, for readers that check stored names (the audit store).
+    pub const ALL: [Status; 4] = [
+        Status::Pass,
+        Status::Fail,
+        Status::Unknown,
+        Status::NotApplicable,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Pass => "pass",

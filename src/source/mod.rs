@@ -61,6 +61,30 @@ pub enum ErrorKind {
     Skipped,
 }
 
+impl ErrorKind {
+    /// Every kind, for readers that check stored names (the audit store).
+    pub const ALL: [ErrorKind; 6] = [
+        ErrorKind::Truncated,
+        ErrorKind::Corrupt,
+        ErrorKind::Limit,
+        ErrorKind::Unsupported,
+        ErrorKind::Io,
+        ErrorKind::Skipped,
+    ];
+
+    /// The name in JSON and in the audit store.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Truncated => "truncated",
+            ErrorKind::Corrupt => "corrupt",
+            ErrorKind::Limit => "limit",
+            ErrorKind::Unsupported => "unsupported",
+            ErrorKind::Io => "io",
+            ErrorKind::Skipped => "skipped",
+        }
+    }
+}
+
 /// One part of an artifact that was not read completely.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct MemberError {

@@ -213,8 +213,23 @@ fn one_output_spelling_and_no_progress_everywhere() {
     let s = sample("plain/server.log.gz");
     for args in [
         vec!["scan", "--no-progress", "--format", "text", &s],
-        vec!["check", "--no-progress", "--set", "inferencex", "--format", "text", &s],
-        vec!["grep", "--no-progress", "--format", "text", "Load weight", &s],
+        vec![
+            "check",
+            "--no-progress",
+            "--set",
+            "inferencex",
+            "--format",
+            "text",
+            &s,
+        ],
+        vec![
+            "grep",
+            "--no-progress",
+            "--format",
+            "text",
+            "Load weight",
+            &s,
+        ],
         vec!["ls", "--no-progress", &s],
     ] {
         let run = artiscan(&args);
