@@ -85,7 +85,7 @@ pub fn first_line(head: &[u8], search_binary: bool) -> Option<usize> {
 /// Bytes looked at to decide that a member is UTF-16.
 const UTF16_PROBE: usize = 512;
 
-/// Whether a member whose first bytes are `head` (up to [`UTF16_PROBE`] of
+/// Whether a member whose first bytes are `head` (up to `UTF16_PROBE` of
 /// them, or all) is UTF-16 text: a byte order mark, then mostly code units
 /// below U+0100 (logs are ASCII-heavy). `FF FE` in front of other bytes is
 /// just bytes, read as UTF-8 (lossily), never decoded into other text.

@@ -4,7 +4,7 @@
 //! so merging the same input twice changes nothing. Run-scope checks are
 //! judged again over the merged runs.
 //!
-//! An input is trusted for nothing it cannot show ([`validate`]): its schema
+//! An input is trusted for nothing it cannot show (`validate`): its schema
 //! must be this artiscan's, object for object (tables, not views; no
 //! triggers); every value must have its column's type; JSON columns must
 //! parse, as must the check files it stored; no artifact may be scanned in

@@ -4,7 +4,7 @@
 //! that SQL, `audit report` and `audit export` read.
 //!
 //! - **Incremental**: an artifact is skipped when its sha256 and the
-//!   pack/check-set [fingerprint](fingerprint) are those stored. Unchanged
+//!   pack/check-set fingerprint are those stored. Unchanged
 //!   size and modification time (older than the last hash by a margin, as git
 //!   does it) stand in for the hash; `--rehash` always hashes.
 //! - **Resumable**: artifacts are scanned on a worker pool and one writer (the
@@ -279,7 +279,7 @@ fn normalize(path: &str) -> String {
     }
 }
 
-/// The store key of an artifact: its path as walked ([`normalize`]d), from
+/// The store key of an artifact: its path as walked (`normalize`d), from
 /// the bytes the file system gave. A path that is not valid UTF-8 (or holds
 /// U+FFFD itself) is escaped so that no two paths share a key: each invalid
 /// byte becomes `\u{FFFD}x` and two hex digits, each U+FFFD `\u{FFFD}u`.

@@ -42,7 +42,7 @@ const SPLIT_MIN: usize = 8 << 20;
 /// memory bounded on floods: 6 million Traceback lines in a 611 KB `.gz`.
 pub const MAX_RECORDS: usize = 100_000;
 /// Estimated bytes of the evidence records one artifact keeps (see
-/// [`record_cost`]).
+/// `record_cost`).
 pub const MAX_RECORD_BYTES: usize = 64 << 20;
 
 /// What the records kept so far cost: a prefix of the records in member

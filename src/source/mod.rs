@@ -4,16 +4,16 @@
 //! Nothing is extracted to disk; member names are data, never paths.
 //!
 //! # Error protocol
-//! - Every reader between layers ([`layer::Layer`]) turns an error into a
-//!   [`layer::Tagged`] io error carrying the member chain where it happened
+//! - Every reader between layers (`layer::Layer`) turns an error into a
+//!   `layer::Tagged` io error carrying the member chain where it happened
 //!   and its [`ErrorKind`]. The kind comes from typed errors: artiscan's own
 //!   readers (gzip, zip entries, tar) return `InvalidData`/`UnexpectedEof`
-//!   io errors or typed errors ([`tarread::TarError`],
-//!   [`zipread::DirectoryError`]) that map to a kind; only the zstd crate's
+//!   io errors or typed errors (`tarread::TarError`,
+//!   `zipread::DirectoryError`) that map to a kind; only the zstd crate's
 //!   window refusal is recognised by its wording (in one place, `ZstdWindow`).
 //! - A reader hands back every byte it decoded before an error first and
 //!   returns the error on the next read; the first-block read that detects
-//!   the format keeps its bytes too ([`layer::Pending`]).
+//!   the format keeps its bytes too (`layer::Pending`).
 //! - The visitor passes reader errors back unchanged. The walker records
 //!   each error once (`Tagged::recorded`), at the deepest member where it
 //!   was noticed; an error from inside a member lets the container go on
