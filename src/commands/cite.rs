@@ -47,7 +47,9 @@ pub struct CiteRecord {
 
 struct Grab {
     target: u64,
+    /// Lines kept before and after the target.
     context: usize,
+    after_context: usize,
     before: Vec<(u64, Vec<u8>)>,
     hit: Option<(u64, Vec<u8>)>,
     after: Vec<(u64, Vec<u8>)>,
@@ -57,6 +59,7 @@ struct Grab {
 impl LineSink for Grab {
     fn line(&mut self, l: &Line<'_>) -> bool {
         let context = self.context as u64;
+        let after = self.after_context as u64;
         if l.number.saturating_add(context) < self.target {
             return true;
         }
@@ -68,7 +71,7 @@ impl LineSink for Grab {
         } else {
             self.after.push((l.number, text));
         }
-        l.number < self.target.saturating_add(context)
+        l.number < self.target.saturating_add(after)
     }
 }
 
@@ -116,7 +119,15 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
-    let Some((path, members, line)) = Location::parse(citation) else {
+    // An aggregate's range `member:208..273` cites its first line and
+    // prints the lines through the last.
+    let (citation_line, range_end) = match citation.rsplit_once("..") {
+        Some((head, end)) if end.bytes().all(|b| b.is_ascii_digit()) && !end.is_empty() => {
+            (head, end.parse::<u64>().ok())
+        }
+        _ => (citation, None),
+    };
+    let Some((path, members, line)) = Location::parse(citation_line) else {
         writeln!(
             err,
             "artiscan: {} is not a citation (path!member!member:line)",
@@ -148,9 +159,43 @@ pub fn run(
         kind: ArtifactKind::File(file.clone()),
     };
     let sha = engine::sha256_file(&file)?;
+    // Tar names are cited without a leading `./`; accept them as written.
+    let members: Vec<String> = members
+        .into_iter()
+        .map(|m| {
+            let mut m = m.as_str();
+            while let Some(rest) = m.strip_prefix("./") {
+                m = rest;
+            }
+            m.to_string()
+        })
+        .collect();
+    let context = o.context.min(MAX_CONTEXT);
+    let after_context = match range_end {
+        Some(end) if end >= line => {
+            let span = usize::try_from(end - line).unwrap_or(usize::MAX);
+            if span > MAX_CONTEXT {
+                writeln!(
+                    err,
+                    "artiscan: the range is more than {MAX_CONTEXT} lines: printing {MAX_CONTEXT}"
+                )?;
+            }
+            span.min(MAX_CONTEXT).max(context)
+        }
+        Some(_) => {
+            writeln!(
+                err,
+                "artiscan: {} is not a citation (the range ends before it starts)",
+                escape::text(citation)
+            )?;
+            return Ok(2);
+        }
+        None => context,
+    };
     let mut grab = Grab {
         target: line,
-        context: o.context.min(MAX_CONTEXT),
+        context,
+        after_context,
         before: Vec::new(),
         hit: None,
         after: Vec::new(),

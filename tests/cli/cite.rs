@@ -53,3 +53,45 @@ fn wrong_quote_wrong_hash_and_bad_citations() {
         0
     );
 }
+
+/// Citations as artiscan's own output and docs write them: tar names with
+/// `./` (as `tar -t` lists them) and an aggregate's `first..last` range.
+#[test]
+fn dot_slash_names_and_aggregate_ranges_resolve() {
+    let zip = "samples/artifacts/multinode_server_logs_dsv4_fp4_sglang_tp8-pp1-dcp1-pcp1-ep8-dpatrue_disagg-true_spec-mtp_conc128_gb200-nv_01.zip";
+    // The range an aggregate record prints, taken from scan's own output.
+    let scan = artiscan(&["scan", "--only", "spec.accept_len", zip]);
+    let agg = scan
+        .of_type("aggregate")
+        .into_iter()
+        .next()
+        .expect("an accept_len aggregate");
+    let first = agg["first"].as_str().expect("first citation");
+    let last = agg["last"].as_str().expect("last citation");
+    let (head, a) = first.rsplit_once(':').unwrap();
+    let b = last.rsplit_once(':').unwrap().1;
+    let range = format!("{head}:{a}..{b}");
+    let run = artiscan(&["cite", "--json", &range]);
+    assert_eq!(run.code, 0, "{range}: {}", run.stderr);
+    let rec = &run.of_type("cite")[0];
+    let (a, b): (u64, u64) = (a.parse().unwrap(), b.parse().unwrap());
+    assert_eq!(rec["location"]["line"], a);
+    let after = rec["after"].as_array().unwrap();
+    assert_eq!(
+        after.last().unwrap()[0].as_u64(),
+        Some(b),
+        "printed through the last line"
+    );
+    assert_eq!(after.len() as u64, b - a);
+    // The same member written with `./`, as tar lists it.
+    let dotted = first.replace(
+        "!multinode_server_logs.tar.gz!",
+        "!./multinode_server_logs.tar.gz!./",
+    );
+    assert_ne!(dotted, first);
+    let run = artiscan(&["cite", "--expect", "accept len", &dotted]);
+    assert_eq!(run.code, 0, "{dotted}: {}", run.stderr);
+    // A range that ends before it starts is not a citation.
+    let bad = format!("{head}:{b}..{a}");
+    assert_eq!(artiscan(&["cite", &bad]).code, 2);
+}
