@@ -311,3 +311,154 @@ fn one_thread_output_is_in_walk_order() {
     l2.sort();
     assert_eq!(l1, l2);
 }
+
+/// grep and rg habits, each flag against what it must print.
+mod habits {
+    use crate::harness::*;
+
+    const ZIP: &str = "samples/artifacts/multinode_server_logs_dsv4_fp4_sglang_tp8-pp1-dcp1-pcp1-ep8-dpatrue_disagg-true_spec-mtp_conc128_gb200-nv_01.zip";
+
+    fn lines(r: &Run) -> Vec<&str> {
+        r.stdout.lines().collect()
+    }
+
+    #[test]
+    fn pattern_starting_with_dash_and_patterns_from_a_file() {
+        let r = artiscan(&["grep", "-e", "--tp-size", ZIP]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(lines(&r).iter().all(|l| l.contains("--tp-size")));
+        let dir = tempfile::tempdir().unwrap();
+        let pats = dir.path().join("p.txt");
+        std::fs::write(&pats, "--tp-size\nmonokernel routing check\n").unwrap();
+        let f = artiscan(&["grep", "-c", "-f", pats.to_str().unwrap(), ZIP]);
+        let e = artiscan(&[
+            "grep",
+            "-c",
+            "-e",
+            "--tp-size",
+            "-e",
+            "monokernel routing check",
+            ZIP,
+        ]);
+        assert_eq!(f.code, 0, "{}", f.stderr);
+        assert_eq!(f.stdout, e.stdout, "-f FILE is -e per line");
+    }
+
+    #[test]
+    fn only_matching_line_regexp_and_max_count() {
+        let o = artiscan(&["grep", "-o", "accept len: [0-9.]+", ZIP]);
+        assert!(!o.stdout.is_empty());
+        for l in lines(&o) {
+            let text = l.rsplit_once(':').map(|(a, _)| a).unwrap();
+            assert!(text.ends_with("accept len"), "{l}");
+            assert!(
+                l.rsplit(':').next().unwrap().trim().parse::<f64>().is_ok(),
+                "{l}"
+            );
+        }
+        // -x: the whole line must match.
+        let part = artiscan(&["grep", "-x", "Decode batch", ZIP]);
+        assert_eq!(part.code, 1, "a part of a line is not a whole line");
+        let whole = artiscan(&["grep", "-x", r".*Decode batch.*", ZIP]);
+        assert_eq!(whole.code, 0);
+        // -m 2: at most two matching lines per member.
+        let m = artiscan(&["grep", "-c", "-m", "2", "Decode batch", ZIP]);
+        let counts: Vec<u64> = lines(&m)
+            .iter()
+            .map(|l| l.rsplit(':').next().unwrap().parse().unwrap())
+            .collect();
+        assert!(
+            counts.iter().all(|&c| c <= 2) && counts.contains(&2),
+            "{counts:?}"
+        );
+        let all = artiscan(&["grep", "-m", "1", "Decode batch", ZIP]);
+        let n_members = lines(&m).iter().filter(|l| !l.ends_with(":0")).count();
+        assert_eq!(
+            lines(&all).len(),
+            n_members,
+            "one line per member with -m 1"
+        );
+    }
+
+    #[test]
+    fn quiet_files_without_match_and_no_filename() {
+        let q = artiscan(&["grep", "-q", "Decode batch", ZIP]);
+        assert_eq!((q.code, q.stdout.as_str()), (0, ""));
+        let q = artiscan(&["grep", "-q", "no such text anywhere", ZIP]);
+        assert_eq!((q.code, q.stdout.as_str()), (1, ""));
+        // -L lists exactly the members -c counts 0 for.
+        let l = artiscan(&["grep", "-L", "Decode batch", ZIP]);
+        let c = artiscan(&["grep", "-c", "Decode batch", ZIP]);
+        let zero: Vec<&str> = lines(&c)
+            .iter()
+            .filter_map(|l| l.strip_suffix(":0"))
+            .collect();
+        assert_eq!(lines(&l), zero);
+        assert!(!zero.is_empty());
+        // -h: citations without the artifact path; -H is the default.
+        let h = artiscan(&["grep", "-h", "monokernel routing check", ZIP]);
+        let big_h = artiscan(&["grep", "-H", "monokernel routing check", ZIP]);
+        assert_eq!(lines(&h).len(), lines(&big_h).len());
+        for (a, b) in lines(&h).iter().zip(lines(&big_h)) {
+            assert!(a.starts_with("multinode_server_logs.tar.gz!"), "{a}");
+            assert_eq!(b, format!("{ZIP}!{a}"));
+        }
+        // -n, -r and -E are what grep already does.
+        let plain = artiscan(&["grep", "monokernel", "samples/artifacts"]);
+        let habits = artiscan(&["grep", "-n", "-r", "-E", "monokernel", "samples/artifacts"]);
+        assert_eq!(plain.stdout, habits.stdout);
+    }
+
+    #[test]
+    fn messages_patterns_and_help() {
+        // -s silences messages about damaged artifacts, not the exit code.
+        let loud = artiscan(&["grep", "zzz-no-match", "samples/artifacts/damaged"]);
+        let quiet = artiscan(&["grep", "-s", "zzz-no-match", "samples/artifacts/damaged"]);
+        assert!(!loud.stderr.is_empty());
+        assert_eq!(quiet.stderr, "");
+        assert_eq!(quiet.code, loud.code);
+        // A bad pattern is quoted as written, not as artiscan wraps it.
+        let bad = artiscan(&["grep", "-e", "ok", "-e", "foo(", ZIP]);
+        assert_eq!(bad.code, 2);
+        assert!(bad.stderr.contains("\"foo(\""), "{}", bad.stderr);
+        assert!(!bad.stderr.contains("(?m"), "{}", bad.stderr);
+        // -a searches binary members, as --binary.
+        let core = "samples/artifacts/damaged/core_dump_artifact.zip";
+        let a = artiscan(&["grep", "-a", "-c", "", core]);
+        let b = artiscan(&["grep", "--binary", "-c", "", core]);
+        assert_eq!(a.stdout, b.stdout);
+        // Sizes take suffixes, as in rg.
+        let sized = artiscan(&[
+            "grep",
+            "-c",
+            "--max-bytes",
+            "64G",
+            "--max-line",
+            "1M",
+            "Decode",
+            ZIP,
+        ]);
+        assert_eq!(sized.code, 0, "{}", sized.stderr);
+        // Every flag has help text.
+        let help = artiscan(&["grep", "--help"]);
+        let help_lines: Vec<&str> = help.stdout.lines().collect();
+        for flag in [
+            "-i,", "-A,", "-B,", "-C,", "-o,", "-q,", "-m,", "-L,", "-x,", "-f,", "-h,",
+        ] {
+            let at = help_lines
+                .iter()
+                .position(|l| l.trim_start().starts_with(flag))
+                .unwrap_or_else(|| panic!("{flag} not in help"));
+            // Its description: words after the flag spec, on its line and
+            // the lines up to the next flag.
+            let described: Vec<&str> = help_lines[at + 1..]
+                .iter()
+                .take_while(|l| !l.trim_start().starts_with('-'))
+                .chain(std::iter::once(&help_lines[at]))
+                .flat_map(|l| l.split_whitespace())
+                .filter(|w| !w.starts_with('-') && !w.starts_with('<'))
+                .collect();
+            assert!(described.len() >= 2, "{flag} has no help: {described:?}");
+        }
+    }
+}
