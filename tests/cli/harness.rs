@@ -128,3 +128,16 @@ pub fn grep_n(data: &[u8], pattern: &str) -> Vec<u64> {
         .map(|(i, _)| i as u64 + 1)
         .collect()
 }
+
+/// Copies a folder tree (a sample laid out as `gh run download` makes it).
+pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
