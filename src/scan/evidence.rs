@@ -1057,18 +1057,7 @@ impl<'a> MemberScan<'a> {
             else {
                 continue;
             };
-            match agg.stats.get_mut(name.as_str()) {
-                Some(s) => {
-                    s.0 = s.0.min(x);
-                    s.1 = s.1.max(x);
-                    s.2.add(x);
-                }
-                None => {
-                    let mut sum = Sum::default();
-                    sum.add(x);
-                    agg.stats.insert(name.clone(), (x, x, sum));
-                }
-            }
+            agg.add_stat(name, x);
         }
     }
 

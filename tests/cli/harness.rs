@@ -141,3 +141,91 @@ pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+/// The memory bound SECURITY.md states for every hostile input, at the defaults.
+pub const MAX_RSS_KIB: u64 = 256 << 10;
+
+/// A run with its peak resident memory and wall time.
+pub struct Measured {
+    pub run: Run,
+    pub peak_kib: u64,
+    pub secs: f64,
+}
+
+fn vm_hwm_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Runs `artiscan ARGS` in `dir`, polling its peak resident memory (VmHWM)
+/// until it exits; kills it past `limit`. Prints what it measured under
+/// `case` and checks that it did not panic and stayed under [`MAX_RSS_KIB`].
+pub fn measure_within(
+    case: &str,
+    dir: &Path,
+    args: &[&str],
+    limit: std::time::Duration,
+) -> Measured {
+    use std::io::Read;
+    use std::time::{Duration, Instant};
+    let start = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_artiscan"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn artiscan");
+    let pid = child.id();
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out_t = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = out.read_to_end(&mut v);
+        v
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = err.read_to_end(&mut v);
+        v
+    });
+    let mut peak = 0;
+    let status = loop {
+        if let Some(k) = vm_hwm_kib(pid) {
+            peak = peak.max(k);
+        }
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("{case}: still running after {} s", limit.as_secs());
+        }
+        std::thread::sleep(Duration::from_millis(3));
+    };
+    let secs = start.elapsed().as_secs_f64();
+    let run = Run {
+        code: status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out_t.join().unwrap()).into_owned(),
+        stderr: String::from_utf8_lossy(&err_t.join().unwrap()).into_owned(),
+    };
+    eprintln!(
+        "hostile {case}: {secs:.2} s, peak {} MiB, exit {}",
+        peak >> 10,
+        run.code
+    );
+    assert!(
+        !run.stderr.contains("panicked"),
+        "{case}: panic: {}",
+        run.stderr
+    );
+    assert!(peak < MAX_RSS_KIB, "{case}: peak memory {} MiB", peak >> 10);
+    Measured {
+        run,
+        peak_kib: peak,
+        secs,
+    }
+}

@@ -7,97 +7,18 @@
 //! Each case measures the child's peak resident memory (VmHWM, polled from
 //! `/proc`) and wall time, and prints them (`--nocapture` shows them).
 
-use super::harness::{Run, root};
+use super::harness::{Measured, Run, measure_within, root};
 use flate2::{Compress, Compression, Decompress, FlushCompress};
 use serde_json::Value;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-/// The memory bound every case must hold (issue 7).
-const MAX_RSS_KIB: u64 = 256 << 10;
+use std::time::Duration;
 
 // ---------------------------------------------------------------- running
 
-struct Measured {
-    run: Run,
-    peak_kib: u64,
-    secs: f64,
-}
-
-fn vm_hwm_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// Runs `artiscan ARGS` in `dir`, polling its peak resident memory until it
-/// exits, and prints what it measured under `case`.
+/// Runs `artiscan ARGS` in `dir` (see [`measure_within`]), within 120 s.
 fn measure(case: &str, dir: &Path, args: &[&str]) -> Measured {
-    let start = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_artiscan"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn artiscan");
-    let pid = child.id();
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let out_t = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = out.read_to_end(&mut v);
-        v
-    });
-    let err_t = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err.read_to_end(&mut v);
-        v
-    });
-    let mut peak = 0;
-    let status = loop {
-        if let Some(k) = vm_hwm_kib(pid) {
-            peak = peak.max(k);
-        }
-        if let Some(s) = child.try_wait().expect("wait") {
-            break s;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(120),
-            "{case}: still running after 120 s"
-        );
-        std::thread::sleep(Duration::from_millis(3));
-    };
-    let secs = start.elapsed().as_secs_f64();
-    let run = Run {
-        code: status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out_t.join().unwrap()).into_owned(),
-        stderr: String::from_utf8_lossy(&err_t.join().unwrap()).into_owned(),
-    };
-    eprintln!(
-        "hostile {case}: {secs:.2} s, peak {} MiB, exit {}",
-        peak / 1024,
-        run.code
-    );
-    assert!(
-        !run.stderr.contains("panicked"),
-        "{case}: panic: {}",
-        run.stderr
-    );
-    assert!(
-        peak < MAX_RSS_KIB,
-        "{case}: peak memory {} MiB",
-        peak / 1024
-    );
-    Measured {
-        run,
-        peak_kib: peak,
-        secs,
-    }
+    measure_within(case, dir, args, Duration::from_secs(120))
 }
 
 fn tmp() -> tempfile::TempDir {

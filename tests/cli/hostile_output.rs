@@ -6,77 +6,17 @@
 //! name on 100k lines) stay under a memory bound. Inputs are generated in
 //! temporary folders; peak memory (VmHWM) is polled from `/proc`.
 
-use super::harness::{Run, artiscan_in};
+use super::harness::{Run, artiscan_in, measure_within};
 use serde_json::Value;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// The bound SECURITY.md states for every hostile input, at the defaults.
-const MAX_RSS_KIB: u64 = 256 << 10;
-
-fn vm_hwm_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// Runs `artiscan ARGS` in `dir`; returns the run, its peak memory in KiB
-/// and its wall time, after checking the memory bound and that it did not
-/// panic.
+/// Runs `artiscan ARGS` in `dir` (see [`measure_within`]), within 240 s;
+/// returns the run, its peak memory in KiB and its wall time.
 fn measure(case: &str, dir: &Path, args: &[&str]) -> (Run, u64, f64) {
-    let start = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_artiscan"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn artiscan");
-    let pid = child.id();
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let out_t = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = out.read_to_end(&mut v);
-        v
-    });
-    let err_t = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err.read_to_end(&mut v);
-        v
-    });
-    let mut peak = 0;
-    let status = loop {
-        if let Some(k) = vm_hwm_kib(pid) {
-            peak = peak.max(k);
-        }
-        if let Some(s) = child.try_wait().expect("wait") {
-            break s;
-        }
-        if start.elapsed() > Duration::from_secs(240) {
-            let _ = child.kill();
-            panic!("{case}: still running after 240 s");
-        }
-        std::thread::sleep(Duration::from_millis(3));
-    };
-    let secs = start.elapsed().as_secs_f64();
-    let run = Run {
-        code: status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out_t.join().unwrap()).into_owned(),
-        stderr: String::from_utf8_lossy(&err_t.join().unwrap()).into_owned(),
-    };
-    eprintln!(
-        "hostile {case}: {secs:.2} s, peak {} MiB, exit {}",
-        peak >> 10,
-        run.code
-    );
-    assert!(!run.stderr.contains("panicked"), "{case}: {}", run.stderr);
-    assert!(peak < MAX_RSS_KIB, "{case}: peak memory {} MiB", peak >> 10);
-    (run, peak, secs)
+    let m = measure_within(case, dir, args, Duration::from_secs(240));
+    (m.run, m.peak_kib, m.secs)
 }
 
 fn gzip(data: &[u8]) -> Vec<u8> {
