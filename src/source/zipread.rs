@@ -255,22 +255,11 @@ pub fn local_header(r: &mut dyn BufRead) -> io::Result<Next> {
     let mut extra = vec![0u8; extra_len];
     exact(r, &mut extra, "a local header")?;
     let mut zip64 = false;
-    let mut e = &extra[..];
-    while e.len() >= 4 {
-        let (id, len) = (le16(e), le16(&e[2..]) as usize);
-        let body = &e[4..(4 + len).min(e.len())];
+    for (id, body) in extra_fields(&extra) {
         if id == 0x0001 {
             zip64 = true;
-            let mut b = body;
-            if usize == 0xffff_ffff && b.len() >= 8 {
-                usize = le64(b);
-                b = &b[8..];
-            }
-            if csize == 0xffff_ffff && b.len() >= 8 {
-                csize = le64(b);
-            }
+            widen(body, &mut [&mut usize, &mut csize]);
         }
-        e = &e[(4 + len).min(e.len())..];
     }
     let name = name_of(&name, flags);
     Ok(Next::Entry(LocalHeader {
@@ -454,18 +443,7 @@ fn directory_at(data: &[u8], pos: usize, max_entries: u64) -> Result<Directory, 
         let mut unicode = None;
         for (id, body) in extra_fields(extra) {
             match id {
-                0x0001 => {
-                    // Only the fields that are 0xffffffff are here, in order.
-                    let mut b = body;
-                    let wide = [usize, csize, header].map(|v| v == 0xffff_ffff);
-                    let mut fields = [&mut usize, &mut csize, &mut header];
-                    for (field, wide) in fields.iter_mut().zip(wide) {
-                        if wide && b.len() >= 8 {
-                            **field = le64(b);
-                            b = &b[8..];
-                        }
-                    }
-                }
+                0x0001 => widen(body, &mut [&mut usize, &mut csize, &mut header]),
                 // Info-ZIP Unicode path: used only if it was made from
                 // this very name (its CRC matches), as libarchive does.
                 0x7075
@@ -509,6 +487,17 @@ fn directory_at(data: &[u8], pos: usize, max_entries: u64) -> Result<Directory, 
 }
 
 /// (id, body) of each extra field.
+/// A zip64 extra field's body: the 8-byte values of the fields whose
+/// 32-bit value is 0xffffffff, in the order given (APPNOTE 4.5.3).
+fn widen(mut b: &[u8], fields: &mut [&mut u64]) {
+    for field in fields {
+        if **field == 0xffff_ffff && b.len() >= 8 {
+            **field = le64(b);
+            b = &b[8..];
+        }
+    }
+}
+
 fn extra_fields(mut e: &[u8]) -> impl Iterator<Item = (u16, &[u8])> {
     std::iter::from_fn(move || {
         if e.len() < 4 {
