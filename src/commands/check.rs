@@ -191,10 +191,7 @@ pub fn run(
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
     let (artifacts, units, walk_errors) = walk_units(inputs, layout);
-    for (path, e) in &walk_errors {
-        let esc = crate::output::escape::text;
-        writeln!(err, "artiscan: {}: {}", esc(path), esc(&e.to_string()))?;
-    }
+    super::report_walk_errors(err, &walk_errors)?;
     let opts = ScanOptions {
         every_match: true,
         force: false,

@@ -31,15 +31,8 @@ pub fn run(
     let matcher = GrepMatcher::new(opts)?;
     let (artifacts, walk_errors) = source::walk(inputs);
     let mut summary = SummaryRecord::new();
-    for (path, e) in &walk_errors {
-        writeln!(
-            err,
-            "artiscan: {}: {}",
-            escape::text(path),
-            escape::text(&e.to_string())
-        )?;
-        summary.errors += 1;
-    }
+    super::report_walk_errors(err, &walk_errors)?;
+    summary.errors += walk_errors.len() as u64;
     let shared = SharedOut::new(out, ARTIFACT_BUFFER);
     // Each artifact's place in the input, from its address in the slice.
     let index: std::collections::HashMap<usize, usize> = artifacts

@@ -77,13 +77,7 @@ pub fn run(
 ) -> anyhow::Result<i32> {
     let (artifacts, walk_errors) = walk(paths);
     let mut failed = !walk_errors.is_empty();
-    for (path, e) in &walk_errors {
-        writeln!(
-            err,
-            "artiscan: {}: {e}",
-            Location::member_citation(path, &[])
-        )?;
-    }
+    super::report_walk_errors(err, &walk_errors)?;
     for artifact in &artifacts {
         let mut coverage = Coverage::default();
         let mut rows: Vec<MemberRecord> = Vec::new();

@@ -9,6 +9,17 @@ pub mod packs;
 pub mod scan;
 
 use crate::source::Limits;
+use std::io::{self, Write};
+
+/// Prints the inputs that could not be walked (a missing path, an
+/// unreadable folder), escaped, one line each, on stderr.
+pub fn report_walk_errors(err: &mut dyn Write, errors: &[(String, io::Error)]) -> io::Result<()> {
+    use crate::output::escape::text;
+    for (path, e) in errors {
+        writeln!(err, "artiscan: {}: {}", text(path), text(&e.to_string()))?;
+    }
+    Ok(())
+}
 
 /// What a command found, for the exit code.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -66,15 +66,8 @@ pub fn run(
     let start = Instant::now();
     let (artifacts, walk_errors) = source::walk(inputs);
     let mut summary = SummaryRecord::new();
-    for (path, e) in &walk_errors {
-        writeln!(
-            err,
-            "artiscan: {}: {}",
-            escape::text(path),
-            escape::text(&e.to_string())
-        )?;
-        summary.errors += 1;
-    }
+    super::report_walk_errors(err, &walk_errors)?;
+    summary.errors += walk_errors.len() as u64;
     let json_doc = format == Format::Json;
     if json_doc {
         write!(
