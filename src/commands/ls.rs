@@ -6,8 +6,8 @@
 
 use crate::lines::BINARY_PROBE;
 use crate::location::Location;
-use crate::output::{self, records::CoverageRecord};
-use crate::source::{self, Coverage, ErrorKind, Limits, MemberError, walk};
+use crate::output::{self, escape, records::CoverageRecord};
+use crate::source::{self, Coverage, Limits, MemberError, walk};
 use serde::Serialize;
 use std::io::{self, Read, Write};
 
@@ -150,9 +150,9 @@ pub fn run(
         } else {
             for r in &rows {
                 let status = if let Some(e) = r.errors.first() {
-                    format!("{}: {}", kind_name(e.kind), one_line(&e.message))
+                    format!("{}: {}", e.kind.as_str(), escape::text(&e.message))
                 } else if let Some(m) = &r.skipped {
-                    format!("skipped: {}", one_line(m))
+                    format!("skipped: {}", escape::text(m))
                 } else if r.binary {
                     "binary".to_string()
                 } else {
@@ -169,24 +169,4 @@ pub fn run(
     }
     out.flush()?;
     Ok(if failed { 2 } else { 0 })
-}
-
-fn kind_name(k: ErrorKind) -> String {
-    serde_json::to_value(k)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
-}
-
-/// An error message on one line, control characters made visible.
-fn one_line(s: &str) -> String {
-    s.chars()
-        .flat_map(|c| {
-            if c.is_control() {
-                c.escape_default().collect::<Vec<_>>()
-            } else {
-                vec![c]
-            }
-        })
-        .collect()
 }
