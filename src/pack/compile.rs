@@ -4,6 +4,8 @@
 
 use super::{LoadedPack, PackError, VariantDef};
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+
+use super::shape::{Shape, Spans};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use regex::bytes::{Captures, Regex, RegexBuilder};
 use serde_json::{Map, Value};
@@ -121,11 +123,20 @@ impl Variant {
 pub struct AnchoredRegex {
     literal: memchr::memmem::Finder<'static>,
     re: regex_automata::meta::Regex,
+    /// The same pattern as a forward walk, where it has one (no regex run
+    /// on the lines it matches).
+    shape: Option<Shape>,
     /// Capture group index by name.
     groups: Vec<(String, usize)>,
 }
 
-pub type AnchoredCaptures = regex_automata::util::captures::Captures;
+/// Reusable match slots of an [`AnchoredRegex`]: the walk's or the regex's.
+#[derive(Debug)]
+pub struct AnchoredCaptures {
+    caps: regex_automata::util::captures::Captures,
+    spans: Spans,
+    walked: bool,
+}
 
 impl AnchoredRegex {
     fn new(src: &str) -> Option<AnchoredRegex> {
@@ -145,12 +156,22 @@ impl AnchoredRegex {
         Some(AnchoredRegex {
             literal: memchr::memmem::Finder::new(literal.as_bytes()).into_owned(),
             re,
+            shape: Shape::new(src),
             groups,
         })
     }
 
     pub fn new_captures(&self) -> AnchoredCaptures {
-        self.re.create_captures()
+        AnchoredCaptures {
+            caps: self.re.create_captures(),
+            spans: self.shape.as_ref().map_or_else(Vec::new, Shape::new_spans),
+            walked: false,
+        }
+    }
+
+    /// Whether lines it matches are matched without running a regex.
+    pub fn walks(&self) -> bool {
+        self.shape.is_some()
     }
 
     /// The leftmost-first match in `text`, the one the unanchored regex
@@ -161,20 +182,39 @@ impl AnchoredRegex {
     /// the literal (a `.*?` runs to the line's end each time).
     pub fn captures(&self, text: &[u8], caps: &mut AnchoredCaptures) -> bool {
         use regex_automata::{Anchored, Input};
+        caps.walked = false;
         let Some(at) = self.literal.find(text) else {
-            caps.set_pattern(None);
+            caps.caps.set_pattern(None);
             return false;
         };
-        let input = Input::new(text)
-            .span(at..text.len())
-            .anchored(Anchored::Yes);
-        self.re.search_captures(&input, caps);
-        if caps.is_match() || at + 1 >= text.len() {
-            return caps.is_match();
+        // The walk finds what the anchored regex finds (see `shape`), so
+        // where it fails only the unanchored search remains.
+        let tried = match &self.shape {
+            Some(shape) => {
+                if shape.matches_at(text, at, &mut caps.spans) {
+                    caps.walked = true;
+                    return true;
+                }
+                true
+            }
+            None => false,
+        };
+        if !tried {
+            let input = Input::new(text)
+                .span(at..text.len())
+                .anchored(Anchored::Yes);
+            self.re.search_captures(&input, &mut caps.caps);
+            if caps.caps.is_match() {
+                return true;
+            }
+        }
+        if at + 1 >= text.len() {
+            caps.caps.set_pattern(None);
+            return false;
         }
         let rest = Input::new(text).span(at + 1..text.len());
-        self.re.search_captures(&rest, caps);
-        caps.is_match()
+        self.re.search_captures(&rest, &mut caps.caps);
+        caps.caps.is_match()
     }
 
     /// The bytes of group `name` of the match in `caps`.
@@ -185,7 +225,15 @@ impl AnchoredRegex {
         name: &str,
     ) -> Option<&'t [u8]> {
         let (_, g) = self.groups.iter().find(|(n, _)| n == name)?;
-        caps.get_group(*g).map(|s| &text[s.range()])
+        if caps.walked {
+            return caps
+                .spans
+                .get(*g)
+                .copied()
+                .flatten()
+                .map(|(s, e)| &text[s..e]);
+        }
+        caps.caps.get_group(*g).map(|s| &text[s.range()])
     }
 }
 
@@ -1005,6 +1053,65 @@ mod tests {
             let took = t.elapsed().as_secs_f64();
             assert!(took < 5.0, "{unit:?}: {took} s for a 1 MiB line");
         }
+    }
+
+    /// Where an aggregate regex is walked (no regex engine), it finds the
+    /// same match and groups as the regex crate, on every example line of
+    /// every built-in rule and on their cut and spliced forms.
+    #[test]
+    fn walked_aggregate_regexes_agree_with_the_regex_crate() {
+        let packs = crate::pack::builtin().expect("packs");
+        let set = RuleSet::compile(&packs, &Selection::default()).expect("compile");
+        let mut lines: Vec<Vec<u8>> = Vec::new();
+        for r in &set.rules {
+            let texts = r
+                .examples
+                .iter()
+                .flat_map(|e| e.line.iter().chain(e.lines.iter().flatten()));
+            for l in texts.map(|t| t.as_bytes()) {
+                lines.push(l.to_vec());
+                for cut in [
+                    l.len() / 3,
+                    l.len() / 2,
+                    l.len() * 3 / 4,
+                    l.len().saturating_sub(1),
+                ] {
+                    lines.push(l[..cut].to_vec());
+                    lines.push([&l[..cut], &b".5, 7x"[..], &l[cut..]].concat());
+                }
+            }
+        }
+        let mut walked = 0;
+        for v in &set.variants {
+            let (Some(a), Some(re)) = (&v.anchored, &v.regex) else {
+                continue;
+            };
+            if !a.walks() {
+                continue;
+            }
+            walked += 1;
+            let mut caps = a.new_captures();
+            for line in &lines {
+                let want = re.captures(line);
+                assert_eq!(
+                    a.captures(line, &mut caps),
+                    want.is_some(),
+                    "{:?}",
+                    String::from_utf8_lossy(line)
+                );
+                let Some(want) = want else { continue };
+                for name in re.capture_names().flatten() {
+                    assert_eq!(
+                        a.group(line, &caps, name),
+                        want.name(name).map(|m| m.as_bytes()),
+                        "group {name} of {:?}",
+                        String::from_utf8_lossy(line)
+                    );
+                }
+            }
+        }
+        // The hot lines (SGLang decode batches, vLLM throughput) are walked.
+        assert!(walked >= 3, "only {walked} aggregate regexes are walked");
     }
 
     #[test]

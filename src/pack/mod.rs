@@ -5,6 +5,7 @@
 pub mod compile;
 pub mod dump;
 pub mod selftest;
+pub mod shape;
 
 pub use compile::{
     AnchoredCaptures, AnchoredRegex, CapType, LiteralCursor, Literals, Rule, RuleSet, Variant,

@@ -707,6 +707,8 @@ pub struct MemberScan<'a> {
     records: Vec<Record>,
     aggs: HashMap<AggKey, Agg, foldhash::fast::RandomState>,
     agg_order: Vec<AggKey>,
+    /// Reused text of the aggregate group being looked up.
+    agg_key: String,
     /// Matching lines per rule index.
     counts: Vec<u64>,
     /// Past the end of its part of a split member: only follows the open
@@ -763,6 +765,7 @@ impl<'a> MemberScan<'a> {
             records: Vec::new(),
             aggs: HashMap::default(),
             agg_order: Vec::new(),
+            agg_key: String::new(),
             counts: vec![0; set.rules.len()],
             overrun: false,
         }
@@ -1005,7 +1008,8 @@ impl<'a> MemberScan<'a> {
         text: &[u8],
         group: &dyn Fn(&str) -> Option<&'t [u8]>,
     ) {
-        let rule_index = self.set.variants[variant].rule;
+        let v = &self.set.variants[variant];
+        let rule_index = v.rule;
         let rule = &self.set.rules[rule_index];
         self.counts[rule_index] += 1;
         let rank = if rule.aggregate.iter().any(|k| k == "rank") {
@@ -1013,31 +1017,43 @@ impl<'a> MemberScan<'a> {
         } else {
             RankKey::default()
         };
-        let capture = |name: &str| group(name).map(String::from_utf8_lossy);
-        let mut extra = String::new();
-        for key in rule.aggregate.iter().filter(|k| *k != "rank") {
-            extra.push_str(&capture(key).unwrap_or_default());
+        // A group field the line does not capture may be set by its variant
+        // (`set = { phase = "gen" }`): the same group as a captured `gen`.
+        let set_text = |k: &str| {
+            v.set
+                .get(k)
+                .map(|val| val.as_str().map_or_else(|| val.to_string(), str::to_string))
+        };
+        let mut extra = std::mem::take(&mut self.agg_key);
+        extra.clear();
+        for k in rule.aggregate.iter().filter(|k| *k != "rank") {
+            match group(k) {
+                Some(b) => extra.push_str(&String::from_utf8_lossy(b)),
+                None => extra.push_str(&set_text(k).unwrap_or_default()),
+            }
             extra.push('\0');
         }
-        let key = (rule_index, rank, extra);
+        let mut key = (rule_index, rank, extra);
         let at = (line.number, line.offset);
         if !self.aggs.contains_key(&key) {
-            let mut group = Map::new();
+            let mut fields = Map::new();
             for k in &rule.aggregate {
                 if k == "rank" {
                     for (n, v) in rank.to_map().into_iter().flatten() {
-                        group.insert(n, Value::from(v));
+                        fields.insert(n, Value::from(v));
                     }
-                } else if let Some(v) = capture(k) {
+                } else if let Some(b) = group(k) {
                     let t = rule.captures.get(k).copied().unwrap_or(CapType::Str);
-                    group.insert(k.clone(), t.convert(&v));
+                    fields.insert(k.clone(), t.convert(&String::from_utf8_lossy(b)));
+                } else if let Some(val) = v.set.get(k) {
+                    fields.insert(k.clone(), val.clone());
                 }
             }
             self.agg_order.push(key.clone());
             self.aggs.insert(
                 key.clone(),
                 Agg {
-                    group,
+                    group: fields,
                     count: 0,
                     first: at,
                     last: at,
@@ -1046,6 +1062,8 @@ impl<'a> MemberScan<'a> {
             );
         }
         let agg = self.aggs.get_mut(&key).expect("aggregate");
+        // The key's text buffer serves the next line.
+        self.agg_key = std::mem::take(&mut key.2);
         agg.count += 1;
         agg.last = at;
         for (name, t) in &rule.captures {

@@ -138,6 +138,33 @@ fn accept_len_aggregates_unless_every_match() {
     );
 }
 
+/// A group field a variant sets (2024 `Decode batch` lines have no graph
+/// field; the variant sets `phase = "gen"`) groups like a captured one.
+#[test]
+fn aggregate_groups_take_fields_a_variant_sets() {
+    let log = "[2024-10-29 04:30:00 TP0] Decode batch. #running-req: 13, gen throughput (token/s): 12.5, #queue-req: 0\n\
+               [2024-10-29 04:30:01 TP0] Decode batch. #running-req: 13, gen throughput (token/s): 14.5, #queue-req: 0\n\
+               [2026-10-29 04:30:02 TP0] Decode batch. #running-req: 13, cuda graph: True, gen throughput (token/s): 20, #queue-req: 0\n\
+               [2026-10-29 04:30:03 TP0] Prefill batch. #new-seq: 1, cuda graph: False, input throughput (token/s): 30, #queue-req: 0\n";
+    let run = artiscan_stdin(
+        &["scan", "--only", "sglang.batch_throughput", "-"],
+        log.as_bytes(),
+    );
+    let groups: Vec<(Value, u64)> = run
+        .of_type("aggregate")
+        .iter()
+        .map(|a| (a["group"].clone(), a["count"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        groups,
+        vec![
+            (json!({"phase": "gen"}), 2),
+            (json!({"phase": "gen", "cuda_graph": true}), 1),
+            (json!({"phase": "input", "cuda_graph": false}), 1),
+        ]
+    );
+}
+
 #[test]
 fn every_builtin_rule_family_finds_evidence_in_samples() {
     let run = artiscan(&["scan", "--every-match", "samples/artifacts"]);
