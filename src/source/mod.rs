@@ -314,6 +314,12 @@ fn map(file: &std::fs::File) -> io::Result<Bytes> {
     unsafe { memmap2::Mmap::map(file) }.map(Bytes::Map)
 }
 
+/// A regular file's bytes, mapped: read without a copy through the kernel
+/// (hashing reads every byte of an artifact once more).
+pub fn map_file(path: &std::path::Path) -> io::Result<impl std::ops::Deref<Target = [u8]>> {
+    map(&std::fs::File::open(path)?)
+}
+
 struct Walker<'l, 'c, F> {
     limits: &'l Limits,
     budget: &'l Budget,
