@@ -86,8 +86,9 @@ pub fn default_threads() -> usize {
 
 /// SHA-256 of an artifact file, hex.
 pub fn sha256_file(path: &Path) -> io::Result<String> {
-    if let Ok(bytes) = crate::source::map_file(path) {
-        return Ok(hex(&Sha256::digest(&*bytes)));
+    let mut h = Sha256::new();
+    if crate::source::for_each_window(path, |b| h.update(b)).is_ok() {
+        return Ok(hex(&h.finalize()));
     }
     let mut f = std::fs::File::open(path)?;
     let mut h = Sha256::new();

@@ -314,10 +314,28 @@ fn map(file: &std::fs::File) -> io::Result<Bytes> {
     unsafe { memmap2::Mmap::map(file) }.map(Bytes::Map)
 }
 
-/// A regular file's bytes, mapped: read without a copy through the kernel
-/// (hashing reads every byte of an artifact once more).
-pub fn map_file(path: &std::path::Path) -> io::Result<impl std::ops::Deref<Target = [u8]>> {
-    map(&std::fs::File::open(path)?)
+/// Calls `f` with a regular file's bytes in order, a mapped window at a
+/// time: read without a copy through the kernel (hashing reads every byte
+/// of an artifact once more), and without holding more than one window.
+pub fn for_each_window(path: &std::path::Path, mut f: impl FnMut(&[u8])) -> io::Result<()> {
+    const WINDOW: u64 = 8 << 20;
+    let file = std::fs::File::open(path)?;
+    let len = file.metadata()?.len();
+    let mut at = 0;
+    while at < len {
+        let n = WINDOW.min(len - at);
+        // SAFETY: as in `map`: read-only, private, and dropped before the
+        // next window is mapped.
+        let window = unsafe {
+            memmap2::MmapOptions::new()
+                .offset(at)
+                .len(n as usize)
+                .map(&file)
+        }?;
+        f(&window);
+        at += n;
+    }
+    Ok(())
 }
 
 struct Walker<'l, 'c, F> {
