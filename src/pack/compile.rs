@@ -623,18 +623,24 @@ impl Literals {
         // The literals of aggregating rules (the lines a log repeats most)
         // get groups of their own: such a line then costs one group's
         // searches, not one in every group that holds one of its literals.
+        // Teddy filters on as many first bytes as the group's shortest
+        // literal has, so literals under 4 bytes (`==`) are grouped apart
+        // too: they would make every other literal's filter weaker.
         let mut hot = (Vec::new(), Vec::new());
+        let mut short = (Vec::new(), Vec::new());
         let mut cold = (Vec::new(), Vec::new());
         for (i, v) in variants.iter().enumerate().filter(|(i, _)| active[*i]) {
             if v.prefilter.is_empty() {
                 unfiltered.push(i);
             }
-            let (lits, feeds): &mut (Vec<&str>, Vec<Vec<usize>>) = if v.anchored.is_some() {
-                &mut hot
-            } else {
-                &mut cold
-            };
             for l in &v.prefilter {
+                let (lits, feeds): &mut (Vec<&str>, Vec<Vec<usize>>) = if v.anchored.is_some() {
+                    &mut hot
+                } else if l.len() < 4 {
+                    &mut short
+                } else {
+                    &mut cold
+                };
                 match lits.iter().position(|x| x == l) {
                     Some(p) => feeds[p].push(i),
                     None => {
@@ -645,7 +651,7 @@ impl Literals {
             }
         }
         let mut groups = Vec::new();
-        for (lits, feeds) in [hot, cold] {
+        for (lits, feeds) in [hot, short, cold] {
             if lits.is_empty() {
                 continue;
             }
