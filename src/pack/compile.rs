@@ -248,6 +248,8 @@ pub struct Rule {
     pub tags: Vec<String>,
     pub captures: BTreeMap<String, CapType>,
     pub aggregate: Vec<String>,
+    /// The numeric captures (int, float): what aggregates summarise.
+    pub numeric: Vec<String>,
     pub variants: Vec<usize>,
     pub examples: Vec<super::ExampleDef>,
     pub file: String,
@@ -417,6 +419,11 @@ impl RuleSet {
                     description: def.description.clone(),
                     source: def.source.clone(),
                     tags: def.tags.clone(),
+                    numeric: captures
+                        .iter()
+                        .filter(|(_, t)| matches!(t, CapType::Int | CapType::Float))
+                        .map(|(n, _)| n.clone())
+                        .collect(),
                     captures,
                     aggregate: def.aggregate.clone(),
                     variants: vids,

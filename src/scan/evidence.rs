@@ -1066,10 +1066,7 @@ impl<'a> MemberScan<'a> {
         self.agg_key = std::mem::take(&mut key.2);
         agg.count += 1;
         agg.last = at;
-        for (name, t) in &rule.captures {
-            if !matches!(t, CapType::Int | CapType::Float) {
-                continue;
-            }
+        for name in &rule.numeric {
             let Some(x) =
                 group(name).and_then(|m| std::str::from_utf8(m).ok()?.trim().parse::<f64>().ok())
             else {
