@@ -90,9 +90,6 @@ if [[ -z ${ARTISCAN:-} ]]; then
   ARTISCAN=${CARGO_TARGET_DIR:-$ROOT/target}/release/artiscan
 fi
 [[ -x $ARTISCAN ]] || { echo "compare.sh: artiscan binary not found: $ARTISCAN" >&2; exit 2; }
-# A binary rebuilt in place during the run would mix two builds in one table: note its hash
-# now and compare at the end.
-BIN_SHA=$(sha256sum "$ARTISCAN" | cut -c1-16)
 
 # ---------------------------------------------------------------- 3. workload and patterns
 need_gen=
@@ -105,6 +102,12 @@ if [[ -n $need_gen ]]; then
   python3 "$HERE/gen_workload.py" "$DIR" ${BENCH_MB:+--mb "$BENCH_MB"}
 fi
 mkdir -p "$RES"
+# Run a private copy: a binary rebuilt in place (cargo replaces the file) during the run
+# would otherwise mix two builds in one table.
+ARTISCAN_SRC=$ARTISCAN
+cp "$ARTISCAN_SRC" "$RES/artiscan"
+ARTISCAN=$RES/artiscan
+BIN_SHA=$(sha256sum "$ARTISCAN" | cut -c1-16)
 RAW=$RES/timings.tsv
 CMDS=$RES/commands.tsv
 MEM=$RES/memory.tsv
@@ -204,7 +207,8 @@ run_one() {
 {
   echo "artiscan benchmark  $(date -u '+%Y-%m-%dT%H:%M:%SZ')"
   echo "host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ //')"
-  echo "artiscan: $ARTISCAN ($("$ARTISCAN" --version 2>/dev/null || echo '?'), sha256 $BIN_SHA...)"
+  echo "artiscan: $ARTISCAN_SRC, copied to $ARTISCAN ($("$ARTISCAN" --version 2>/dev/null || echo '?'), sha256 $BIN_SHA...)"
+  echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (ratios are only meaningful on an otherwise idle machine)"
   for t in "${RAPIDGZIP:-rapidgzip}" pigz gzip zstd ugrep rg; do
     command -v "$t" >/dev/null && echo "${t##*/}: $(command -v "$t") $("$t" --version 2>&1 | head -n 1)"
   done
@@ -263,8 +267,9 @@ PY
 mem_one() {   # mem_one WORKLOAD INPUT_BYTES ARGV...   -> "w j anon_kib hwm_kib rc input_bytes binary_bytes"
   local w=$1 bytes=$2 j a h rc; shift 2
   for j in 1 2; do
+    a=0 h=0 rc=255   # what is left when the poller itself fails: a failed run
     read -r a h rc < <(python3 "$RES/memrun.py" "$RES/$w.mem-j$j.jsonl" "$RES/$w.mem-j$j.stderr" \
-      "$ARTISCAN" "${AA[@]}" -j "$j" "$@")
+      "$ARTISCAN" "${AA[@]}" -j "$j" "$@") || true
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$j" "$a" "$h" "$rc" "$bytes" "$(fsize "$ARTISCAN")" >>"$MEM"
   done
 }
@@ -280,6 +285,7 @@ if [[ -z ${NO_MEM:-} ]]; then
   want g && mem_one g "$(fsize "$DIR/small.tar.gz")" "$DIR/small.tar.gz"
 fi
 [[ $(sha256sum "$ARTISCAN" | cut -c1-16) == "$BIN_SHA" ]] || BIN_CHANGED=1
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$RES/summary.txt" >&2
 
 # ---------------------------------------------------------------- 6. report
 python3 - "$RAW" "$CMDS" "$RES" "$DIR/MANIFEST.json" "$MEM" "${BIN_CHANGED:-}" <<'PY' | tee -a "$RES/summary.txt"
