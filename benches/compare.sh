@@ -108,6 +108,7 @@ ARTISCAN_SRC=$ARTISCAN
 cp "$ARTISCAN_SRC" "$RES/artiscan"
 ARTISCAN=$RES/artiscan
 BIN_SHA=$(sha256sum "$ARTISCAN" | cut -c1-16)
+read -r LOAD_START _ </proc/loadavg
 RAW=$RES/timings.tsv
 CMDS=$RES/commands.tsv
 MEM=$RES/memory.tsv
@@ -183,15 +184,15 @@ add g rapidgzip   /dev/null         "$RG"     "$RG" -P 1 -d -c "$DIR/small.tar.g
 add g pigz        /dev/null         pigz      pigz -dc "$DIR/small.tar.gz"
 add g ugrep       "$RES/g.ugrep.txt" ugrep    ugrep -z --zmax=2 -c -f "$PATS" "$DIR/small.tar.gz"
 
-# run_one INDEX RUN   -> appends "w id run wall_s rss_kib rc" to $RAW (RUN=0: warm-up, not recorded)
+# run_one INDEX RUN   -> appends "w id run wall_s rss_kib rc cpu_s" to $RAW (RUN=0: warm-up, not recorded)
 run_one() {
-  local i=$1 run=$2 tf rc=0 wall rss t0 t1 us
+  local i=$1 run=$2 tf rc=0 wall rss usr sys t0 t1 us
   [[ -z ${C_PRE[$i]} ]] || eval "${C_PRE[$i]}"
   tf=$(mktemp)
   t0=${EPOCHREALTIME:-}
-  eval "\"\$TIME\" -f '%e %M' -o \"\$tf\" ${C_CMD[$i]} >\"\${C_OUT[$i]}\" 2>\"\$RES/\${C_W[$i]}.\${C_ID[$i]}.stderr\"" || rc=$?
+  eval "\"\$TIME\" -f '%e %M %U %S' -o \"\$tf\" ${C_CMD[$i]} >\"\${C_OUT[$i]}\" 2>\"\$RES/\${C_W[$i]}.\${C_ID[$i]}.stderr\"" || rc=$?
   t1=${EPOCHREALTIME:-}
-  read -r wall rss < <(tail -n 1 "$tf") || true
+  read -r wall rss usr sys < <(tail -n 1 "$tf") || true
   rm -f "$tf"
   if [[ -n $t0 ]]; then   # microsecond wall clock (GNU time's %e has 10 ms resolution)
     us=$(( 10#${t1//[.,]/} - 10#${t0//[.,]/} ))
@@ -201,7 +202,8 @@ run_one() {
   if [[ $rc -gt 1 || ($rc -eq 1 && ${C_ID[$i]} == artiscan* || $rc -eq 1 && ${C_ID[$i]} == audit*) ]]; then
     log "FAILED (rc=$rc): ${C_W[$i]}.${C_ID[$i]}: $(head -c 300 "$RES/${C_W[$i]}.${C_ID[$i]}.stderr")"
   fi
-  ((run == 0)) || printf '%s\t%s\t%s\t%s\t%s\t%s\n' "${C_W[$i]}" "${C_ID[$i]}" "$run" "${wall:-nan}" "${rss:-0}" "$rc" >>"$RAW"
+  ((run == 0)) || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${C_W[$i]}" "${C_ID[$i]}" "$run" "${wall:-nan}" "${rss:-0}" "$rc" \
+    "$(awk -v u="${usr:-0}" -v s="${sys:-0}" 'BEGIN { printf "%.2f", u + s }')" >>"$RAW"
 }
 
 {
@@ -300,8 +302,10 @@ text = lambda k: man.get(k, {}).get("text_bytes")  # noqa: E731
 SIZE = {"a": text("tar"), "b": text("tar"), "c": text("big"), "d": text("zips"),
         "e": text("sparse"), "f": text("envjson"), "g": text("small")}
 rows = {}
-for w, i, run, wall, rss, rc in csv.reader(open(raw), delimiter="\t"):
+cpu = {}
+for w, i, run, wall, rss, rc, cpus in csv.reader(open(raw), delimiter="\t"):
     rows.setdefault((w, i), {})[int(run)] = (float(wall), int(rss) / 1024, int(rc))
+    cpu.setdefault((w, i), []).append(float(cpus))
 cmd, out = {}, {}
 for w, i, c, o in csv.reader(open(cmds), delimiter="\t"):
     cmd[(w, i)], out[(w, i)] = c, o
@@ -369,7 +373,7 @@ for w in "abcdefg":
     if not ids:
         continue
     print(f"\n## ({w}) {NAMES[w]}")
-    print(f"{'command':<13} {'median s':>9} {'min s':>8} {'max s':>8} {'RSS MiB':>8}  {'GB/s*':>6}  command line")
+    print(f"{'command':<13} {'median s':>9} {'min s':>8} {'max s':>8} {'CPU s':>7} {'RSS MiB':>8}  {'GB/s*':>6}  command line")
     size = SIZE[w]
     for i in ids:
         v = list(rows[(w, i)].values())
@@ -378,8 +382,9 @@ for w in "abcdefg":
         med = st.median(walls)
         gbs = f"{size / med / 1e9:6.2f}" if size and med > 0 else "     -"
         flag = "  FAILED" if failed(w, i) else ""
-        print(f"{i:<13} {med:9.3f} {min(walls):8.3f} {max(walls):8.3f} {rss:8.1f}  {gbs}  {cmd.get((w, i), '')}{flag}")
-    print("  (* GB/s of uncompressed log text; RSS: GNU time %M, includes the mapped input)")
+        c = f"{st.median(cpu[(w, i)]):7.2f}" if (w, i) in cpu else "      -"
+        print(f"{i:<13} {med:9.3f} {min(walls):8.3f} {max(walls):8.3f} {c} {rss:8.1f}  {gbs}  {cmd.get((w, i), '')}{flag}")
+    print("  (* GB/s of uncompressed log text; CPU s: median user+sys; RSS: GNU time %M, includes the mapped input)")
     for i in ids:
         if i.startswith("artiscan") and out.get((w, i), "").endswith(".jsonl"):
             try:
@@ -391,7 +396,9 @@ for w in "abcdefg":
         r = ratio(w, a, b)
         if r is not None:
             how = f"{1 / r:.2f}x faster" if r < 1 else f"{r:.2f}x slower"
-            print(f"  time {a} / {b} = {r:.3f}  ({a} {how})")
+            ca, cb = cpu.get((w, a)), cpu.get((w, b))
+            cr = f"; CPU {st.median(ca) / st.median(cb):.2f}x" if ca and cb and st.median(cb) > 0 else ""
+            print(f"  time {a} / {b} = {r:.3f}  ({a} {how}{cr})")
 
 print("\n## targets")
 for w, a, b, op, lim, txt in TARGETS:
@@ -450,5 +457,11 @@ print(f"\n{sum(verdicts)}/{len(verdicts)} targets met")
 open(os.path.join(res, "verdict"), "w").write("ok\n" if all(verdicts) else "not met\n")
 PY
 
+# Wall-time ratios of multi-threaded commands and the -j scaling mean little on a busy machine.
+read -r load1 _ </proc/loadavg
+if awk -v l="$load1" -v s="$LOAD_START" -v n="$(nproc)" 'BEGIN { exit !(l >= n / 2 || s >= n / 2) }'; then
+  echo "WARNING: machine busy (load average $LOAD_START at start, $load1 at end, $(nproc) CPUs): wall-time ratios, above all -j scaling, are unreliable; compare CPU s" |
+    tee -a "$RES/summary.txt" >&2
+fi
 log "raw timings: $RAW; memory: $MEM; summary: $RES/summary.txt"
 if [[ -n ${STRICT:-} && $(cat "$RES/verdict") != ok ]]; then exit 1; fi
