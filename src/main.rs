@@ -39,6 +39,8 @@ enum Command {
     Cite(CiteArgs),
     /// List the members inside artifacts through every layer, like `tar -tv` / `unzip -l`
     Ls(LsArgs),
+    /// Print one member, or a line range of it, escaped and bounded: `show 'a.zip!x.tar.gz!server.log:100..200'`
+    Show(ShowArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions {
         /// The shell to complete for
@@ -161,6 +163,31 @@ struct LsArgs {
     /// JSON Lines: one `member` record per member, then the artifact's `coverage`
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    input: InputArgs,
+}
+
+#[derive(Args)]
+struct ShowArgs {
+    /// `ARTIFACT!member[!member...]`, then optionally `:N`, `:A..B` or `:A..`
+    /// (lines from 1, as grep, scan and check cite them). Exit 0: all of it
+    /// printed; 1: cut at a bound or the range runs past the end; 2: error
+    spec: String,
+    /// Print each line's number first (`N:text`)
+    #[arg(short = 'n', long)]
+    line_number: bool,
+    /// Most lines printed; more is cut with a message (exit 1)
+    #[arg(long, default_value_t = commands::show::DEFAULT_MAX_LINES)]
+    max_lines: u64,
+    /// Most bytes of line text printed (suffixes K, M, G); more is cut with a message (exit 1)
+    #[arg(long, default_value_t = commands::show::DEFAULT_MAX_OUTPUT, value_parser = commands::parse_size)]
+    max_output: u64,
+    /// Open the artifact only inside this folder (as `cite --root`)
+    #[arg(long)]
+    root: Option<String>,
+    /// text: the lines, controls escaped; jsonl: a `context` record per line, then a `show` record
+    #[arg(long, value_enum)]
+    format: Option<GrepFormat>,
     #[command(flatten)]
     input: InputArgs,
 }
@@ -300,6 +327,7 @@ fn main() -> ExitCode {
         Command::Cite(a) => Some(&a.input),
         Command::Audit(a) => Some(&a.limits),
         Command::Ls(a) => Some(&a.input),
+        Command::Show(a) => Some(&a.input),
         Command::Packs { .. } | Command::Completions { .. } | Command::Man { .. } => None,
     };
     if let Some(note) = input.and_then(InputArgs::clamp_note) {
@@ -318,6 +346,7 @@ fn main() -> ExitCode {
         Command::Ls(a) => {
             commands::ls::run(&a.paths, &a.input.limits(), a.json, &mut out, &mut err)
         }
+        Command::Show(a) => show(a, &mut out, &mut err),
         Command::Audit(a) => commands::audit::run(a, &mut out, &mut err),
         Command::Packs { command } => packs(command, &mut out),
     };
@@ -519,4 +548,15 @@ fn cite(a: CiteArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
         json: a.json,
     };
     commands::cite::run(&a.citation, &opts, &a.input.limits(), out, err)
+}
+
+fn show(a: ShowArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+    let opts = commands::show::ShowOptions {
+        max_lines: a.max_lines,
+        max_output: a.max_output,
+        line_numbers: a.line_number,
+        root: a.root,
+        json: a.format == Some(GrepFormat::Jsonl),
+    };
+    commands::show::run(&a.spec, &opts, &a.input.limits(), out, err)
 }

@@ -7,6 +7,7 @@ pub mod grep;
 pub mod ls;
 pub mod packs;
 pub mod scan;
+pub mod show;
 
 use crate::source::Limits;
 use std::io::{self, Write};

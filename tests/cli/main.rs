@@ -15,4 +15,5 @@ mod ls;
 mod packs;
 mod scan;
 mod schema;
+mod show;
 mod usage;
