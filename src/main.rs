@@ -127,6 +127,8 @@ struct CheckArgs {
     #[arg(long, value_enum)]
     format: Option<Format>,
     #[command(flatten)]
+    member: commands::MemberArgs,
+    #[command(flatten)]
     input: InputArgs,
 }
 
@@ -205,6 +207,8 @@ struct ScanArgs {
     /// Output format (default: jsonl, or text on a terminal)
     #[arg(long, value_enum)]
     format: Option<Format>,
+    #[command(flatten)]
+    member: commands::MemberArgs,
     #[command(flatten)]
     input: InputArgs,
 }
@@ -301,6 +305,8 @@ struct GrepArgs {
     /// Print help
     #[arg(long, action = clap::ArgAction::Help)]
     help: Option<bool>,
+    #[command(flatten)]
+    member: commands::MemberArgs,
     #[command(flatten)]
     input: InputArgs,
 }
@@ -456,7 +462,7 @@ fn grep(a: GrepArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> anyho
     let status = commands::grep::run(
         &paths,
         &opts,
-        &a.input.limits(),
+        &a.member.apply(a.input.limits())?,
         a.input.threads(),
         out,
         err,
@@ -474,7 +480,7 @@ fn scan(a: ScanArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
     if format == Format::Markdown {
         anyhow::bail!("scan has no Markdown output (check has): use --format text, jsonl or json");
     }
-    let limits = a.input.limits();
+    let limits = a.member.apply(a.input.limits())?;
     let status = commands::scan::run(
         &a.paths,
         &rules,
@@ -524,7 +530,7 @@ fn check(a: CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
     let params = commands::check::load_params(&checks, &a.params)?;
     let rules = commands::check::rules_for(&checks, &a.packs)?;
     let format = a.format.unwrap_or_else(Format::default_for_stdout);
-    let limits = a.input.limits();
+    let limits = a.member.apply(a.input.limits())?;
     commands::check::run(
         &a.paths,
         a.layout,

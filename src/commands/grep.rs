@@ -78,9 +78,14 @@ pub fn run(
         summary.members += done.coverage.members;
         summary.bytes += done.coverage.bytes;
         summary.matches += done.matches;
-        summary.errors += done.coverage.errors.len() as u64;
+        summary.errors += done
+            .coverage
+            .errors
+            .iter()
+            .filter(|e| super::reported(e))
+            .count() as u64;
         summary.incomplete += u64::from(!done.coverage.complete());
-        for e in &done.coverage.errors {
+        for e in done.coverage.errors.iter().filter(|e| super::reported(e)) {
             let cite = Location::member_citation(&a.path, &e.members);
             let msg = escape::text(&e.message);
             let _ = writeln!(err, "artiscan: {cite}: {:?}: {msg}", e.kind);

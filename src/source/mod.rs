@@ -59,17 +59,21 @@ pub enum ErrorKind {
     /// Nothing is known about what it would have held, so absence cannot
     /// be claimed.
     Skipped,
+    /// A member left out by `-g/--member`: not read, so absence cannot be
+    /// claimed either.
+    Excluded,
 }
 
 impl ErrorKind {
     /// Every kind, for readers that check stored names (the audit store).
-    pub const ALL: [ErrorKind; 6] = [
+    pub const ALL: [ErrorKind; 7] = [
         ErrorKind::Truncated,
         ErrorKind::Corrupt,
         ErrorKind::Limit,
         ErrorKind::Unsupported,
         ErrorKind::Io,
         ErrorKind::Skipped,
+        ErrorKind::Excluded,
     ];
 
     /// The name in JSON and in the audit store.
@@ -81,6 +85,7 @@ impl ErrorKind {
             ErrorKind::Unsupported => "unsupported",
             ErrorKind::Io => "io",
             ErrorKind::Skipped => "skipped",
+            ErrorKind::Excluded => "excluded",
         }
     }
 }
@@ -142,6 +147,8 @@ pub struct Limits {
     pub max_line: usize,
     /// Search members that look binary.
     pub binary: bool,
+    /// `-g/--member`: only these members are read (see [`crate::member_glob`]).
+    pub members: Option<std::sync::Arc<crate::member_glob::MemberGlobs>>,
 }
 
 impl Default for Limits {
@@ -155,6 +162,7 @@ impl Default for Limits {
             spool_cap: 64 << 20,
             max_line: 1 << 20,
             binary: false,
+            members: None,
         }
     }
 }
@@ -212,6 +220,19 @@ where
     F: FnMut(Leaf<'_, '_>) -> io::Result<()>,
 {
     let budget = Budget::new(limits);
+    let mut visit = visit;
+    // `-g`: a member left out is not read, and says so in coverage.
+    let visit = |leaf: Leaf<'_, '_>| -> io::Result<()> {
+        match &limits.members {
+            Some(g) if !g.admits(&artifact.path, leaf.members) => {
+                leaf.coverage.members = leaf.coverage.members.saturating_sub(1);
+                let msg = format!("not read: left out by -g {}", g.shown());
+                leaf.coverage.error(leaf.members, ErrorKind::Excluded, msg);
+                Ok(())
+            }
+            _ => visit(leaf),
+        }
+    };
     let mut w = Walker {
         limits,
         budget: &budget,

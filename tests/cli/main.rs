@@ -12,6 +12,7 @@ mod grep;
 mod hostile;
 mod hostile_output;
 mod ls;
+mod member_glob;
 mod packs;
 mod scan;
 mod schema;
