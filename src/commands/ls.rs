@@ -78,7 +78,11 @@ pub fn run(
     let (artifacts, walk_errors) = walk(paths);
     let mut failed = !walk_errors.is_empty();
     super::report_walk_errors(err, &walk_errors)?;
-    for artifact in &artifacts {
+    // As grep: a bar only while the listing goes elsewhere than a terminal.
+    let total = artifacts.iter().map(crate::engine::artifact_size).sum();
+    let bar_on = !std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let pb = crate::output::progress::bar(bar_on, total, artifacts.len());
+    for (i, artifact) in artifacts.iter().enumerate() {
         let mut coverage = Coverage::default();
         let mut rows: Vec<MemberRecord> = Vec::new();
         source::for_each_member(artifact, limits, &mut coverage, |leaf| {
@@ -166,7 +170,10 @@ pub fn run(
             }
         }
         out.write_all(&buf)?;
+        let size = crate::engine::artifact_size(artifact);
+        crate::output::progress::advance(&pb, size, i + 1, artifacts.len());
     }
+    pb.finish_and_clear();
     out.flush()?;
     Ok(if failed { 2 } else { 0 })
 }

@@ -233,9 +233,12 @@ where
             _ => visit(leaf),
         }
     };
+    // The bar follows the artifact's file bytes as they are consumed.
+    let meter = crate::output::progress::Meter::new();
     let mut w = Walker {
         limits,
         budget: &budget,
+        meter: meter.clone(),
         members: Vec::new(),
         coverage,
         visit,
@@ -283,6 +286,7 @@ where
     if let Err(e) = result {
         w.record(&e);
     }
+    meter.finish();
 }
 
 /// How long opening a FIFO may wait for a writer.
@@ -338,6 +342,8 @@ fn map(file: &std::fs::File) -> io::Result<Bytes> {
 struct Walker<'l, 'c, F> {
     limits: &'l Limits,
     budget: &'l Budget,
+    /// Consumption of the artifact's own file bytes, for the progress bar.
+    meter: crate::output::progress::Meter,
     members: Vec<String>,
     coverage: &'c mut Coverage,
     visit: F,
@@ -403,11 +409,11 @@ where
             }
             Format::Text => {
                 let members = self.members.clone();
-                let mut reader = bytes;
+                let mut reader = self.meter.reader(bytes, true);
                 self.leaf(&members, &mut reader, Some(bytes))
             }
             _ => {
-                let mut reader = bytes;
+                let mut reader = self.meter.reader(bytes, true);
                 self.stream(&mut reader, 0)
             }
         }
@@ -660,7 +666,8 @@ where
             Err(zipread::DirectoryError::TooMany(_)) => {
                 // A huge directory is not held in memory: the local headers
                 // are read in order instead.
-                return self.zip_local_headers(&mut &data[..], depth, false);
+                let top = self.members.is_empty();
+                return self.zip_local_headers(&mut self.meter.reader(data, top), depth, false);
             }
             Err(e) => {
                 // A cut download has no central directory (or only one of
@@ -670,7 +677,9 @@ where
                 self.coverage
                     .error(&self.members.clone(), ErrorKind::Truncated, msg);
                 let start = memchr::memmem::find(data, b"PK\x03\x04").unwrap_or(data.len());
-                return self.zip_local_headers(&mut &data[start..], depth, true);
+                let top = self.members.is_empty();
+                let mut r = self.meter.reader(&data[start..], top);
+                return self.zip_local_headers(&mut r, depth, true);
             }
         };
         let entries = &dir.entries;
@@ -716,7 +725,7 @@ where
             let have =
                 &data[start.min(data.len() as u64) as usize..end.min(data.len() as u64) as usize];
             let cut = (have.len() as u64) < e.csize;
-            let mut raw = layer::Counted::new(have);
+            let mut raw = layer::Counted::new(self.meter.reader(have, level == 0));
             self.zip_entry(
                 name,
                 e.method,

@@ -14,6 +14,7 @@ mod hostile_output;
 mod ls;
 mod member_glob;
 mod packs;
+mod progress;
 mod scan;
 mod schema;
 mod show;
