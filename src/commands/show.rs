@@ -213,7 +213,7 @@ impl LineSink for Printer<'_> {
         self.printed += 1;
         self.last_line = l.number;
         self.long_lines += u64::from(l.truncated);
-        !self.spec.last.is_some_and(|last| l.number >= last)
+        self.spec.last.is_none_or(|last| l.number < last)
     }
 }
 

@@ -210,6 +210,12 @@ pub struct Leaf<'a, 'r> {
     /// The whole member when it is a mapped plain file (enables splitting).
     pub slice: Option<&'a [u8]>,
     pub coverage: &'a mut Coverage,
+    /// Formats detected from the artifact down to this leaf, outermost
+    /// first (`["zip", "gzip", "tar", "text"]`), for `ls`.
+    pub layers: &'a [&'static str],
+    /// Each member of the chain's size as stored in its container (zip:
+    /// compressed size; tar: size), `None` when not known before reading.
+    pub stored: &'a [Option<u64>],
 }
 
 /// Reads one artifact and calls `visit` once per leaf member, in archive
@@ -239,6 +245,9 @@ where
         limits,
         budget: &budget,
         meter: meter.clone(),
+        layers: Vec::new(),
+        stored: Vec::new(),
+        next_stored: None,
         members: Vec::new(),
         coverage,
         visit,
@@ -287,6 +296,21 @@ where
         w.record(&e);
     }
     meter.finish();
+}
+
+/// A detected format's name in [`Leaf::layers`].
+fn layer_name(format: Format) -> &'static str {
+    match format {
+        Format::Gzip => "gzip",
+        Format::Zstd => "zstd",
+        Format::Xz => "xz",
+        Format::Bzip2 => "bzip2",
+        Format::Lz4 => "lz4",
+        Format::Zip => "zip",
+        Format::Tar => "tar",
+        Format::Unsupported(what) => what,
+        Format::Text => "text",
+    }
 }
 
 /// How long opening a FIFO may wait for a writer.
@@ -344,6 +368,12 @@ struct Walker<'l, 'c, F> {
     budget: &'l Budget,
     /// Consumption of the artifact's own file bytes, for the progress bar.
     meter: crate::output::progress::Meter,
+    /// Formats detected down to here (see [`Leaf::layers`]).
+    layers: Vec<&'static str>,
+    /// Stored sizes along `members` (see [`Leaf::stored`]).
+    stored: Vec<Option<u64>>,
+    /// The stored size of the member about to be opened.
+    next_stored: Option<u64>,
     members: Vec<String>,
     coverage: &'c mut Coverage,
     visit: F,
@@ -395,7 +425,7 @@ where
             // Opened in place; its members are one level down, as when
             // a zip is reached by `stream`.
             Format::Zip if self.too_deep(0) => Ok(()),
-            Format::Zip => self.zip_slice(bytes, 1),
+            Format::Zip => self.with_layer("zip", |w| w.zip_slice(bytes, 1)),
             // A zip after more than a block of other bytes (a
             // self-extractor stub): its end record says so.
             Format::Text
@@ -405,12 +435,12 @@ where
                 if self.too_deep(0) {
                     return Ok(());
                 }
-                self.zip_slice(bytes, 1)
+                self.with_layer("zip", |w| w.zip_slice(bytes, 1))
             }
             Format::Text => {
                 let members = self.members.clone();
                 let mut reader = self.meter.reader(bytes, true);
-                self.leaf(&members, &mut reader, Some(bytes))
+                self.with_layer("text", |w| w.leaf(&members, &mut reader, Some(bytes)))
             }
             _ => {
                 let mut reader = self.meter.reader(bytes, true);
@@ -426,6 +456,20 @@ where
         let (head, pending) = read_head(r);
         let format = detect(&head);
         let mut r = Cursor::new(head).chain(layer::Pending::new(pending, r));
+        self.with_layer(layer_name(format), |w| w.open(format, &mut r, depth))
+    }
+
+    /// `f` with `name` on the stack of detected formats.
+    fn with_layer<T>(&mut self, name: &'static str, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.layers.push(name);
+        let out = f(self);
+        self.layers.pop();
+        out
+    }
+
+    /// Decodes, opens or visits a stream of the detected `format`.
+    fn open(&mut self, format: Format, r: &mut dyn Read, depth: usize) -> io::Result<()> {
+        let mut r = r;
         let level = self.members.len();
         match format {
             Format::Text => {
@@ -515,6 +559,8 @@ where
             reader: r,
             slice,
             coverage: self.coverage,
+            layers: &self.layers,
+            stored: &self.stored,
         })
     }
 
@@ -528,6 +574,7 @@ where
         level: usize,
     ) -> io::Result<()> {
         self.members.push(name);
+        self.stored.push(self.next_stored.take());
         let result = self.stream(r, depth);
         let out = match result {
             Err(e) if Self::recoverable(&e, level) => {
@@ -541,6 +588,7 @@ where
             Ok(()) => Ok(()),
         };
         self.members.pop();
+        self.stored.pop();
         out
     }
 
@@ -589,6 +637,7 @@ where
                     let mut member =
                         Layer::new(&mut data, &self.members, "tar", self.budget, None, false);
                     member.set_member(name.clone());
+                    self.next_stored = Some(entry.size);
                     let result = self.member(name, &mut member, depth, level);
                     drop(member);
                     result?;
@@ -726,6 +775,7 @@ where
                 &data[start.min(data.len() as u64) as usize..end.min(data.len() as u64) as usize];
             let cut = (have.len() as u64) < e.csize;
             let mut raw = layer::Counted::new(self.meter.reader(have, level == 0));
+            self.next_stored = Some(e.csize);
             self.zip_entry(
                 name,
                 e.method,
@@ -851,6 +901,7 @@ where
                 } else {
                     Some((h.crc, h.usize))
                 };
+                self.next_stored = size_known.then_some(h.csize);
                 self.zip_entry(
                     name.clone(),
                     h.method,
