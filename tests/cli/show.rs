@@ -179,3 +179,23 @@ fn hostile_text_and_names_are_escaped() {
     assert!(lines[2].contains("50%|\\rnext line"), "{}", lines[2]);
     assert_eq!(lines.len(), 3);
 }
+
+#[test]
+fn a_compressed_plain_file_is_its_own_member() {
+    let path = sample("plain/server.log.gz");
+    let data = extract(&path, &[]);
+    let run = artiscan(&["show", &format!("{path}:2..3")]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout.lines().collect::<Vec<_>>(),
+        lines_of(&data, 2, 3)
+    );
+    // A member of something that is no container is not there.
+    let run = artiscan(&["show", &format!("{path}!x.log")]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("member is not in the artifact"),
+        "{}",
+        run.stderr
+    );
+}
