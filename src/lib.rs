@@ -10,6 +10,7 @@ pub mod commands;
 pub mod engine;
 pub mod lines;
 pub mod location;
+pub mod member_glob;
 pub mod output;
 pub mod pack;
 pub mod scan;

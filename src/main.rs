@@ -39,6 +39,8 @@ enum Command {
     Cite(CiteArgs),
     /// List the members inside artifacts through every layer, like `tar -tv` / `unzip -l`
     Ls(LsArgs),
+    /// Print one member, or a line range of it, escaped and bounded: `show 'a.zip!x.tar.gz!server.log:100..200'`
+    Show(ShowArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions {
         /// The shell to complete for
@@ -125,6 +127,8 @@ struct CheckArgs {
     #[arg(long, value_enum)]
     format: Option<Format>,
     #[command(flatten)]
+    member: commands::MemberArgs,
+    #[command(flatten)]
     input: InputArgs,
 }
 
@@ -166,6 +170,31 @@ struct LsArgs {
 }
 
 #[derive(Args)]
+struct ShowArgs {
+    /// `ARTIFACT!member[!member...]`, then optionally `:N`, `:A..B` or `:A..`
+    /// (lines from 1, as grep, scan and check cite them). Exit 0: all of it
+    /// printed; 1: cut at a bound or the range runs past the end; 2: error
+    spec: String,
+    /// Print each line's number first (`N:text`)
+    #[arg(short = 'n', long)]
+    line_number: bool,
+    /// Most lines printed; more is cut with a message (exit 1)
+    #[arg(long, default_value_t = commands::show::DEFAULT_MAX_LINES)]
+    max_lines: u64,
+    /// Most bytes of line text printed (suffixes K, M, G); more is cut with a message (exit 1)
+    #[arg(long, default_value_t = commands::show::DEFAULT_MAX_OUTPUT, value_parser = commands::parse_size)]
+    max_output: u64,
+    /// Open the artifact only inside this folder (as `cite --root`)
+    #[arg(long)]
+    root: Option<String>,
+    /// text: the lines, controls escaped; jsonl: a `context` record per line, then a `show` record
+    #[arg(long, value_enum)]
+    format: Option<GrepFormat>,
+    #[command(flatten)]
+    input: InputArgs,
+}
+
+#[derive(Args)]
 struct ScanArgs {
     /// Files, folders (recursive) or `-` for stdin
     #[arg(required = true)]
@@ -178,6 +207,8 @@ struct ScanArgs {
     /// Output format (default: jsonl, or text on a terminal)
     #[arg(long, value_enum)]
     format: Option<Format>,
+    #[command(flatten)]
+    member: commands::MemberArgs,
     #[command(flatten)]
     input: InputArgs,
 }
@@ -275,6 +306,8 @@ struct GrepArgs {
     #[arg(long, action = clap::ArgAction::Help)]
     help: Option<bool>,
     #[command(flatten)]
+    member: commands::MemberArgs,
+    #[command(flatten)]
     input: InputArgs,
 }
 
@@ -300,6 +333,7 @@ fn main() -> ExitCode {
         Command::Cite(a) => Some(&a.input),
         Command::Audit(a) => Some(&a.limits),
         Command::Ls(a) => Some(&a.input),
+        Command::Show(a) => Some(&a.input),
         Command::Packs { .. } | Command::Completions { .. } | Command::Man { .. } => None,
     };
     if let Some(note) = input.and_then(InputArgs::clamp_note) {
@@ -318,6 +352,7 @@ fn main() -> ExitCode {
         Command::Ls(a) => {
             commands::ls::run(&a.paths, &a.input.limits(), a.json, &mut out, &mut err)
         }
+        Command::Show(a) => show(a, &mut out, &mut err),
         Command::Audit(a) => commands::audit::run(a, &mut out, &mut err),
         Command::Packs { command } => packs(command, &mut out),
     };
@@ -427,7 +462,7 @@ fn grep(a: GrepArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> anyho
     let status = commands::grep::run(
         &paths,
         &opts,
-        &a.input.limits(),
+        &a.member.apply(a.input.limits())?,
         a.input.threads(),
         out,
         err,
@@ -445,7 +480,7 @@ fn scan(a: ScanArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
     if format == Format::Markdown {
         anyhow::bail!("scan has no Markdown output (check has): use --format text, jsonl or json");
     }
-    let limits = a.input.limits();
+    let limits = a.member.apply(a.input.limits())?;
     let status = commands::scan::run(
         &a.paths,
         &rules,
@@ -495,7 +530,7 @@ fn check(a: CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
     let params = commands::check::load_params(&checks, &a.params)?;
     let rules = commands::check::rules_for(&checks, &a.packs)?;
     let format = a.format.unwrap_or_else(Format::default_for_stdout);
-    let limits = a.input.limits();
+    let limits = a.member.apply(a.input.limits())?;
     commands::check::run(
         &a.paths,
         a.layout,
@@ -519,4 +554,15 @@ fn cite(a: CiteArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
         json: a.json,
     };
     commands::cite::run(&a.citation, &opts, &a.input.limits(), out, err)
+}
+
+fn show(a: ShowArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+    let opts = commands::show::ShowOptions {
+        max_lines: a.max_lines,
+        max_output: a.max_output,
+        line_numbers: a.line_number,
+        root: a.root,
+        json: a.format == Some(GrepFormat::Jsonl),
+    };
+    commands::show::run(&a.spec, &opts, &a.input.limits(), out, err)
 }

@@ -73,19 +73,35 @@ pub fn run(
         aout.finish();
         Done { coverage, matches }
     };
+    // The bar shares the terminal only with output that goes elsewhere:
+    // grep's lines on a terminal are their own progress.
+    let bar_on = !opts.quiet && !std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let total = artifacts.iter().map(engine::artifact_size).sum();
+    let pb = crate::output::progress::bar(bar_on, total, artifacts.len());
+    let mut finished = 0;
     engine::parallel(&artifacts, threads, work, |a, done| {
+        finished += 1;
+        crate::output::progress::advance(&pb, engine::artifact_size(a), finished, artifacts.len());
         summary.artifacts += 1;
         summary.members += done.coverage.members;
         summary.bytes += done.coverage.bytes;
         summary.matches += done.matches;
-        summary.errors += done.coverage.errors.len() as u64;
+        summary.errors += done
+            .coverage
+            .errors
+            .iter()
+            .filter(|e| super::reported(e))
+            .count() as u64;
         summary.incomplete += u64::from(!done.coverage.complete());
-        for e in &done.coverage.errors {
-            let cite = Location::member_citation(&a.path, &e.members);
-            let msg = escape::text(&e.message);
-            let _ = writeln!(err, "artiscan: {cite}: {:?}: {msg}", e.kind);
-        }
+        pb.suspend(|| {
+            for e in done.coverage.errors.iter().filter(|e| super::reported(e)) {
+                let cite = Location::member_citation(&a.path, &e.members);
+                let msg = escape::text(&e.message);
+                let _ = writeln!(err, "artiscan: {cite}: {:?}: {msg}", e.kind);
+            }
+        });
     });
+    pb.finish_and_clear();
     summary.elapsed_s = start.elapsed().as_secs_f64();
     let mut tail = Vec::new();
     if opts.json {

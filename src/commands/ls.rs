@@ -23,6 +23,15 @@ pub struct MemberRecord {
     pub members: Vec<String>,
     /// Decompressed bytes read (all of them when `complete`).
     pub bytes: u64,
+    /// Each member of the chain's size as stored in its container (zip:
+    /// compressed size; tar: size), null when the container does not say
+    /// before the data (a streamed zip entry with a data descriptor).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stored: Vec<Option<u64>>,
+    /// Formats detected from the artifact down to this member, outermost
+    /// first: `["zip", "gzip", "tar", "text"]`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub formats: Vec<&'static str>,
     /// Lines as `grep -c ''` counts them.
     pub lines: u64,
     /// A NUL in the first 8 KiB: scan and grep skip it unless `--binary`.
@@ -78,7 +87,11 @@ pub fn run(
     let (artifacts, walk_errors) = walk(paths);
     let mut failed = !walk_errors.is_empty();
     super::report_walk_errors(err, &walk_errors)?;
-    for artifact in &artifacts {
+    // As grep: a bar only while the listing goes elsewhere than a terminal.
+    let total = artifacts.iter().map(crate::engine::artifact_size).sum();
+    let bar_on = !std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let pb = crate::output::progress::bar(bar_on, total, artifacts.len());
+    for (i, artifact) in artifacts.iter().enumerate() {
         let mut coverage = Coverage::default();
         let mut rows: Vec<MemberRecord> = Vec::new();
         source::for_each_member(artifact, limits, &mut coverage, |leaf| {
@@ -90,6 +103,8 @@ pub fn run(
                 path: artifact.path.clone(),
                 members: leaf.members.to_vec(),
                 bytes,
+                stored: leaf.stored.to_vec(),
+                formats: leaf.layers.to_vec(),
                 lines,
                 binary,
                 complete: true,
@@ -112,6 +127,8 @@ pub fn run(
                     path: artifact.path.clone(),
                     members: e.members.clone(),
                     bytes: 0,
+                    stored: Vec::new(),
+                    formats: Vec::new(),
                     lines: 0,
                     binary: false,
                     complete: false,
@@ -129,6 +146,8 @@ pub fn run(
                     path: artifact.path.clone(),
                     members: n.members.clone(),
                     bytes: 0,
+                    stored: Vec::new(),
+                    formats: Vec::new(),
                     lines: 0,
                     binary: false,
                     complete: true,
@@ -158,15 +177,28 @@ pub fn run(
                 } else {
                     "ok".to_string()
                 };
+                // The member's stored (compressed) size in its container.
+                let stored = match r.stored.last() {
+                    Some(Some(n)) => n.to_string(),
+                    _ => "-".to_string(),
+                };
+                let formats = if r.formats.is_empty() {
+                    "-".to_string()
+                } else {
+                    r.formats.join(">")
+                };
                 writeln!(
                     buf,
-                    "{:>12} {:>9}  {}  {status}",
-                    r.bytes, r.lines, r.citation
+                    "{:>12} {:>12} {:>9}  {formats:<18} {}  {status}",
+                    r.bytes, stored, r.lines, r.citation
                 )?;
             }
         }
         out.write_all(&buf)?;
+        let size = crate::engine::artifact_size(artifact);
+        crate::output::progress::advance(&pb, size, i + 1, artifacts.len());
     }
+    pb.finish_and_clear();
     out.flush()?;
     Ok(if failed { 2 } else { 0 })
 }

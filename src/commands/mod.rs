@@ -7,6 +7,7 @@ pub mod grep;
 pub mod ls;
 pub mod packs;
 pub mod scan;
+pub mod show;
 
 use crate::source::Limits;
 use std::io::{self, Write};
@@ -67,6 +68,42 @@ pub struct InputArgs {
     /// Search binary members too (`-a`/`--text` as in grep)
     #[arg(short = 'a', long, visible_alias = "text")]
     pub binary: bool,
+}
+
+/// `-g/--member GLOB` for the commands that search (grep, scan, check).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct MemberArgs {
+    /// Read only members whose path matches GLOB; `!GLOB` leaves them out.
+    /// Repeatable; the last glob that matches decides, as in rg -g. Matched
+    /// against the member's path inside its innermost container
+    /// (`logs/n1_agg_w0.out`, no `./`); a glob without `/` against its base
+    /// name; a plain file by its file name; `.gz`/`.zst`/... looked through.
+    /// Left-out members are not read: coverage lists them as `excluded`, and
+    /// nothing is claimed absent from an artifact with one
+    #[arg(
+        short = 'g',
+        long = "member",
+        visible_alias = "glob",
+        alias = "include",
+        value_name = "GLOB",
+        allow_hyphen_values = true
+    )]
+    pub globs: Vec<String>,
+}
+
+impl MemberArgs {
+    /// `limits` with the member globs set.
+    pub fn apply(&self, mut limits: Limits) -> Result<Limits, crate::member_glob::MemberGlobError> {
+        limits.members =
+            crate::member_glob::MemberGlobs::new(&self.globs)?.map(std::sync::Arc::new);
+        Ok(limits)
+    }
+}
+
+/// Coverage errors worth a message and an error exit: all but `excluded`
+/// (members the user left out with `-g` on purpose).
+pub fn reported(e: &crate::source::MemberError) -> bool {
+    e.kind != crate::source::ErrorKind::Excluded
 }
 
 /// A byte count with an optional binary suffix: `1048576`, `1M`, `64G`

@@ -82,7 +82,12 @@ pub fn run(
         summary.artifacts += 1;
         summary.members += scan.coverage.members;
         summary.bytes += scan.coverage.bytes;
-        summary.errors += scan.coverage.errors.len() as u64;
+        summary.errors += scan
+            .coverage
+            .errors
+            .iter()
+            .filter(|e| super::reported(e))
+            .count() as u64;
         summary.incomplete += u64::from(!scan.coverage.complete());
         for (rule, n) in &scan.counts {
             *summary.rules.entry(rule.clone()).or_default() += n;
@@ -106,7 +111,7 @@ pub fn run(
             Format::Text | Format::Markdown => text(&mut buf, &a.path, &scan.records, &coverage),
         }
         pb.suspend(|| {
-            for e in &scan.coverage.errors {
+            for e in scan.coverage.errors.iter().filter(|e| super::reported(e)) {
                 let cite = Location::member_citation(&a.path, &e.members);
                 let msg = escape::text(&e.message);
                 let _ = writeln!(err, "artiscan: {cite}: {:?}: {msg}", e.kind);

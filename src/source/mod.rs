@@ -59,17 +59,21 @@ pub enum ErrorKind {
     /// Nothing is known about what it would have held, so absence cannot
     /// be claimed.
     Skipped,
+    /// A member left out by `-g/--member`: not read, so absence cannot be
+    /// claimed either.
+    Excluded,
 }
 
 impl ErrorKind {
     /// Every kind, for readers that check stored names (the audit store).
-    pub const ALL: [ErrorKind; 6] = [
+    pub const ALL: [ErrorKind; 7] = [
         ErrorKind::Truncated,
         ErrorKind::Corrupt,
         ErrorKind::Limit,
         ErrorKind::Unsupported,
         ErrorKind::Io,
         ErrorKind::Skipped,
+        ErrorKind::Excluded,
     ];
 
     /// The name in JSON and in the audit store.
@@ -81,6 +85,7 @@ impl ErrorKind {
             ErrorKind::Unsupported => "unsupported",
             ErrorKind::Io => "io",
             ErrorKind::Skipped => "skipped",
+            ErrorKind::Excluded => "excluded",
         }
     }
 }
@@ -142,6 +147,8 @@ pub struct Limits {
     pub max_line: usize,
     /// Search members that look binary.
     pub binary: bool,
+    /// `-g/--member`: only these members are read (see [`crate::member_glob`]).
+    pub members: Option<std::sync::Arc<crate::member_glob::MemberGlobs>>,
 }
 
 impl Default for Limits {
@@ -155,6 +162,7 @@ impl Default for Limits {
             spool_cap: 64 << 20,
             max_line: 1 << 20,
             binary: false,
+            members: None,
         }
     }
 }
@@ -202,6 +210,12 @@ pub struct Leaf<'a, 'r> {
     /// The whole member when it is a mapped plain file (enables splitting).
     pub slice: Option<&'a [u8]>,
     pub coverage: &'a mut Coverage,
+    /// Formats detected from the artifact down to this leaf, outermost
+    /// first (`["zip", "gzip", "tar", "text"]`), for `ls`.
+    pub layers: &'a [&'static str],
+    /// Each member of the chain's size as stored in its container (zip:
+    /// compressed size; tar: size), `None` when not known before reading.
+    pub stored: &'a [Option<u64>],
 }
 
 /// Reads one artifact and calls `visit` once per leaf member, in archive
@@ -212,9 +226,28 @@ where
     F: FnMut(Leaf<'_, '_>) -> io::Result<()>,
 {
     let budget = Budget::new(limits);
+    let mut visit = visit;
+    // `-g`: a member left out is not read, and says so in coverage.
+    let visit = |leaf: Leaf<'_, '_>| -> io::Result<()> {
+        match &limits.members {
+            Some(g) if !g.admits(&artifact.path, leaf.members) => {
+                leaf.coverage.members = leaf.coverage.members.saturating_sub(1);
+                let msg = format!("not read: left out by -g {}", g.shown());
+                leaf.coverage.error(leaf.members, ErrorKind::Excluded, msg);
+                Ok(())
+            }
+            _ => visit(leaf),
+        }
+    };
+    // The bar follows the artifact's file bytes as they are consumed.
+    let meter = crate::output::progress::Meter::new();
     let mut w = Walker {
         limits,
         budget: &budget,
+        meter: meter.clone(),
+        layers: Vec::new(),
+        stored: Vec::new(),
+        next_stored: None,
         members: Vec::new(),
         coverage,
         visit,
@@ -261,6 +294,22 @@ where
     };
     if let Err(e) = result {
         w.record(&e);
+    }
+    meter.finish();
+}
+
+/// A detected format's name in [`Leaf::layers`].
+fn layer_name(format: Format) -> &'static str {
+    match format {
+        Format::Gzip => "gzip",
+        Format::Zstd => "zstd",
+        Format::Xz => "xz",
+        Format::Bzip2 => "bzip2",
+        Format::Lz4 => "lz4",
+        Format::Zip => "zip",
+        Format::Tar => "tar",
+        Format::Unsupported(what) => what,
+        Format::Text => "text",
     }
 }
 
@@ -341,6 +390,14 @@ pub fn for_each_window(path: &std::path::Path, mut f: impl FnMut(&[u8])) -> io::
 struct Walker<'l, 'c, F> {
     limits: &'l Limits,
     budget: &'l Budget,
+    /// Consumption of the artifact's own file bytes, for the progress bar.
+    meter: crate::output::progress::Meter,
+    /// Formats detected down to here (see [`Leaf::layers`]).
+    layers: Vec<&'static str>,
+    /// Stored sizes along `members` (see [`Leaf::stored`]).
+    stored: Vec<Option<u64>>,
+    /// The stored size of the member about to be opened.
+    next_stored: Option<u64>,
     members: Vec<String>,
     coverage: &'c mut Coverage,
     visit: F,
@@ -392,7 +449,7 @@ where
             // Opened in place; its members are one level down, as when
             // a zip is reached by `stream`.
             Format::Zip if self.too_deep(0) => Ok(()),
-            Format::Zip => self.zip_slice(bytes, 1),
+            Format::Zip => self.with_layer("zip", |w| w.zip_slice(bytes, 1)),
             // A zip after more than a block of other bytes (a
             // self-extractor stub): its end record says so.
             Format::Text
@@ -402,15 +459,15 @@ where
                 if self.too_deep(0) {
                     return Ok(());
                 }
-                self.zip_slice(bytes, 1)
+                self.with_layer("zip", |w| w.zip_slice(bytes, 1))
             }
             Format::Text => {
                 let members = self.members.clone();
-                let mut reader = bytes;
-                self.leaf(&members, &mut reader, Some(bytes))
+                let mut reader = self.meter.reader(bytes, true);
+                self.with_layer("text", |w| w.leaf(&members, &mut reader, Some(bytes)))
             }
             _ => {
-                let mut reader = bytes;
+                let mut reader = self.meter.reader(bytes, true);
                 self.stream(&mut reader, 0)
             }
         }
@@ -423,6 +480,20 @@ where
         let (head, pending) = read_head(r);
         let format = detect(&head);
         let mut r = Cursor::new(head).chain(layer::Pending::new(pending, r));
+        self.with_layer(layer_name(format), |w| w.open(format, &mut r, depth))
+    }
+
+    /// `f` with `name` on the stack of detected formats.
+    fn with_layer<T>(&mut self, name: &'static str, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.layers.push(name);
+        let out = f(self);
+        self.layers.pop();
+        out
+    }
+
+    /// Decodes, opens or visits a stream of the detected `format`.
+    fn open(&mut self, format: Format, r: &mut dyn Read, depth: usize) -> io::Result<()> {
+        let mut r = r;
         let level = self.members.len();
         match format {
             Format::Text => {
@@ -512,6 +583,8 @@ where
             reader: r,
             slice,
             coverage: self.coverage,
+            layers: &self.layers,
+            stored: &self.stored,
         })
     }
 
@@ -525,6 +598,7 @@ where
         level: usize,
     ) -> io::Result<()> {
         self.members.push(name);
+        self.stored.push(self.next_stored.take());
         let result = self.stream(r, depth);
         let out = match result {
             Err(e) if Self::recoverable(&e, level) => {
@@ -538,6 +612,7 @@ where
             Ok(()) => Ok(()),
         };
         self.members.pop();
+        self.stored.pop();
         out
     }
 
@@ -586,6 +661,7 @@ where
                     let mut member =
                         Layer::new(&mut data, &self.members, "tar", self.budget, None, false);
                     member.set_member(name.clone());
+                    self.next_stored = Some(entry.size);
                     let result = self.member(name, &mut member, depth, level);
                     drop(member);
                     result?;
@@ -663,7 +739,8 @@ where
             Err(zipread::DirectoryError::TooMany(_)) => {
                 // A huge directory is not held in memory: the local headers
                 // are read in order instead.
-                return self.zip_local_headers(&mut &data[..], depth, false);
+                let top = self.members.is_empty();
+                return self.zip_local_headers(&mut self.meter.reader(data, top), depth, false);
             }
             Err(e) => {
                 // A cut download has no central directory (or only one of
@@ -673,7 +750,9 @@ where
                 self.coverage
                     .error(&self.members.clone(), ErrorKind::Truncated, msg);
                 let start = memchr::memmem::find(data, b"PK\x03\x04").unwrap_or(data.len());
-                return self.zip_local_headers(&mut &data[start..], depth, true);
+                let top = self.members.is_empty();
+                let mut r = self.meter.reader(&data[start..], top);
+                return self.zip_local_headers(&mut r, depth, true);
             }
         };
         let entries = &dir.entries;
@@ -719,7 +798,8 @@ where
             let have =
                 &data[start.min(data.len() as u64) as usize..end.min(data.len() as u64) as usize];
             let cut = (have.len() as u64) < e.csize;
-            let mut raw = layer::Counted::new(have);
+            let mut raw = layer::Counted::new(self.meter.reader(have, level == 0));
+            self.next_stored = Some(e.csize);
             self.zip_entry(
                 name,
                 e.method,
@@ -845,6 +925,7 @@ where
                 } else {
                     Some((h.crc, h.usize))
                 };
+                self.next_stored = size_known.then_some(h.csize);
                 self.zip_entry(
                     name.clone(),
                     h.method,

@@ -59,3 +59,66 @@ fn damaged_members_are_listed_with_their_error() {
         core.stdout
     );
 }
+
+/// Stored (compressed) sizes and detected formats per layer, checked
+/// against Python's zipfile and tarfile.
+#[test]
+fn stored_sizes_and_formats_per_layer() {
+    let zip = sample(&format!("{MULTINODE}.zip"));
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sys, io, zipfile, tarfile\n\
+             z = zipfile.ZipFile(sys.argv[1])\n\
+             i = z.getinfo('multinode_server_logs.tar.gz')\n\
+             t = tarfile.open(fileobj=io.BytesIO(z.read(i)))\n\
+             print(i.compress_size, t.getmember('./gb200-node01_decode_w0.err.gz').size)",
+        ])
+        .arg(root().join(&zip))
+        .output()
+        .expect("python3");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let sizes: Vec<u64> = text
+        .split_whitespace()
+        .map(|n| n.parse().unwrap())
+        .collect();
+    let run = artiscan(&["ls", "--json", &zip]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let members = run.of_type("member");
+    let find = |name: &str| {
+        members
+            .iter()
+            .find(|m| m["members"][1] == name)
+            .unwrap_or_else(|| panic!("{name} listed"))
+            .clone()
+    };
+    let decode = find("gb200-node01_decode_w0.out");
+    assert_eq!(
+        decode["formats"],
+        serde_json::json!(["zip", "gzip", "tar", "text"])
+    );
+    assert_eq!(decode["stored"][0].as_u64(), Some(sizes[0]));
+    // A tar member is stored as is: its size is its bytes.
+    assert_eq!(decode["stored"][1], decode["bytes"]);
+    let err = find("gb200-node01_decode_w0.err.gz");
+    assert_eq!(
+        err["formats"],
+        serde_json::json!(["zip", "gzip", "tar", "gzip", "text"])
+    );
+    assert_eq!(err["stored"][1].as_u64(), Some(sizes[1]));
+    assert!(sizes[1] < err["bytes"].as_u64().unwrap());
+    // The text listing shows the stored size and the layers.
+    let txt = artiscan(&["ls", &zip]);
+    let line = txt
+        .stdout
+        .lines()
+        .find(|l| l.contains("decode_w0.err.gz"))
+        .unwrap();
+    assert!(line.contains(&format!(" {} ", sizes[1])), "{line}");
+    assert!(line.contains("zip>gzip>tar>gzip>text"), "{line}");
+    // A zstd tarball, no zip.
+    let zst = artiscan(&["ls", "--json", &sample("trtllm_logs.tar.zst")]);
+    let first = &zst.of_type("member")[0];
+    assert_eq!(first["formats"][0], "zstd");
+    assert_eq!(first["formats"][1], "tar");
+}

@@ -50,6 +50,12 @@ fn every_record_type_validates() {
             "samples/artifacts/logs_12345678.zip!benchmark (dsv4, fp8)/3_Run benchmark.txt:18",
         ],
         vec!["ls", "--json", "samples/artifacts"],
+        vec![
+            "show",
+            "--format",
+            "jsonl",
+            "samples/artifacts/logs_12345678.zip!benchmark (dsv4, fp8)/3_Run benchmark.txt:17..19",
+        ],
     ] {
         let run = artiscan(&args);
         let recs = run.records();
@@ -67,6 +73,7 @@ fn every_record_type_validates() {
         "cite",
         "member",
         "count",
+        "show",
     ] {
         assert!(kinds.contains(k), "no {k} record was produced");
     }
