@@ -746,6 +746,7 @@ pub fn evidence_from_row(path: &str, r: &Row<'_>, at: usize) -> rusqlite::Result
             column: r.get::<_, Option<i64>>(at + 6)?.map(|c| c as u64),
         },
         text: r.get::<_, String>(at + 7)?.into(),
+        text_start: None,
         lossy: r.get(at + 8)?,
         truncated: r.get(at + 9)?,
         captures: parse_json::<Map<String, Value>>(r.get(at + 10)?)?,

@@ -680,6 +680,7 @@ mod tests {
             citation: location.to_string().into(),
             location,
             text: String::new().into(),
+            text_start: None,
             lossy: false,
             truncated: false,
             captures: caps.as_object().cloned(),

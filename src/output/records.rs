@@ -83,8 +83,16 @@ pub struct EvidenceRecord {
     /// `artiscan cite` reopens it.
     pub citation: Citation,
     pub location: Location,
-    /// The cleaned line (ANSI escapes and trailing `\r` removed), lossy UTF-8.
+    /// The cleaned line (ANSI escapes and trailing `\r` removed), lossy UTF-8;
+    /// for a rule's match on a line longer than [`EXCERPT_MAX`] bytes, an
+    /// excerpt of it around the match (see `text_start`), so that output
+    /// grows with the matches, not with matches times the line's length
+    /// (an `Env:` line of 300 variables gives 300 records). `cite` prints
+    /// the whole line.
     pub text: Arc<str>,
+    /// Present when `text` is an excerpt: its byte offset in the cleaned line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_start: Option<u64>,
     /// True when `text` had invalid UTF-8 replaced by U+FFFD.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub lossy: bool,
@@ -100,6 +108,26 @@ pub struct EvidenceRecord {
     /// Stable id: hash of artifact sha256, members, line, rule and column (absent for grep).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+}
+
+/// Longest `text` of a rule's evidence record: longer lines are quoted by
+/// an excerpt of this many bytes at most.
+pub const EXCERPT_MAX: usize = 1024;
+
+/// The bounds in `line` of the excerpt quoted for a match at byte `at`:
+/// from a quarter of [`EXCERPT_MAX`] before it, never splitting a UTF-8
+/// character.
+pub fn excerpt_bounds(line: &[u8], at: usize) -> (usize, usize) {
+    let inside = |i: usize| i < line.len() && line[i] & 0xc0 == 0x80;
+    let mut start = at.min(line.len()).saturating_sub(EXCERPT_MAX / 4);
+    while inside(start) {
+        start += 1;
+    }
+    let mut end = (start + EXCERPT_MAX).min(line.len());
+    while inside(end) {
+        end -= 1;
+    }
+    (start, end)
 }
 
 /// A context line around a grep hit (`-A/-B/-C`).

@@ -5,7 +5,9 @@ use super::rank::RankKey;
 use crate::engine;
 use crate::lines::{Line, LineReader, LineSink, Outcome, clean};
 use crate::location::Location;
-use crate::output::{self, AggregateRecord, Citation, EvidenceRecord, Stats};
+use crate::output::{
+    self, AggregateRecord, Citation, EXCERPT_MAX, EvidenceRecord, Stats, excerpt_bounds,
+};
 use crate::pack::{AnchoredCaptures, CapType, LiteralCursor, Literals, RuleSet, VariantKind};
 use crate::source::{self, Artifact, Coverage, Limits};
 use regex::bytes::Captures;
@@ -846,7 +848,8 @@ impl<'a> MemberScan<'a> {
                 records.push(r);
                 continue;
             };
-            let first = last_line != Some(e.location.line);
+            // An excerpt is the record's own text; a whole line is shared.
+            let first = last_line != Some(e.location.line) || e.text_start.is_some();
             last_line = Some(e.location.line);
             if budget.take(record_cost(&e, first)) {
                 records.push(Record::Evidence(e));
@@ -962,21 +965,30 @@ impl<'a> MemberScan<'a> {
             byte_offset: line.offset,
             column: Some(column as u64 + 1),
         };
-        // Every record of one line shares its text.
-        let first = !matches!(&self.line_text, Some((n, _, _)) if *n == line.number);
-        if first {
-            let (text, lossy) = output::line_text(text);
-            self.line_text = Some((line.number, text.into(), lossy));
-        }
-        let (_, text, lossy) = self.line_text.as_ref().expect("line text");
+        // Every record of one line shares its text; a long line is quoted
+        // by an excerpt around each match instead.
+        let (text, text_start, lossy, first) = if text.len() > EXCERPT_MAX {
+            let (start, end) = excerpt_bounds(text, column);
+            let (excerpt, lossy) = output::line_text(&text[start..end]);
+            (excerpt.into(), Some(start as u64), lossy, true)
+        } else {
+            let first = !matches!(&self.line_text, Some((n, _, _)) if *n == line.number);
+            if first {
+                let (text, lossy) = output::line_text(text);
+                self.line_text = Some((line.number, text.into(), lossy));
+            }
+            let (_, text, lossy) = self.line_text.as_ref().expect("line text");
+            (text.clone(), None, *lossy, first)
+        };
         let e = EvidenceRecord {
             kind: "evidence",
             rule: rule.id.clone(),
             pack: Some(rule.pack.clone()),
             citation: Citation::new(self.cite.clone(), line.number),
             location,
-            text: text.clone(),
-            lossy: *lossy,
+            text,
+            text_start,
+            lossy,
             truncated: line.truncated,
             captures: Some(captures),
             rank,

@@ -204,6 +204,7 @@ impl<'a> GrepSink<'a> {
                     citation,
                     location: loc,
                     text: text.into(),
+                    text_start: None,
                     lossy,
                     truncated,
                     captures: None,
