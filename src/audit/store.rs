@@ -15,8 +15,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// `PRAGMA user_version` of a store this build writes.
-pub const SCHEMA_VERSION: i64 = 1;
+/// `PRAGMA user_version` of a store this build writes: the SQLite layout,
+/// versioned apart from the JSON records ([`crate::output::SCHEMA_VERSION`]).
+pub const STORE_SCHEMA_VERSION: i64 = 1;
 
 /// The documented schema (`src/audit/schema.sql`).
 pub const SCHEMA: &str = include_str!("schema.sql");
@@ -25,7 +26,7 @@ pub const SCHEMA: &str = include_str!("schema.sql");
 const MIGRATIONS: &[&str] = &[];
 
 /// Opens (and with `create`, creates) a store for writing, in WAL mode,
-/// migrated to [`SCHEMA_VERSION`]. Errors say what is wrong in words
+/// migrated to [`STORE_SCHEMA_VERSION`]. Errors say what is wrong in words
 /// ([`explain`]): a read-only file or folder, a full disk, not a store.
 pub fn open(path: &Path, create: bool) -> anyhow::Result<Connection> {
     if !create && !path.exists() {
@@ -145,9 +146,9 @@ fn open_read_only(path: &Path) -> anyhow::Result<Connection> {
             path.display()
         );
     }
-    if version != SCHEMA_VERSION {
+    if version != STORE_SCHEMA_VERSION {
         anyhow::bail!(
-            "{}: store schema version {version}, this artiscan reads {SCHEMA_VERSION}; \
+            "{}: store schema version {version}, this artiscan reads {STORE_SCHEMA_VERSION}; \
              a read-only store cannot be migrated (make it writable, or use a matching artiscan)",
             path.display()
         );
@@ -244,9 +245,9 @@ pub fn explain(e: anyhow::Error, path: &Path) -> anyhow::Error {
 
 fn migrate(conn: &Connection) -> anyhow::Result<()> {
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    if version > SCHEMA_VERSION {
+    if version > STORE_SCHEMA_VERSION {
         anyhow::bail!(
-            "store schema version {version} is newer than this artiscan's ({SCHEMA_VERSION}); upgrade artiscan"
+            "store schema version {version} is newer than this artiscan's ({STORE_SCHEMA_VERSION}); upgrade artiscan"
         );
     }
     if version == 0 {
@@ -259,12 +260,12 @@ fn migrate(conn: &Connection) -> anyhow::Result<()> {
             anyhow::bail!("not an artiscan audit database (it has tables but no schema version)");
         }
         conn.execute_batch(&format!(
-            "BEGIN IMMEDIATE;\n{SCHEMA}\nPRAGMA user_version = {SCHEMA_VERSION};\n\
+            "BEGIN IMMEDIATE;\n{SCHEMA}\nPRAGMA user_version = {STORE_SCHEMA_VERSION};\n\
              INSERT INTO meta VALUES ('created_at', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));\nCOMMIT;"
         ))?;
         return Ok(());
     }
-    for v in version..SCHEMA_VERSION {
+    for v in version..STORE_SCHEMA_VERSION {
         let step = MIGRATIONS[(v - 1) as usize];
         conn.execute_batch(&format!(
             "BEGIN IMMEDIATE;\n{step}\nPRAGMA user_version = {};\nCOMMIT;",
@@ -734,7 +735,7 @@ pub const EVIDENCE_COLS: &str = "rule, pack, citation, members, line, byte_offse
 pub fn evidence_from_row(path: &str, r: &Row<'_>, at: usize) -> rusqlite::Result<EvidenceRecord> {
     let members: Vec<String> = parse_json(Some(r.get(at + 3)?))?.unwrap_or_default();
     Ok(EvidenceRecord {
-        kind: "evidence",
+        kind: EvidenceRecord::KIND,
         rule: r.get(at)?,
         pack: r.get(at + 1)?,
         citation: r.get::<_, String>(at + 2)?.into(),
@@ -779,7 +780,7 @@ pub fn aggregate_from_row(
         })?
         .collect::<Result<BTreeMap<_, _>, _>>()?;
     Ok(AggregateRecord {
-        kind: "aggregate",
+        kind: AggregateRecord::KIND,
         rule: r.get(1)?,
         pack: r.get(2)?,
         path: path.to_string(),

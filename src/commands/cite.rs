@@ -5,9 +5,8 @@
 use crate::engine;
 use crate::lines::{Line, LineReader, LineSink, clean};
 use crate::location::{self, Location};
-use crate::output::{self, escape};
+use crate::output::{self, CiteRecord, escape};
 use crate::source::{self, Artifact, ArtifactKind, Coverage, Limits};
-use serde::Serialize;
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
@@ -23,26 +22,6 @@ pub struct CiteOptions {
     pub sha256: Option<String>,
     pub root: Option<String>,
     pub json: bool,
-}
-
-/// What `cite --json` prints.
-#[derive(Debug, Serialize)]
-pub struct CiteRecord {
-    /// Always "cite".
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-    pub citation: String,
-    pub sha256: Option<String>,
-    pub location: Location,
-    pub text: String,
-    /// Context lines: `[line, text]`.
-    pub before: Vec<(u64, String)>,
-    pub after: Vec<(u64, String)>,
-    /// Whether `--expect` text is on the cited line (absent without `--expect`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub expect_ok: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sha256_ok: Option<bool>,
 }
 
 struct Grab {
@@ -242,7 +221,7 @@ pub fn run(
             .collect::<Vec<_>>()
     };
     let rec = CiteRecord {
-        kind: "cite",
+        kind: CiteRecord::KIND,
         citation: citation.to_string(),
         sha256: Some(sha.clone()),
         location: Location {
