@@ -7,7 +7,7 @@ use crate::Location;
 use crate::check::VerdictRecord;
 use crate::output::{AggregateRecord, CoverageRecord, EvidenceRecord, Stats};
 use crate::scan::{ArtifactScan, Record};
-use crate::source::{Coverage, ErrorKind, MemberError, Note, NoteKind};
+use crate::source::{Coverage, ErrorKind, MemberError, Note};
 use rusqlite::ffi::{self, ErrorCode};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, params};
 use serde_json::{Map, Value};
@@ -441,7 +441,7 @@ impl VerdictRow {
             run_scope,
             scope_name: v.scope.clone(),
             rule: v.rule.clone(),
-            status: json(&v.status).trim_matches('"').to_string(),
+            status: v.status.as_str().to_string(),
             reason: v.reason.clone(),
             evidence: json(&v.evidence),
             first_citation: v.evidence.first().map(|c| c.citation.clone()),
@@ -583,7 +583,7 @@ pub fn write_artifact(conn: &Connection, p: &Prepared, stamp: &Stamp<'_>) -> any
             i as i64,
             Location::member_citation(&p.path, &e.members),
             json(&e.members),
-            json(&e.kind).trim_matches('"'),
+            e.kind.as_str(),
             e.message
         ])?;
     }
@@ -701,57 +701,102 @@ pub fn touch(
     Ok(())
 }
 
-/// Merge refuses stores with other kinds (see `merge::row_rules`), so the
-/// fallback is never taken on a store artiscan wrote or accepted.
-fn error_kind(s: &str) -> ErrorKind {
-    ErrorKind::ALL
-        .into_iter()
-        .find(|k| k.as_str() == s)
-        .unwrap_or(ErrorKind::Io)
+/// A stored row that does not read back as the record it was written
+/// from: an enum name this build does not know, JSON that is not the
+/// record's shape. Never mapped to a default, so that a damaged or foreign
+/// store cannot turn, say, an `io` error into a note.
+#[derive(Debug, thiserror::Error)]
+#[error("audit store: table {table}, {row}: column {column}: {why}")]
+pub struct RowError {
+    pub table: &'static str,
+    /// The row's key, e.g. `path samples/a.zip seq 3`.
+    pub row: String,
+    pub column: &'static str,
+    pub why: String,
 }
 
-fn note_kind(s: &str) -> NoteKind {
-    match s {
-        "binary" => NoteKind::Binary,
-        "link" => NoteKind::Link,
-        "special" => NoteKind::Special,
-        "duplicate" => NoteKind::Duplicate,
-        "long_name" => NoteKind::LongName,
-        _ => NoteKind::LongLine,
+/// Which row is being read, for [`RowError`].
+struct RowKey<'a> {
+    table: &'static str,
+    path: &'a str,
+    seq: Option<i64>,
+}
+
+impl RowKey<'_> {
+    fn err(&self, column: &'static str, why: impl std::fmt::Display) -> RowError {
+        let row = match self.seq {
+            Some(seq) => format!("path {} seq {seq}", crate::location::escape(self.path)),
+            None => format!("path {}", crate::location::escape(self.path)),
+        };
+        RowError {
+            table: self.table,
+            row,
+            column,
+            why: why.to_string(),
+        }
+    }
+
+    /// A text column holding an enum's serde name (`io`, `long_line`, `pass`).
+    fn name<T: serde::de::DeserializeOwned>(
+        &self,
+        r: &Row<'_>,
+        column: &'static str,
+    ) -> anyhow::Result<T> {
+        use serde::de::IntoDeserializer;
+        let s: String = r.get(column)?;
+        T::deserialize(s.as_str().into_deserializer())
+            .map_err(|e: serde::de::value::Error| self.err(column, e).into())
+    }
+
+    /// A text column holding JSON (NULL when `T` is an `Option`).
+    fn json<T: serde::de::DeserializeOwned>(
+        &self,
+        r: &Row<'_>,
+        column: &'static str,
+    ) -> anyhow::Result<T> {
+        let s: Option<String> = r.get(column)?;
+        serde_json::from_str(s.as_deref().unwrap_or("null")).map_err(|e| self.err(column, e).into())
+    }
+
+    /// A non-negative integer column (counts, lines, offsets).
+    fn count(&self, r: &Row<'_>, column: &'static str) -> anyhow::Result<u64> {
+        let n: i64 = r.get(column)?;
+        u64::try_from(n).map_err(|_| self.err(column, format!("negative: {n}")).into())
     }
 }
 
-fn parse_json<T: serde::de::DeserializeOwned>(s: Option<String>) -> rusqlite::Result<Option<T>> {
-    s.map(|s| serde_json::from_str(&s))
-        .transpose()
-        .map_err(|e| {
-            rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
-        })
-}
+/// An evidence record as the scan printed it, from `SELECT EVIDENCE_COLS`
+/// (read by column name, so a query may add columns).
+pub const EVIDENCE_COLS: &str = "seq, rule, pack, citation, members, line, byte_offset, col, text, lossy, truncated, captures, rank, id";
 
-/// An evidence record as the scan printed it, from `SELECT path, EVIDENCE_COLS`.
-pub const EVIDENCE_COLS: &str = "rule, pack, citation, members, line, byte_offset, col, text, lossy, truncated, captures, rank, id";
-
-pub fn evidence_from_row(path: &str, r: &Row<'_>, at: usize) -> rusqlite::Result<EvidenceRecord> {
-    let members: Vec<String> = parse_json(Some(r.get(at + 3)?))?.unwrap_or_default();
+pub fn evidence_from_row(path: &str, r: &Row<'_>) -> anyhow::Result<EvidenceRecord> {
+    let key = RowKey {
+        table: "evidence",
+        path,
+        seq: Some(r.get("seq")?),
+    };
+    let members: Vec<String> = key.json(r, "members")?;
     Ok(EvidenceRecord {
         kind: EvidenceRecord::KIND,
-        rule: r.get(at)?,
-        pack: r.get(at + 1)?,
-        citation: r.get::<_, String>(at + 2)?.into(),
+        rule: r.get("rule")?,
+        pack: r.get("pack")?,
+        citation: r.get::<_, String>("citation")?.into(),
         location: Location {
             path: path.into(),
             members: members.into(),
-            line: r.get::<_, i64>(at + 4)? as u64,
-            byte_offset: r.get::<_, i64>(at + 5)? as u64,
-            column: r.get::<_, Option<i64>>(at + 6)?.map(|c| c as u64),
+            line: key.count(r, "line")?,
+            byte_offset: key.count(r, "byte_offset")?,
+            column: match r.get::<_, Option<i64>>("col")? {
+                Some(_) => Some(key.count(r, "col")?),
+                None => None,
+            },
         },
-        text: r.get::<_, String>(at + 7)?.into(),
-        lossy: r.get(at + 8)?,
-        truncated: r.get(at + 9)?,
-        captures: parse_json::<Map<String, Value>>(r.get(at + 10)?)?,
-        rank: parse_json::<BTreeMap<String, u32>>(r.get(at + 11)?)?,
-        id: r.get(at + 12)?,
+        text: r.get::<_, String>("text")?.into(),
+        lossy: r.get("lossy")?,
+        truncated: r.get("truncated")?,
+        captures: key.json::<Option<Map<String, Value>>>(r, "captures")?,
+        rank: key.json::<Option<BTreeMap<String, u32>>>(r, "rank")?,
+        id: r.get("id")?,
     })
 }
 
@@ -763,69 +808,98 @@ pub fn aggregate_from_row(
     path: &str,
     r: &Row<'_>,
 ) -> anyhow::Result<AggregateRecord> {
-    let seq: i64 = r.get(0)?;
+    let seq: i64 = r.get("seq")?;
+    let key = RowKey {
+        table: "aggregates",
+        path,
+        seq: Some(seq),
+    };
     let mut stmt = conn.prepare_cached(
         "SELECT capture, min, max, mean FROM aggregate_stats WHERE path = ?1 AND seq = ?2",
     )?;
     let stats = stmt
         .query_map(params![path, seq], |s| {
             Ok((
-                s.get::<_, String>(0)?,
+                s.get::<_, String>("capture")?,
                 Stats {
-                    min: s.get(1)?,
-                    max: s.get(2)?,
-                    mean: s.get(3)?,
+                    min: s.get("min")?,
+                    max: s.get("max")?,
+                    mean: s.get("mean")?,
                 },
             ))
         })?
         .collect::<Result<BTreeMap<_, _>, _>>()?;
     Ok(AggregateRecord {
         kind: AggregateRecord::KIND,
-        rule: r.get(1)?,
-        pack: r.get(2)?,
+        rule: r.get("rule")?,
+        pack: r.get("pack")?,
         path: path.to_string(),
-        members: parse_json(Some(r.get(3)?))?.unwrap_or_default(),
-        group: parse_json(Some(r.get(4)?))?.unwrap_or_default(),
-        count: r.get::<_, i64>(5)? as u64,
+        members: key.json(r, "members")?,
+        group: key.json(r, "group_key")?,
+        count: key.count(r, "count")?,
         stats,
-        first: r.get(6)?,
-        last: r.get(7)?,
+        first: r.get("first")?,
+        last: r.get("last")?,
     })
 }
 
 /// The coverage of an artifact as its scan found it.
 pub fn load_coverage(conn: &Connection, path: &str) -> anyhow::Result<(Option<String>, Coverage)> {
-    let (sha256, members, bytes, notes): (Option<String>, i64, i64, String) = conn
-        .prepare_cached("SELECT sha256, members, bytes, notes FROM coverage WHERE path = ?1")?
-        .query_row([path], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
-    let notes: Vec<Value> = serde_json::from_str(&notes).unwrap_or_default();
+    let key = RowKey {
+        table: "coverage",
+        path,
+        seq: None,
+    };
+    let mut stmt =
+        conn.prepare_cached("SELECT sha256, members, bytes, notes FROM coverage WHERE path = ?1")?;
+    let mut rows = stmt.query([path])?;
+    let Some(r) = rows.next()? else {
+        return Err(key.err("path", "no coverage row for this artifact").into());
+    };
+    let sha256: Option<String> = r.get("sha256")?;
     let mut cov = Coverage {
-        members: members as u64,
-        bytes: bytes as u64,
+        members: key.count(r, "members")?,
+        bytes: key.count(r, "bytes")?,
         errors: Vec::new(),
-        notes: notes
-            .iter()
-            .map(|n| Note {
-                members: serde_json::from_value(n["members"].clone()).unwrap_or_default(),
-                kind: note_kind(n["kind"].as_str().unwrap_or("")),
-                message: n["message"].as_str().unwrap_or("").to_string(),
-            })
-            .collect(),
+        notes: key.json::<Vec<Note>>(r, "notes")?,
     };
     let mut stmt = conn.prepare_cached(
-        "SELECT members, kind, message FROM coverage_errors WHERE path = ?1 ORDER BY seq",
+        "SELECT seq, members, kind, message FROM coverage_errors WHERE path = ?1 ORDER BY seq",
     )?;
-    let rows = stmt.query_map([path], |r| {
-        Ok(MemberError {
-            members: parse_json(Some(r.get(0)?))?.unwrap_or_default(),
-            kind: error_kind(&r.get::<_, String>(1)?),
-            message: r.get(2)?,
-        })
-    })?;
-    for e in rows {
-        cov.errors.push(e?);
+    let mut rows = stmt.query([path])?;
+    while let Some(r) = rows.next()? {
+        let key = RowKey {
+            table: "coverage_errors",
+            path,
+            seq: Some(r.get("seq")?),
+        };
+        cov.errors.push(MemberError {
+            members: key.json(r, "members")?,
+            kind: key.name::<ErrorKind>(r, "kind")?,
+            message: r.get("message")?,
+        });
     }
     Ok((sha256, cov))
+}
+
+/// A verdict as judged, from `SELECT VERDICT_COLS FROM verdicts`
+/// (`description` comes from the `checks` table).
+pub const VERDICT_COLS: &str = "check_id, rule, scope_name, status, reason, evidence, missing";
+
+pub fn verdict_from_row(r: &Row<'_>, description: &str) -> anyhow::Result<VerdictRecord> {
+    let check: String = r.get("check_id")?;
+    let scope: String = r.get("scope_name")?;
+    let key = RowKey {
+        table: "verdicts",
+        path: &scope,
+        seq: None,
+    };
+    let mut v = VerdictRecord::new(&check, description, &r.get::<_, String>("rule")?, &scope);
+    v.status = key.name(r, "status")?;
+    v.reason = r.get("reason")?;
+    v.evidence = key.json(r, "evidence")?;
+    v.missing = key.json(r, "missing")?;
+    Ok(v)
 }
 
 pub fn coverage_record(conn: &Connection, path: &str) -> anyhow::Result<CoverageRecord> {
@@ -840,15 +914,141 @@ pub fn load_scan(conn: &Connection, path: &str) -> anyhow::Result<ArtifactScan> 
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {EVIDENCE_COLS} FROM evidence WHERE path = ?1 ORDER BY seq"
     ))?;
-    let records = stmt
-        .query_map([path], |r| {
-            evidence_from_row(path, r, 0).map(Record::Evidence)
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut rows = stmt.query([path])?;
+    let mut records = Vec::new();
+    while let Some(r) = rows.next()? {
+        records.push(Record::Evidence(evidence_from_row(path, r)?));
+    }
     Ok(ArtifactScan {
         records,
         coverage,
         sha256,
         counts: BTreeMap::new(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::Status;
+    use crate::source::NoteKind;
+
+    fn store() -> Connection {
+        let c = Connection::open_in_memory().unwrap();
+        c.execute_batch(SCHEMA).unwrap();
+        c
+    }
+
+    /// A coverage row with one note and one error of the given kinds.
+    fn coverage(c: &Connection, note_kind: &str, error_kind: &str) {
+        let notes = format!(r#"[{{"members":["a.log"],"kind":"{note_kind}","message":"n"}}]"#);
+        c.execute(
+            "INSERT INTO coverage VALUES ('runs/a.zip', NULL, 0, 1, 10, 1, ?1)",
+            [notes],
+        )
+        .unwrap();
+        c.execute(
+            r#"INSERT INTO coverage_errors VALUES ('runs/a.zip', 0, 'runs/a.zip!a.log', '["a.log"]', ?1, 'cut')"#,
+            [error_kind],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn coverage_reads_back_typed() {
+        let c = store();
+        coverage(&c, "long_name", "skipped");
+        let (_, cov) = load_coverage(&c, "runs/a.zip").unwrap();
+        assert_eq!(cov.notes[0].kind, NoteKind::LongName);
+        assert_eq!(cov.errors[0].kind, ErrorKind::Skipped);
+        assert_eq!(cov.errors[0].members, ["a.log"]);
+    }
+
+    #[test]
+    fn an_unknown_error_kind_is_an_error_naming_the_row() {
+        let c = store();
+        coverage(&c, "long_line", "exploded");
+        let e = load_coverage(&c, "runs/a.zip").unwrap_err().to_string();
+        for part in [
+            "coverage_errors",
+            "runs/a.zip",
+            "seq 0",
+            "column kind",
+            "exploded",
+        ] {
+            assert!(e.contains(part), "{part} not in {e}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_note_kind_is_an_error_naming_the_row() {
+        let c = store();
+        coverage(&c, "sideways", "io");
+        let e = load_coverage(&c, "runs/a.zip").unwrap_err().to_string();
+        for part in ["table coverage,", "runs/a.zip", "column notes", "sideways"] {
+            assert!(e.contains(part), "{part} not in {e}");
+        }
+    }
+
+    fn verdict(c: &Connection, status: &str) -> anyhow::Result<VerdictRecord> {
+        c.execute(
+            "INSERT INTO verdicts VALUES ('c1', 'artifact', 'runs/a.zip', 'runs/a.zip', 'a.zip', \
+             'runs', NULL, 'env.var', ?1, 'why', '[{\"citation\":\"runs/a.zip!a.log:3\"}]', NULL, '{}')",
+            [status],
+        )
+        .unwrap();
+        let mut stmt = c
+            .prepare(&format!("SELECT {VERDICT_COLS} FROM verdicts"))
+            .unwrap();
+        let mut rows = stmt.query([]).unwrap();
+        verdict_from_row(rows.next().unwrap().unwrap(), "d")
+    }
+
+    #[test]
+    fn verdicts_read_back_typed_and_reject_an_unknown_status() {
+        let v = verdict(&store(), "not_applicable").unwrap();
+        assert_eq!(v.status, Status::NotApplicable);
+        assert_eq!(v.evidence[0].citation, "runs/a.zip!a.log:3");
+        let e = verdict(&store(), "maybe").unwrap_err().to_string();
+        for part in ["table verdicts", "runs/a.zip", "column status", "maybe"] {
+            assert!(e.contains(part), "{part} not in {e}");
+        }
+    }
+
+    #[test]
+    fn evidence_reads_by_column_name_and_rejects_bad_json() {
+        let c = store();
+        let insert = |rank: &str| {
+            c.execute("DELETE FROM evidence", []).unwrap();
+            c.execute(
+                "INSERT INTO evidence VALUES ('runs/a.zip', 4, NULL, 'a.zip', 'env.var', 'env', \
+                 'runs/a.zip!a.log:3', '[\"a.log\"]', 3, 120, 7, 'X=1', 0, 1, '{\"name\":\"X\"}', ?1, 'id1')",
+                [rank],
+            )
+            .unwrap();
+            // Columns in another order than the table's: read by name.
+            let mut stmt = c
+                .prepare("SELECT id, rank, captures, truncated, lossy, text, col, byte_offset, line, members, citation, pack, rule, seq FROM evidence")
+                .unwrap();
+            let mut rows = stmt.query([]).unwrap();
+            evidence_from_row("runs/a.zip", rows.next().unwrap().unwrap())
+        };
+        let e = insert(r#"{"tp":3}"#).unwrap();
+        assert_eq!(
+            (
+                e.location.line,
+                e.location.byte_offset,
+                e.location.column,
+                e.truncated,
+                e.lossy
+            ),
+            (3, 120, Some(7), true, false)
+        );
+        assert_eq!(e.rank.unwrap()["tp"], 3);
+        assert_eq!(e.captures.unwrap()["name"], "X");
+        let err = insert(r#"{"tp":-3}"#).unwrap_err().to_string();
+        for part in ["table evidence", "seq 4", "column rank"] {
+            assert!(err.contains(part), "{part} not in {err}");
+        }
+    }
 }

@@ -35,14 +35,14 @@ mod zipread;
 use crate::location;
 use detect::{Format, HEAD_LEN, detect};
 use layer::{Layer, Tagged};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::io::{self, BufRead, Cursor, Read};
 
 pub use layer::Budget;
 pub use walk::{Artifact, ArtifactKind, walk};
 
 /// Why part of an artifact could not be read.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Hash)]
 #[serde(rename_all = "lowercase")]
 pub enum ErrorKind {
     /// The data ends early (a cut download, a short tar member).
@@ -86,7 +86,7 @@ impl ErrorKind {
 }
 
 /// One part of an artifact that was not read completely.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct MemberError {
     /// Member chain where the problem was noticed (empty: the artifact itself).
     pub members: Vec<String>,
@@ -96,14 +96,14 @@ pub struct MemberError {
 
 /// Something worth knowing that lost nothing; the artifact can still be
 /// complete.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Note {
     pub members: Vec<String>,
     pub kind: NoteKind,
     pub message: String,
 }
 
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum NoteKind {
     /// Not written any more (binary members are `skipped` errors); read
