@@ -100,13 +100,7 @@ pub fn run(
 ) -> anyhow::Result<i32> {
     // An aggregate's range `member:208..273` cites its first line and
     // prints the lines through the last.
-    let (citation_line, range_end) = match citation.rsplit_once("..") {
-        Some((head, end)) if end.bytes().all(|b| b.is_ascii_digit()) && !end.is_empty() => {
-            (head, end.parse::<u64>().ok())
-        }
-        _ => (citation, None),
-    };
-    let Some((path, members, line)) = Location::parse(citation_line) else {
+    let Some((cited, range_end)) = Location::parse_range(citation) else {
         writeln!(
             err,
             "artiscan: {} is not a citation (path!member!member:line)",
@@ -114,6 +108,7 @@ pub fn run(
         )?;
         return Ok(2);
     };
+    let (path, members, line) = (cited.path.to_string(), cited.members.to_vec(), cited.line);
     if o.context > MAX_CONTEXT {
         writeln!(
             err,
@@ -243,17 +238,11 @@ pub fn run(
         out.write_all(&buf)?;
     } else {
         // Names and lines are the artifact's: escaped, never raw.
-        let members: Vec<_> = rec
-            .location
-            .members
-            .iter()
-            .map(|m| location::escape(m))
-            .collect();
         writeln!(
             out,
             "artifact: {}\nsha256:   {sha}\nmember:   {}\nline:     {line} (byte offset {offset})",
             escape::text(&file.display().to_string()),
-            members.join("!")
+            Location::members_citation(&rec.location.members)
         )?;
         for (n, t) in &rec.before {
             writeln!(out, "{n:>8}- {}", escape::text(t))?;

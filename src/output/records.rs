@@ -81,7 +81,7 @@ impl From<&Location> for Citation {
 impl fmt::Display for Citation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.line {
-            Some(line) => write!(f, "{}:{line}", self.member),
+            Some(line) => Location::write_citation(f, &self.member, line),
             None => f.write_str(&self.member),
         }
     }

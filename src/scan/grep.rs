@@ -148,9 +148,7 @@ impl<'a> GrepSink<'a> {
                 Location::member_citation(path, members).into(),
             ),
             shown: if opts.no_filename {
-                Location::member_citation("", members)
-                    .trim_start_matches('!')
-                    .to_string()
+                Location::members_citation(members)
             } else {
                 Location::member_citation(path, members)
             },
