@@ -221,7 +221,7 @@ mod tests {
             );
         }
         assert_eq!(
-            Location::member_citation("a.zip", &[lossy.clone()]),
+            Location::member_citation("a.zip", std::slice::from_ref(&lossy)),
             format!("a.zip!{lossy}")
         );
     }
