@@ -124,7 +124,9 @@ pub enum NoteKind {
 }
 
 /// Safety limits. The defaults let a real 10 GiB log through and stop bombs.
-#[derive(Clone, Debug)]
+/// Serialised (field names as written) into the audit fingerprint, and
+/// each field is a row of the README's limits table (tests check both).
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Limits {
     /// Nesting of compression layers and containers.
     pub max_depth: usize,
