@@ -29,8 +29,7 @@
 //! plus its citation string (`path!member!member:line`, components
 //! percent-escaped), built and parsed only by [`Location`]; the two always
 //! agree. Coverage errors and notes are
-//! [`MemberError`](crate::source::MemberError) and
-//! [`Note`](crate::source::Note): `{members, kind, message}`.
+//! [`MemberError`] and [`Note`]: `{members, kind, message}`.
 
 use crate::location::Location;
 use crate::source::{Coverage, MemberError, Note};
