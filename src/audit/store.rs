@@ -292,14 +292,14 @@ pub fn load_prior(conn: &Connection) -> anyhow::Result<HashMap<String, Prior>> {
     )?;
     let rows = stmt.query_map([], |r| {
         Ok((
-            r.get::<_, String>(0)?,
+            r.get::<_, String>("path")?,
             Prior {
-                size: r.get::<_, Option<i64>>(1)?.unwrap_or(-1),
-                mtime_ns: r.get::<_, Option<i64>>(2)?.unwrap_or(-1),
-                sha256: r.get(3)?,
-                fingerprint: r.get(4)?,
-                hashed_ns: r.get(5)?,
-                run_id: r.get(6)?,
+                size: r.get::<_, Option<i64>>("size")?.unwrap_or(-1),
+                mtime_ns: r.get::<_, Option<i64>>("mtime_ns")?.unwrap_or(-1),
+                sha256: r.get("sha256")?,
+                fingerprint: r.get("fingerprint")?,
+                hashed_ns: r.get("hashed_ns")?,
+                run_id: r.get("run_id")?,
             },
         ))
     })?;
@@ -349,14 +349,14 @@ pub fn get_fingerprint(conn: &Connection, fp: &str) -> anyhow::Result<Option<Fin
             [fp],
             |r| {
                 Ok(FingerprintRow {
-                    fingerprint: r.get(0)?,
-                    tool_version: r.get(1)?,
-                    pack_fingerprint: r.get(2)?,
-                    packs: r.get(3)?,
-                    checks: r.get(4)?,
-                    params: r.get(5)?,
-                    every_match: r.get(6)?,
-                    limits: r.get(7)?,
+                    fingerprint: r.get("fingerprint")?,
+                    tool_version: r.get("tool_version")?,
+                    pack_fingerprint: r.get("pack_fingerprint")?,
+                    packs: r.get("packs")?,
+                    checks: r.get("checks")?,
+                    params: r.get("params")?,
+                    every_match: r.get("every_match")?,
+                    limits: r.get("limits")?,
                 })
             },
         )
@@ -882,6 +882,16 @@ pub fn load_coverage(conn: &Connection, path: &str) -> anyhow::Result<(Option<St
     Ok((sha256, cov))
 }
 
+/// The `status` column of a verdicts row, typed ([`RowError`] when unknown).
+pub fn verdict_status(r: &Row<'_>, scope_name: &str) -> anyhow::Result<crate::check::Status> {
+    RowKey {
+        table: "verdicts",
+        path: scope_name,
+        seq: None,
+    }
+    .name(r, "status")
+}
+
 /// A verdict as judged, from `SELECT VERDICT_COLS FROM verdicts`
 /// (`description` comes from the `checks` table).
 pub const VERDICT_COLS: &str = "check_id, rule, scope_name, status, reason, evidence, missing";
@@ -1013,6 +1023,26 @@ mod tests {
         for part in ["table verdicts", "runs/a.zip", "column status", "maybe"] {
             assert!(e.contains(part), "{part} not in {e}");
         }
+    }
+
+    #[test]
+    fn report_status_is_typed() {
+        let c = store();
+        verdict(&c, "maybe").unwrap_err();
+        let mut stmt = c.prepare("SELECT status FROM verdicts").unwrap();
+        let mut rows = stmt.query([]).unwrap();
+        let e = verdict_status(rows.next().unwrap().unwrap(), "runs/a.zip")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("column status") && e.contains("maybe"), "{e}");
+        let c = store();
+        verdict(&c, "fail").unwrap();
+        let mut stmt = c.prepare("SELECT status FROM verdicts").unwrap();
+        let mut rows = stmt.query([]).unwrap();
+        assert_eq!(
+            verdict_status(rows.next().unwrap().unwrap(), "runs/a.zip").unwrap(),
+            Status::Fail
+        );
     }
 
     #[test]
