@@ -187,7 +187,7 @@ pub struct IncompleteRow {
 
 /// Everything a report shows.
 #[derive(Debug, Default, Serialize)]
-pub struct Report {
+pub struct AuditReport {
     pub db: String,
     pub artifacts: u64,
     pub incomplete: u64,
@@ -206,12 +206,12 @@ fn run_order(run: &str) -> (u8, u128, String) {
     }
 }
 
-pub fn build(conn: &Connection, db: &str, filter: &Filter) -> anyhow::Result<Report> {
+pub fn build(conn: &Connection, db: &str, filter: &Filter) -> anyhow::Result<AuditReport> {
     let (cond, params) = filter.sql(conn)?;
     let p = rusqlite::params_from_iter(params.iter());
-    let mut report = Report {
+    let mut report = AuditReport {
         db: db.to_string(),
-        ..Report::default()
+        ..AuditReport::default()
     };
     let mut runs: BTreeMap<(u8, u128, String), RunRow> = BTreeMap::new();
     let run_of = |run_id: Option<String>, run_dir: String| run_id.unwrap_or(run_dir);
@@ -309,7 +309,11 @@ pub fn build(conn: &Connection, db: &str, filter: &Filter) -> anyhow::Result<Rep
     Ok(report)
 }
 
-pub fn write(report: &Report, format: ReportFormat, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn write(
+    report: &AuditReport,
+    format: ReportFormat,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     let mut buf = Vec::new();
     match format {
         ReportFormat::Text => text(report, &mut buf),
@@ -321,7 +325,7 @@ pub fn write(report: &Report, format: ReportFormat, out: &mut dyn Write) -> std:
     out.flush()
 }
 
-fn headline(r: &Report) -> String {
+fn headline(r: &AuditReport) -> String {
     format!(
         "{} artifacts in {} runs ({} incomplete); {} verdicts: {} pass, {} fail, {} unknown",
         r.artifacts,
@@ -359,7 +363,7 @@ fn table(buf: &mut Vec<u8>, head: &[&str], rows: &[Vec<String>]) {
     }
 }
 
-fn text(r: &Report, buf: &mut Vec<u8>) {
+fn text(r: &AuditReport, buf: &mut Vec<u8>) {
     let _ = writeln!(
         buf,
         "artiscan audit report: {}\n{}\n",
@@ -439,7 +443,7 @@ fn esc(s: &str) -> String {
     crate::output::escape::text(s).into_owned()
 }
 
-fn markdown(r: &Report, buf: &mut Vec<u8>) {
+fn markdown(r: &AuditReport, buf: &mut Vec<u8>) {
     let _ = writeln!(
         buf,
         "# artiscan audit report\n\n{}: {}.\n",
@@ -522,7 +526,7 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-fn csv(r: &Report, buf: &mut Vec<u8>) {
+fn csv(r: &AuditReport, buf: &mut Vec<u8>) {
     let _ = writeln!(
         buf,
         "record,run,check,artifact,artifacts,incomplete,pass,fail,unknown,reason,citation"
@@ -594,7 +598,7 @@ fn csv(r: &Report, buf: &mut Vec<u8>) {
     }
 }
 
-fn jsonl(r: &Report, buf: &mut Vec<u8>) {
+fn jsonl(r: &AuditReport, buf: &mut Vec<u8>) {
     let tagged = |t: &str, v: serde_json::Value| {
         let mut m = serde_json::Map::new();
         m.insert("type".into(), t.into());
