@@ -1,5 +1,10 @@
 //! Citations: where a line lives, as data, with a `Display` that round-trips
-//! through [`Location::parse`].
+//! through [`Location::parse`]. Every citation artiscan prints or reads is
+//! built and parsed here: the member part ([`Location::member_citation`],
+//! short form [`Location::members_citation`]), with a line
+//! ([`Location::write_citation`], `Display`) or a range
+//! ([`Location::range_citation`]), and back ([`Location::parse`],
+//! [`Location::parse_range`]).
 
 use serde::Serialize;
 use std::borrow::Cow;
@@ -22,7 +27,8 @@ pub struct Location {
 }
 
 impl Location {
-    /// `path!member!member` without the line: names a member.
+    /// `path!member!member` without the line: names a member. The one place
+    /// a citation's member part is built.
     pub fn member_citation(path: &str, members: &[String]) -> String {
         let mut s = escape(path).into_owned();
         for m in members {
@@ -32,25 +38,81 @@ impl Location {
         s
     }
 
+    /// The short form `member!member` (no artifact path), as `grep -h` and
+    /// `cite` print a member; empty for a plain file.
+    pub fn members_citation(members: &[String]) -> String {
+        let mut s = String::new();
+        for (i, m) in members.iter().enumerate() {
+            if i > 0 {
+                s.push('!');
+            }
+            s.push_str(&escape(m));
+        }
+        s
+    }
+
+    /// `member_citation:line`: writes a line's citation from its member part
+    /// (shared by every record of the member) without building a string.
+    pub fn write_citation(
+        f: &mut impl fmt::Write,
+        member_citation: &str,
+        line: u64,
+    ) -> fmt::Result {
+        write!(f, "{member_citation}:{line}")
+    }
+
+    /// `member_citation:first..last`: lines `first` through `last` (an
+    /// aggregate's span); `artiscan cite` takes it.
+    pub fn range_citation(member_citation: &str, first: u64, last: u64) -> String {
+        format!("{member_citation}:{first}..{last}")
+    }
+
+    /// This location's citation, `path!member!member:line`.
+    pub fn citation(&self) -> String {
+        self.to_string()
+    }
+
     /// Parses `path!member!member:line` (components percent-escaped as by
-    /// `Display`). Returns `(path, members, line)`.
-    pub fn parse(citation: &str) -> Option<(String, Vec<String>, u64)> {
+    /// `Display`) into a location; `byte_offset` and `column` are not part
+    /// of a citation and come back 0 and `None`.
+    pub fn parse(citation: &str) -> Option<Location> {
         let (head, line) = citation.rsplit_once(':')?;
         let line: u64 = line.parse().ok()?;
         let mut parts = head.split('!');
         let path = unescape(parts.next()?)?;
         let members = parts.map(unescape).collect::<Option<Vec<_>>>()?;
-        Some((path, members, line))
+        Some(Location {
+            path: path.into(),
+            members: members.into(),
+            line,
+            byte_offset: 0,
+            column: None,
+        })
+    }
+
+    /// Parses a citation or a range `...:first..last` (as
+    /// [`Location::range_citation`] writes it). Returns the location of the
+    /// first line and the last line of a range.
+    pub fn parse_range(citation: &str) -> Option<(Location, Option<u64>)> {
+        if let Some((head, end)) = citation.rsplit_once("..") {
+            if !end.is_empty() && end.bytes().all(|b| b.is_ascii_digit()) {
+                if let Some(loc) = Location::parse(head) {
+                    // A last line past u64 cites the first line alone, as
+                    // `cite` always did.
+                    return Some((loc, end.parse().ok()));
+                }
+            }
+        }
+        Location::parse(citation).map(|l| (l, None))
     }
 }
 
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
+        Location::write_citation(
             f,
-            "{}:{}",
-            Location::member_citation(&self.path, &self.members),
-            self.line
+            &Location::member_citation(&self.path, &self.members),
+            self.line,
         )
     }
 }
@@ -106,40 +168,101 @@ fn unescape(s: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    fn loc(path: &str, members: &[&str], line: u64) -> Location {
+        Location {
+            path: path.into(),
+            members: members
+                .iter()
+                .map(|m| m.to_string())
+                .collect::<Vec<_>>()
+                .into(),
+            line,
+            ..Location::default()
+        }
+    }
+
     #[test]
     fn display_and_parse_round_trip() {
-        let loc = Location {
-            path: "runs/a!b.zip".into(),
-            members: vec!["x.tar.gz".to_string(), "evil\nname%:1".into()].into(),
-            line: 42,
-            byte_offset: 7,
-            column: None,
-        };
-        let s = loc.to_string();
+        let l = loc("runs/a!b.zip", &["x.tar.gz", "evil\nname%:1"], 42);
+        let s = l.to_string();
         assert_eq!(s, "runs/a%21b.zip!x.tar.gz!evil%0Aname%25:1:42");
-        let (p, m, l) = Location::parse(&s).unwrap();
+        assert_eq!(Location::parse(&s).unwrap(), l);
+        assert_eq!(l.citation(), s);
+    }
+
+    #[test]
+    fn hostile_names_round_trip() {
+        // Non-UTF-8 names reach a citation as lossy UTF-8 (U+FFFD), which
+        // needs no escape; `!`, `%` and `:` do or are taken from the right.
+        let lossy = String::from_utf8_lossy(b"a\xff\xfe.log").into_owned();
+        for members in [
+            vec!["a!b.log".to_string()],
+            vec!["100%.log".to_string(), "%21".to_string()],
+            vec!["c:\\x:7".to_string(), ":".to_string()],
+            vec![lossy.clone(), "x..5".to_string()],
+            vec![String::new()],
+            vec![],
+        ] {
+            let l = Location {
+                path: "p%:!.zip".into(),
+                members: members.clone().into(),
+                line: 9,
+                ..Location::default()
+            };
+            let s = l.to_string();
+            assert_eq!(Location::parse(&s).as_ref(), Some(&l), "{s}");
+            assert_eq!(Location::parse_range(&s), Some((l.clone(), None)), "{s}");
+            let m = Location::member_citation(&l.path, &l.members);
+            let r = Location::range_citation(&m, 9, 12);
+            assert_eq!(
+                Location::parse_range(&r),
+                Some((l.clone(), Some(12))),
+                "{r}"
+            );
+        }
         assert_eq!(
-            (p.as_str(), m.as_slice(), l),
-            (&*loc.path, &*loc.members, 42)
+            Location::member_citation("a.zip", std::slice::from_ref(&lossy)),
+            format!("a.zip!{lossy}")
         );
     }
 
     #[test]
-    fn unicode_controls_are_escaped_and_round_trip() {
-        let loc = Location {
-            path: "a.zip".into(),
-            members: vec!["gol\u{202e}gol.txt\u{9b}\u{2028}x\tb".to_string()].into(),
-            line: 1,
-            ..Location::default()
-        };
-        let s = loc.to_string();
-        assert_eq!(s, "a.zip!gol%E2%80%AEgol.txt%C2%9B%E2%80%A8x%09b:1");
-        assert_eq!(Location::parse(&s).unwrap().1, &*loc.members);
+    fn short_form_is_the_member_part_without_the_path() {
+        let members = vec!["x.tar.gz".to_string(), "a!b".to_string()];
+        assert_eq!(Location::members_citation(&members), "x.tar.gz!a%21b");
+        assert_eq!(
+            Location::member_citation("p.zip", &members),
+            format!("p.zip!{}", Location::members_citation(&members))
+        );
+        assert_eq!(Location::members_citation(&[]), "");
     }
 
     #[test]
-    fn parse_rejects_missing_line() {
-        assert!(Location::parse("a.zip!b.log").is_none());
-        assert!(Location::parse("a.zip!b.log:x").is_none());
+    fn unicode_controls_are_escaped_and_round_trip() {
+        let l = loc("a.zip", &["gol\u{202e}gol.txt\u{9b}\u{2028}x\tb"], 1);
+        let s = l.to_string();
+        assert_eq!(s, "a.zip!gol%E2%80%AEgol.txt%C2%9B%E2%80%A8x%09b:1");
+        assert_eq!(Location::parse(&s).unwrap().members, l.members);
+    }
+
+    #[test]
+    fn parse_rejects_what_is_not_a_citation() {
+        for bad in [
+            "a.zip!b.log",
+            "a.zip!b.log:x",
+            "a.zip!b.log:",
+            "a.zip!b.log:-3",
+            "a.zip!%ZZ:1",
+            "a.zip!%C3:1",
+        ] {
+            assert!(Location::parse(bad).is_none(), "{bad}");
+            assert!(Location::parse_range(bad).is_none(), "{bad}");
+        }
+        // A range needs a citation before it.
+        assert!(Location::parse_range("a.zip!b.log..7").is_none());
+        assert_eq!(
+            Location::parse_range("a.zip!b.log:3..").map(|(l, r)| (l.line, r)),
+            None
+        );
     }
 }

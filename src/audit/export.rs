@@ -6,7 +6,6 @@
 
 use super::report::Filter;
 use super::store;
-use crate::check::{Status, VerdictRecord};
 use crate::output::write_jsonl;
 use rusqlite::Connection;
 use std::collections::BTreeMap;
@@ -37,11 +36,11 @@ pub fn export(
         .prepare(&format!(
             "SELECT a.path FROM artifacts a WHERE {cond} ORDER BY a.path"
         ))?
-        .query_map(rusqlite::params_from_iter(params.iter()), |r| r.get(0))?
+        .query_map(rusqlite::params_from_iter(params.iter()), |r| r.get("path"))?
         .collect::<Result<_, _>>()?;
     let mut counts = ExportCounts::default();
     let mut ev = conn.prepare(&format!(
-        "SELECT seq, {} FROM evidence WHERE path = ?1 ORDER BY seq",
+        "SELECT {} FROM evidence WHERE path = ?1 ORDER BY seq",
         store::EVIDENCE_COLS
     ))?;
     let mut ag = conn.prepare(&format!(
@@ -56,15 +55,15 @@ pub fn export(
         let mut rows = ev.query([path])?;
         while let Some(r) = rows.next()? {
             let mut line = Vec::new();
-            write_jsonl(&mut line, &store::evidence_from_row(path, r, 1)?);
-            records.push((r.get(0)?, line));
+            write_jsonl(&mut line, &store::evidence_from_row(path, r)?);
+            records.push((r.get("seq")?, line));
             counts.evidence += 1;
         }
         let mut rows = ag.query([path])?;
         while let Some(r) = rows.next()? {
             let mut line = Vec::new();
             write_jsonl(&mut line, &store::aggregate_from_row(conn, path, r)?);
-            records.push((r.get(0)?, line));
+            records.push((r.get("seq")?, line));
             counts.aggregates += 1;
         }
         records.sort_by_key(|(seq, _)| *seq);
@@ -93,33 +92,21 @@ fn export_verdicts(
 ) -> anyhow::Result<u64> {
     let descriptions: BTreeMap<String, String> = conn
         .prepare("SELECT check_id, description FROM checks")?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .query_map([], |r| Ok((r.get("check_id")?, r.get("description")?)))?
         .collect::<Result<_, _>>()?;
     let mut stmt = conn.prepare(&format!(
         "WITH sel AS (SELECT a.path, a.run_dir FROM artifacts a WHERE {cond})
-         SELECT check_id, rule, scope_name, status, reason, evidence, missing FROM verdicts v
+         SELECT {} FROM verdicts v
          WHERE v.path IN (SELECT path FROM sel) OR (v.path IS NULL AND v.run_dir IN (SELECT run_dir FROM sel))
-         ORDER BY v.check_id, v.scope_name"
+         ORDER BY v.check_id, v.scope_name",
+        store::VERDICT_COLS
     ))?;
     let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
     let mut n = 0;
     while let Some(r) = rows.next()? {
-        let check: String = r.get(0)?;
-        let status = match r.get::<_, String>(3)?.as_str() {
-            "pass" => Status::Pass,
-            "fail" => Status::Fail,
-            "not_applicable" => Status::NotApplicable,
-            _ => Status::Unknown,
-        };
-        let rule: String = r.get(1)?;
-        let scope: String = r.get(2)?;
-        let description = descriptions.get(&check).cloned().unwrap_or_default();
-        let mut v = VerdictRecord::new(&check, &description, &rule, &scope);
-        v.status = status;
-        v.reason = r.get(4)?;
-        v.evidence = serde_json::from_str(&r.get::<_, String>(5)?).unwrap_or_default();
-        v.missing = serde_json::from_str(&r.get::<_, String>(6)?).unwrap_or_default();
-        write_jsonl(buf, &v);
+        let check: String = r.get("check_id")?;
+        let description = descriptions.get(&check).map_or("", String::as_str);
+        write_jsonl(buf, &store::verdict_from_row(r, description)?);
         n += 1;
     }
     Ok(n)

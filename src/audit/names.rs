@@ -1,6 +1,6 @@
 //! Artifact names parsed into fields, so that reports group by run and
-//! configuration. Names follow the InferenceX convention (see
-//! `../shared/context.md`): a result stem
+//! configuration. Names follow the InferenceX convention (the README's
+//! "Scope" section; the tests below hold real names): a result stem
 //! `<exp>_<precision>_<framework>_tp<T>-pp<P>-dcp<D>-pcp<C>-ep<E>-dpa<bool>_disagg-<bool>_spec-<method>_conc<N>_<runner>`
 //! behind a kind prefix (`server_logs_`, `eval_<task>_`, ...), optionally
 //! followed by a storage backup's `_<n>_<id>`. A name that does not follow it

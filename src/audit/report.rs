@@ -3,6 +3,8 @@
 //! (damaged) artifacts, as a terminal table, Markdown, CSV or JSON Lines;
 //! filtered on the parsed name fields.
 
+use super::store;
+use crate::check::Status;
 use rusqlite::Connection;
 use rusqlite::types::Value as SqlValue;
 use serde::Serialize;
@@ -134,13 +136,13 @@ pub struct Counts {
 }
 
 impl Counts {
-    fn add(&mut self, status: &str) {
+    fn add(&mut self, status: Status) {
         match status {
-            "pass" => self.pass += 1,
-            "fail" => self.fail += 1,
+            Status::Pass => self.pass += 1,
+            Status::Fail => self.fail += 1,
             // Says the check has nothing to judge here; not counted.
-            "not_applicable" => {}
-            _ => self.unknown += 1,
+            Status::NotApplicable => {}
+            Status::Unknown => self.unknown += 1,
         }
     }
 }
@@ -185,7 +187,7 @@ pub struct IncompleteRow {
 
 /// Everything a report shows.
 #[derive(Debug, Default, Serialize)]
-pub struct Report {
+pub struct AuditReport {
     pub db: String,
     pub artifacts: u64,
     pub incomplete: u64,
@@ -204,27 +206,27 @@ fn run_order(run: &str) -> (u8, u128, String) {
     }
 }
 
-pub fn build(conn: &Connection, db: &str, filter: &Filter) -> anyhow::Result<Report> {
+pub fn build(conn: &Connection, db: &str, filter: &Filter) -> anyhow::Result<AuditReport> {
     let (cond, params) = filter.sql(conn)?;
     let p = rusqlite::params_from_iter(params.iter());
-    let mut report = Report {
+    let mut report = AuditReport {
         db: db.to_string(),
-        ..Report::default()
+        ..AuditReport::default()
     };
     let mut runs: BTreeMap<(u8, u128, String), RunRow> = BTreeMap::new();
     let run_of = |run_id: Option<String>, run_dir: String| run_id.unwrap_or(run_dir);
     let mut stmt = conn.prepare(&format!(
         "SELECT a.run_id, a.run_dir, a.artifact, a.complete, \
-           (SELECT count(*) FROM coverage_errors e WHERE e.path = a.path), \
-           (SELECT kind FROM coverage_errors e WHERE e.path = a.path ORDER BY seq LIMIT 1), \
-           (SELECT message FROM coverage_errors e WHERE e.path = a.path ORDER BY seq LIMIT 1), \
-           (SELECT citation FROM coverage_errors e WHERE e.path = a.path ORDER BY seq LIMIT 1) \
+           (SELECT count(*) FROM coverage_errors e WHERE e.path = a.path) AS errors, \
+           (SELECT kind FROM coverage_errors e WHERE e.path = a.path ORDER BY seq LIMIT 1) AS kind, \
+           (SELECT message FROM coverage_errors e WHERE e.path = a.path ORDER BY seq LIMIT 1) AS message, \
+           (SELECT citation FROM coverage_errors e WHERE e.path = a.path ORDER BY seq LIMIT 1) AS citation \
          FROM artifacts a WHERE {cond} ORDER BY a.path"
     ))?;
     let mut rows = stmt.query(p.clone())?;
     while let Some(r) = rows.next()? {
-        let run = run_of(r.get(0)?, r.get(1)?);
-        let complete: bool = r.get(3)?;
+        let run = run_of(r.get("run_id")?, r.get("run_dir")?);
+        let complete: bool = r.get("complete")?;
         report.artifacts += 1;
         let e = runs.entry(run_order(&run)).or_insert_with(|| RunRow {
             run: run.clone(),
@@ -236,17 +238,18 @@ pub fn build(conn: &Connection, db: &str, filter: &Filter) -> anyhow::Result<Rep
             e.incomplete += 1;
             report.damaged.push(IncompleteRow {
                 run,
-                artifact: r.get(2)?,
-                errors: r.get::<_, i64>(4)? as u64,
-                kind: r.get::<_, Option<String>>(5)?.unwrap_or_default(),
-                message: r.get::<_, Option<String>>(6)?.unwrap_or_default(),
-                citation: r.get::<_, Option<String>>(7)?.unwrap_or_default(),
+                artifact: r.get("artifact")?,
+                errors: r.get::<_, i64>("errors")? as u64,
+                // Shown as stored (an incomplete artifact may have no error row).
+                kind: r.get::<_, Option<String>>("kind")?.unwrap_or_default(),
+                message: r.get::<_, Option<String>>("message")?.unwrap_or_default(),
+                citation: r.get::<_, Option<String>>("citation")?.unwrap_or_default(),
             });
         }
     }
     let descriptions: BTreeMap<String, String> = conn
         .prepare("SELECT check_id, description FROM checks")?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .query_map([], |r| Ok((r.get("check_id")?, r.get("description")?)))?
         .collect::<Result<_, _>>()?;
     let mut checks: BTreeMap<String, CheckRow> = BTreeMap::new();
     let mut stmt = conn.prepare(&format!(
@@ -259,20 +262,22 @@ pub fn build(conn: &Connection, db: &str, filter: &Filter) -> anyhow::Result<Rep
     ))?;
     let mut rows = stmt.query(p)?;
     while let Some(r) = rows.next()? {
-        let check: String = r.get(0)?;
-        let scope: String = r.get(1)?;
-        let scope_name: String = r.get(2)?;
-        let artifact: Option<String> = r.get(3)?;
-        let run = run_of(r.get(4)?, r.get(5)?);
-        let status: String = r.get(6)?;
-        report.totals.add(&status);
+        let check: String = r.get("check_id")?;
+        let scope: String = r.get("scope")?;
+        let scope_name: String = r.get("scope_name")?;
+        let artifact: Option<String> = r.get("artifact")?;
+        let run = run_of(r.get("run_id")?, r.get("run_dir")?);
+        // Typed: a status this build does not know is an error naming the
+        // row, never counted as one it knows.
+        let status: Status = store::verdict_status(r, &scope_name)?;
+        report.totals.add(status);
         runs.entry(run_order(&run))
             .or_insert_with(|| RunRow {
                 run: run.clone(),
                 ..RunRow::default()
             })
             .counts
-            .add(&status);
+            .add(status);
         checks
             .entry(check.clone())
             .or_insert_with(|| CheckRow {
@@ -281,15 +286,15 @@ pub fn build(conn: &Connection, db: &str, filter: &Filter) -> anyhow::Result<Rep
                 ..CheckRow::default()
             })
             .counts
-            .add(&status);
-        if status == "fail" {
+            .add(status);
+        if status == Status::Fail {
             report.failing.push(FailRow {
                 check,
                 run,
                 artifact: artifact.unwrap_or(scope_name),
                 scope,
-                reason: r.get(7)?,
-                citation: r.get(8)?,
+                reason: r.get("reason")?,
+                citation: r.get("first_citation")?,
             });
         }
     }
@@ -304,7 +309,11 @@ pub fn build(conn: &Connection, db: &str, filter: &Filter) -> anyhow::Result<Rep
     Ok(report)
 }
 
-pub fn write(report: &Report, format: ReportFormat, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn write(
+    report: &AuditReport,
+    format: ReportFormat,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     let mut buf = Vec::new();
     match format {
         ReportFormat::Text => text(report, &mut buf),
@@ -316,7 +325,7 @@ pub fn write(report: &Report, format: ReportFormat, out: &mut dyn Write) -> std:
     out.flush()
 }
 
-fn headline(r: &Report) -> String {
+fn headline(r: &AuditReport) -> String {
     format!(
         "{} artifacts in {} runs ({} incomplete); {} verdicts: {} pass, {} fail, {} unknown",
         r.artifacts,
@@ -354,7 +363,7 @@ fn table(buf: &mut Vec<u8>, head: &[&str], rows: &[Vec<String>]) {
     }
 }
 
-fn text(r: &Report, buf: &mut Vec<u8>) {
+fn text(r: &AuditReport, buf: &mut Vec<u8>) {
     let _ = writeln!(
         buf,
         "artiscan audit report: {}\n{}\n",
@@ -434,7 +443,7 @@ fn esc(s: &str) -> String {
     crate::output::escape::text(s).into_owned()
 }
 
-fn markdown(r: &Report, buf: &mut Vec<u8>) {
+fn markdown(r: &AuditReport, buf: &mut Vec<u8>) {
     let _ = writeln!(
         buf,
         "# artiscan audit report\n\n{}: {}.\n",
@@ -517,7 +526,7 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-fn csv(r: &Report, buf: &mut Vec<u8>) {
+fn csv(r: &AuditReport, buf: &mut Vec<u8>) {
     let _ = writeln!(
         buf,
         "record,run,check,artifact,artifacts,incomplete,pass,fail,unknown,reason,citation"
@@ -589,7 +598,7 @@ fn csv(r: &Report, buf: &mut Vec<u8>) {
     }
 }
 
-fn jsonl(r: &Report, buf: &mut Vec<u8>) {
+fn jsonl(r: &AuditReport, buf: &mut Vec<u8>) {
     let tagged = |t: &str, v: serde_json::Value| {
         let mut m = serde_json::Map::new();
         m.insert("type".into(), t.into());

@@ -124,6 +124,7 @@ CREATE TABLE evidence (
     captures    TEXT,                 -- JSON object of typed captures, e.g. {"name": "...", "value": "1"}
     rank        TEXT,                 -- JSON object, e.g. {"tp": 3, "ep": 3}
     id          TEXT,                 -- stable evidence id
+    text_start  INTEGER,              -- set when text is an excerpt of a line over 1 KiB: its byte offset
     PRIMARY KEY (path, seq)
 );
 CREATE INDEX evidence_rule ON evidence(rule);

@@ -7,7 +7,7 @@ use crate::Location;
 use crate::check::VerdictRecord;
 use crate::output::{AggregateRecord, CoverageRecord, EvidenceRecord, Stats};
 use crate::scan::{ArtifactScan, Record};
-use crate::source::{Coverage, ErrorKind, MemberError, Note, NoteKind};
+use crate::source::{Coverage, ErrorKind, MemberError, Note};
 use rusqlite::ffi::{self, ErrorCode};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, params};
 use serde_json::{Map, Value};
@@ -15,17 +15,21 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// `PRAGMA user_version` of a store this build writes.
-pub const SCHEMA_VERSION: i64 = 1;
+/// `PRAGMA user_version` of a store this build writes: the SQLite layout,
+/// versioned apart from the JSON records ([`crate::output::SCHEMA_VERSION`]).
+pub const STORE_SCHEMA_VERSION: i64 = 2;
 
 /// The documented schema (`src/audit/schema.sql`).
 pub const SCHEMA: &str = include_str!("schema.sql");
 
 /// `MIGRATIONS[i]` upgrades a store from version `i + 1` to `i + 2`.
-const MIGRATIONS: &[&str] = &[];
+const MIGRATIONS: &[&str] = &[
+    // 2: evidence text may be an excerpt of a long line.
+    "ALTER TABLE evidence ADD COLUMN text_start INTEGER;",
+];
 
 /// Opens (and with `create`, creates) a store for writing, in WAL mode,
-/// migrated to [`SCHEMA_VERSION`]. Errors say what is wrong in words
+/// migrated to [`STORE_SCHEMA_VERSION`]. Errors say what is wrong in words
 /// ([`explain`]): a read-only file or folder, a full disk, not a store.
 pub fn open(path: &Path, create: bool) -> anyhow::Result<Connection> {
     if !create && !path.exists() {
@@ -145,9 +149,9 @@ fn open_read_only(path: &Path) -> anyhow::Result<Connection> {
             path.display()
         );
     }
-    if version != SCHEMA_VERSION {
+    if version != STORE_SCHEMA_VERSION {
         anyhow::bail!(
-            "{}: store schema version {version}, this artiscan reads {SCHEMA_VERSION}; \
+            "{}: store schema version {version}, this artiscan reads {STORE_SCHEMA_VERSION}; \
              a read-only store cannot be migrated (make it writable, or use a matching artiscan)",
             path.display()
         );
@@ -244,9 +248,9 @@ pub fn explain(e: anyhow::Error, path: &Path) -> anyhow::Error {
 
 fn migrate(conn: &Connection) -> anyhow::Result<()> {
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    if version > SCHEMA_VERSION {
+    if version > STORE_SCHEMA_VERSION {
         anyhow::bail!(
-            "store schema version {version} is newer than this artiscan's ({SCHEMA_VERSION}); upgrade artiscan"
+            "store schema version {version} is newer than this artiscan's ({STORE_SCHEMA_VERSION}); upgrade artiscan"
         );
     }
     if version == 0 {
@@ -259,12 +263,12 @@ fn migrate(conn: &Connection) -> anyhow::Result<()> {
             anyhow::bail!("not an artiscan audit database (it has tables but no schema version)");
         }
         conn.execute_batch(&format!(
-            "BEGIN IMMEDIATE;\n{SCHEMA}\nPRAGMA user_version = {SCHEMA_VERSION};\n\
+            "BEGIN IMMEDIATE;\n{SCHEMA}\nPRAGMA user_version = {STORE_SCHEMA_VERSION};\n\
              INSERT INTO meta VALUES ('created_at', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));\nCOMMIT;"
         ))?;
         return Ok(());
     }
-    for v in version..SCHEMA_VERSION {
+    for v in version..STORE_SCHEMA_VERSION {
         let step = MIGRATIONS[(v - 1) as usize];
         conn.execute_batch(&format!(
             "BEGIN IMMEDIATE;\n{step}\nPRAGMA user_version = {};\nCOMMIT;",
@@ -291,14 +295,14 @@ pub fn load_prior(conn: &Connection) -> anyhow::Result<HashMap<String, Prior>> {
     )?;
     let rows = stmt.query_map([], |r| {
         Ok((
-            r.get::<_, String>(0)?,
+            r.get::<_, String>("path")?,
             Prior {
-                size: r.get::<_, Option<i64>>(1)?.unwrap_or(-1),
-                mtime_ns: r.get::<_, Option<i64>>(2)?.unwrap_or(-1),
-                sha256: r.get(3)?,
-                fingerprint: r.get(4)?,
-                hashed_ns: r.get(5)?,
-                run_id: r.get(6)?,
+                size: r.get::<_, Option<i64>>("size")?.unwrap_or(-1),
+                mtime_ns: r.get::<_, Option<i64>>("mtime_ns")?.unwrap_or(-1),
+                sha256: r.get("sha256")?,
+                fingerprint: r.get("fingerprint")?,
+                hashed_ns: r.get("hashed_ns")?,
+                run_id: r.get("run_id")?,
             },
         ))
     })?;
@@ -348,14 +352,14 @@ pub fn get_fingerprint(conn: &Connection, fp: &str) -> anyhow::Result<Option<Fin
             [fp],
             |r| {
                 Ok(FingerprintRow {
-                    fingerprint: r.get(0)?,
-                    tool_version: r.get(1)?,
-                    pack_fingerprint: r.get(2)?,
-                    packs: r.get(3)?,
-                    checks: r.get(4)?,
-                    params: r.get(5)?,
-                    every_match: r.get(6)?,
-                    limits: r.get(7)?,
+                    fingerprint: r.get("fingerprint")?,
+                    tool_version: r.get("tool_version")?,
+                    pack_fingerprint: r.get("pack_fingerprint")?,
+                    packs: r.get("packs")?,
+                    checks: r.get("checks")?,
+                    params: r.get("params")?,
+                    every_match: r.get("every_match")?,
+                    limits: r.get("limits")?,
                 })
             },
         )
@@ -395,6 +399,7 @@ pub struct EvidenceRow {
     pub byte_offset: i64,
     pub col: Option<i64>,
     pub text: String,
+    pub text_start: Option<i64>,
     pub lossy: bool,
     pub truncated: bool,
     pub captures: Option<String>,
@@ -440,7 +445,7 @@ impl VerdictRow {
             run_scope,
             scope_name: v.scope.clone(),
             rule: v.rule.clone(),
-            status: json(&v.status).trim_matches('"').to_string(),
+            status: v.status.as_str().to_string(),
             reason: v.reason.clone(),
             evidence: json(&v.evidence),
             first_citation: v.evidence.first().map(|c| c.citation.clone()),
@@ -471,6 +476,7 @@ impl Prepared {
                     byte_offset: e.location.byte_offset as i64,
                     col: e.location.column.map(|c| c as i64),
                     text: e.text.to_string(),
+                    text_start: e.text_start.map(|s| s as i64),
                     lossy: e.lossy,
                     truncated: e.truncated,
                     captures: e.captures.as_ref().map(json),
@@ -582,12 +588,12 @@ pub fn write_artifact(conn: &Connection, p: &Prepared, stamp: &Stamp<'_>) -> any
             i as i64,
             Location::member_citation(&p.path, &e.members),
             json(&e.members),
-            json(&e.kind).trim_matches('"'),
+            e.kind.as_str(),
             e.message
         ])?;
     }
     let mut stmt = conn.prepare_cached(
-        "INSERT INTO evidence VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+        "INSERT INTO evidence VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
     )?;
     for e in &p.evidence {
         stmt.execute(params![
@@ -607,7 +613,8 @@ pub fn write_artifact(conn: &Connection, p: &Prepared, stamp: &Stamp<'_>) -> any
             e.truncated,
             e.captures,
             e.rank,
-            e.id
+            e.id,
+            e.text_start
         ])?;
     }
     let mut stmt = conn.prepare_cached(
@@ -700,58 +707,106 @@ pub fn touch(
     Ok(())
 }
 
-/// Merge refuses stores with other kinds (see `merge::row_rules`), so the
-/// fallback is never taken on a store artiscan wrote or accepted.
-fn error_kind(s: &str) -> ErrorKind {
-    ErrorKind::ALL
-        .into_iter()
-        .find(|k| k.as_str() == s)
-        .unwrap_or(ErrorKind::Io)
+/// A stored row that does not read back as the record it was written
+/// from: an enum name this build does not know, JSON that is not the
+/// record's shape. Never mapped to a default, so that a damaged or foreign
+/// store cannot turn, say, an `io` error into a note.
+#[derive(Debug, thiserror::Error)]
+#[error("audit store: table {table}, {row}: column {column}: {why}")]
+pub struct RowError {
+    pub table: &'static str,
+    /// The row's key, e.g. `path samples/a.zip seq 3`.
+    pub row: String,
+    pub column: &'static str,
+    pub why: String,
 }
 
-fn note_kind(s: &str) -> NoteKind {
-    match s {
-        "binary" => NoteKind::Binary,
-        "link" => NoteKind::Link,
-        "special" => NoteKind::Special,
-        "duplicate" => NoteKind::Duplicate,
-        "long_name" => NoteKind::LongName,
-        _ => NoteKind::LongLine,
+/// Which row is being read, for [`RowError`].
+struct RowKey<'a> {
+    table: &'static str,
+    path: &'a str,
+    seq: Option<i64>,
+}
+
+impl RowKey<'_> {
+    fn err(&self, column: &'static str, why: impl std::fmt::Display) -> RowError {
+        let row = match self.seq {
+            Some(seq) => format!("path {} seq {seq}", crate::location::escape(self.path)),
+            None => format!("path {}", crate::location::escape(self.path)),
+        };
+        RowError {
+            table: self.table,
+            row,
+            column,
+            why: why.to_string(),
+        }
+    }
+
+    /// A text column holding an enum's serde name (`io`, `long_line`, `pass`).
+    fn name<T: serde::de::DeserializeOwned>(
+        &self,
+        r: &Row<'_>,
+        column: &'static str,
+    ) -> anyhow::Result<T> {
+        use serde::de::IntoDeserializer;
+        let s: String = r.get(column)?;
+        T::deserialize(s.as_str().into_deserializer())
+            .map_err(|e: serde::de::value::Error| self.err(column, e).into())
+    }
+
+    /// A text column holding JSON (NULL when `T` is an `Option`).
+    fn json<T: serde::de::DeserializeOwned>(
+        &self,
+        r: &Row<'_>,
+        column: &'static str,
+    ) -> anyhow::Result<T> {
+        let s: Option<String> = r.get(column)?;
+        serde_json::from_str(s.as_deref().unwrap_or("null")).map_err(|e| self.err(column, e).into())
+    }
+
+    /// A non-negative integer column (counts, lines, offsets).
+    fn count(&self, r: &Row<'_>, column: &'static str) -> anyhow::Result<u64> {
+        let n: i64 = r.get(column)?;
+        u64::try_from(n).map_err(|_| self.err(column, format!("negative: {n}")).into())
     }
 }
 
-fn parse_json<T: serde::de::DeserializeOwned>(s: Option<String>) -> rusqlite::Result<Option<T>> {
-    s.map(|s| serde_json::from_str(&s))
-        .transpose()
-        .map_err(|e| {
-            rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
-        })
-}
+/// An evidence record as the scan printed it, from `SELECT EVIDENCE_COLS`
+/// (read by column name, so a query may add columns).
+pub const EVIDENCE_COLS: &str = "seq, rule, pack, citation, members, line, byte_offset, col, text, text_start, lossy, truncated, captures, rank, id";
 
-/// An evidence record as the scan printed it, from `SELECT path, EVIDENCE_COLS`.
-pub const EVIDENCE_COLS: &str = "rule, pack, citation, members, line, byte_offset, col, text, lossy, truncated, captures, rank, id";
-
-pub fn evidence_from_row(path: &str, r: &Row<'_>, at: usize) -> rusqlite::Result<EvidenceRecord> {
-    let members: Vec<String> = parse_json(Some(r.get(at + 3)?))?.unwrap_or_default();
+pub fn evidence_from_row(path: &str, r: &Row<'_>) -> anyhow::Result<EvidenceRecord> {
+    let key = RowKey {
+        table: "evidence",
+        path,
+        seq: Some(r.get("seq")?),
+    };
+    let members: Vec<String> = key.json(r, "members")?;
     Ok(EvidenceRecord {
-        kind: "evidence",
-        rule: r.get(at)?,
-        pack: r.get(at + 1)?,
-        citation: r.get::<_, String>(at + 2)?.into(),
+        kind: EvidenceRecord::KIND,
+        rule: r.get("rule")?,
+        pack: r.get("pack")?,
+        citation: r.get::<_, String>("citation")?.into(),
         location: Location {
             path: path.into(),
             members: members.into(),
-            line: r.get::<_, i64>(at + 4)? as u64,
-            byte_offset: r.get::<_, i64>(at + 5)? as u64,
-            column: r.get::<_, Option<i64>>(at + 6)?.map(|c| c as u64),
+            line: key.count(r, "line")?,
+            byte_offset: key.count(r, "byte_offset")?,
+            column: match r.get::<_, Option<i64>>("col")? {
+                Some(_) => Some(key.count(r, "col")?),
+                None => None,
+            },
         },
-        text: r.get::<_, String>(at + 7)?.into(),
-        text_start: None,
-        lossy: r.get(at + 8)?,
-        truncated: r.get(at + 9)?,
-        captures: parse_json::<Map<String, Value>>(r.get(at + 10)?)?,
-        rank: parse_json::<BTreeMap<String, u32>>(r.get(at + 11)?)?,
-        id: r.get(at + 12)?,
+        text: r.get::<_, String>("text")?.into(),
+        text_start: match r.get::<_, Option<i64>>("text_start")? {
+            Some(_) => Some(key.count(r, "text_start")?),
+            None => None,
+        },
+        lossy: r.get("lossy")?,
+        truncated: r.get("truncated")?,
+        captures: key.json::<Option<Map<String, Value>>>(r, "captures")?,
+        rank: key.json::<Option<BTreeMap<String, u32>>>(r, "rank")?,
+        id: r.get("id")?,
     })
 }
 
@@ -763,69 +818,108 @@ pub fn aggregate_from_row(
     path: &str,
     r: &Row<'_>,
 ) -> anyhow::Result<AggregateRecord> {
-    let seq: i64 = r.get(0)?;
+    let seq: i64 = r.get("seq")?;
+    let key = RowKey {
+        table: "aggregates",
+        path,
+        seq: Some(seq),
+    };
     let mut stmt = conn.prepare_cached(
         "SELECT capture, min, max, mean FROM aggregate_stats WHERE path = ?1 AND seq = ?2",
     )?;
     let stats = stmt
         .query_map(params![path, seq], |s| {
             Ok((
-                s.get::<_, String>(0)?,
+                s.get::<_, String>("capture")?,
                 Stats {
-                    min: s.get(1)?,
-                    max: s.get(2)?,
-                    mean: s.get(3)?,
+                    min: s.get("min")?,
+                    max: s.get("max")?,
+                    mean: s.get("mean")?,
                 },
             ))
         })?
         .collect::<Result<BTreeMap<_, _>, _>>()?;
     Ok(AggregateRecord {
-        kind: "aggregate",
-        rule: r.get(1)?,
-        pack: r.get(2)?,
+        kind: AggregateRecord::KIND,
+        rule: r.get("rule")?,
+        pack: r.get("pack")?,
         path: path.to_string(),
-        members: parse_json(Some(r.get(3)?))?.unwrap_or_default(),
-        group: parse_json(Some(r.get(4)?))?.unwrap_or_default(),
-        count: r.get::<_, i64>(5)? as u64,
+        members: key.json(r, "members")?,
+        group: key.json(r, "group_key")?,
+        count: key.count(r, "count")?,
         stats,
-        first: r.get(6)?,
-        last: r.get(7)?,
+        first: r.get("first")?,
+        last: r.get("last")?,
     })
 }
 
 /// The coverage of an artifact as its scan found it.
 pub fn load_coverage(conn: &Connection, path: &str) -> anyhow::Result<(Option<String>, Coverage)> {
-    let (sha256, members, bytes, notes): (Option<String>, i64, i64, String) = conn
-        .prepare_cached("SELECT sha256, members, bytes, notes FROM coverage WHERE path = ?1")?
-        .query_row([path], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
-    let notes: Vec<Value> = serde_json::from_str(&notes).unwrap_or_default();
+    let key = RowKey {
+        table: "coverage",
+        path,
+        seq: None,
+    };
+    let mut stmt =
+        conn.prepare_cached("SELECT sha256, members, bytes, notes FROM coverage WHERE path = ?1")?;
+    let mut rows = stmt.query([path])?;
+    let Some(r) = rows.next()? else {
+        return Err(key.err("path", "no coverage row for this artifact").into());
+    };
+    let sha256: Option<String> = r.get("sha256")?;
     let mut cov = Coverage {
-        members: members as u64,
-        bytes: bytes as u64,
+        members: key.count(r, "members")?,
+        bytes: key.count(r, "bytes")?,
         errors: Vec::new(),
-        notes: notes
-            .iter()
-            .map(|n| Note {
-                members: serde_json::from_value(n["members"].clone()).unwrap_or_default(),
-                kind: note_kind(n["kind"].as_str().unwrap_or("")),
-                message: n["message"].as_str().unwrap_or("").to_string(),
-            })
-            .collect(),
+        notes: key.json::<Vec<Note>>(r, "notes")?,
     };
     let mut stmt = conn.prepare_cached(
-        "SELECT members, kind, message FROM coverage_errors WHERE path = ?1 ORDER BY seq",
+        "SELECT seq, members, kind, message FROM coverage_errors WHERE path = ?1 ORDER BY seq",
     )?;
-    let rows = stmt.query_map([path], |r| {
-        Ok(MemberError {
-            members: parse_json(Some(r.get(0)?))?.unwrap_or_default(),
-            kind: error_kind(&r.get::<_, String>(1)?),
-            message: r.get(2)?,
-        })
-    })?;
-    for e in rows {
-        cov.errors.push(e?);
+    let mut rows = stmt.query([path])?;
+    while let Some(r) = rows.next()? {
+        let key = RowKey {
+            table: "coverage_errors",
+            path,
+            seq: Some(r.get("seq")?),
+        };
+        cov.errors.push(MemberError {
+            members: key.json(r, "members")?,
+            kind: key.name::<ErrorKind>(r, "kind")?,
+            message: r.get("message")?,
+        });
     }
     Ok((sha256, cov))
+}
+
+/// The `status` column of a verdicts row, typed ([`RowError`] when unknown).
+pub fn verdict_status(r: &Row<'_>, scope_name: &str) -> anyhow::Result<crate::check::Status> {
+    RowKey {
+        table: "verdicts",
+        path: scope_name,
+        seq: None,
+    }
+    .name(r, "status")
+}
+
+/// A verdict as judged, from `SELECT VERDICT_COLS FROM verdicts`
+/// (`description` comes from the `checks` table).
+pub const VERDICT_COLS: &str = "check_id, rule, scope_name, status, reason, evidence, missing";
+
+pub fn verdict_from_row(r: &Row<'_>, description: &str) -> anyhow::Result<VerdictRecord> {
+    let check: String = r.get("check_id")?;
+    let scope: String = r.get("scope_name")?;
+    let key = RowKey {
+        table: "verdicts",
+        path: &scope,
+        seq: None,
+    };
+    let mut v = VerdictRecord::new(&check, description, &r.get::<_, String>("rule")?, &scope);
+    v.status = key.name(r, "status")?;
+    v.reason = r.get("reason")?;
+    v.evidence = key.json(r, "evidence")?;
+    v.missing = key.json(r, "missing")?;
+    Ok(v)
 }
 
 pub fn coverage_record(conn: &Connection, path: &str) -> anyhow::Result<CoverageRecord> {
@@ -840,15 +934,161 @@ pub fn load_scan(conn: &Connection, path: &str) -> anyhow::Result<ArtifactScan> 
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {EVIDENCE_COLS} FROM evidence WHERE path = ?1 ORDER BY seq"
     ))?;
-    let records = stmt
-        .query_map([path], |r| {
-            evidence_from_row(path, r, 0).map(Record::Evidence)
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut rows = stmt.query([path])?;
+    let mut records = Vec::new();
+    while let Some(r) = rows.next()? {
+        records.push(Record::Evidence(evidence_from_row(path, r)?));
+    }
     Ok(ArtifactScan {
         records,
         coverage,
         sha256,
         counts: BTreeMap::new(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::Status;
+    use crate::source::NoteKind;
+
+    fn store() -> Connection {
+        let c = Connection::open_in_memory().unwrap();
+        c.execute_batch(SCHEMA).unwrap();
+        c
+    }
+
+    /// A coverage row with one note and one error of the given kinds.
+    fn coverage(c: &Connection, note_kind: &str, error_kind: &str) {
+        let notes = format!(r#"[{{"members":["a.log"],"kind":"{note_kind}","message":"n"}}]"#);
+        c.execute(
+            "INSERT INTO coverage VALUES ('runs/a.zip', NULL, 0, 1, 10, 1, ?1)",
+            [notes],
+        )
+        .unwrap();
+        c.execute(
+            r#"INSERT INTO coverage_errors VALUES ('runs/a.zip', 0, 'runs/a.zip!a.log', '["a.log"]', ?1, 'cut')"#,
+            [error_kind],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn coverage_reads_back_typed() {
+        let c = store();
+        coverage(&c, "long_name", "skipped");
+        let (_, cov) = load_coverage(&c, "runs/a.zip").unwrap();
+        assert_eq!(cov.notes[0].kind, NoteKind::LongName);
+        assert_eq!(cov.errors[0].kind, ErrorKind::Skipped);
+        assert_eq!(cov.errors[0].members, ["a.log"]);
+    }
+
+    #[test]
+    fn an_unknown_error_kind_is_an_error_naming_the_row() {
+        let c = store();
+        coverage(&c, "long_line", "exploded");
+        let e = load_coverage(&c, "runs/a.zip").unwrap_err().to_string();
+        for part in [
+            "coverage_errors",
+            "runs/a.zip",
+            "seq 0",
+            "column kind",
+            "exploded",
+        ] {
+            assert!(e.contains(part), "{part} not in {e}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_note_kind_is_an_error_naming_the_row() {
+        let c = store();
+        coverage(&c, "sideways", "io");
+        let e = load_coverage(&c, "runs/a.zip").unwrap_err().to_string();
+        for part in ["table coverage,", "runs/a.zip", "column notes", "sideways"] {
+            assert!(e.contains(part), "{part} not in {e}");
+        }
+    }
+
+    fn verdict(c: &Connection, status: &str) -> anyhow::Result<VerdictRecord> {
+        c.execute(
+            "INSERT INTO verdicts VALUES ('c1', 'artifact', 'runs/a.zip', 'runs/a.zip', 'a.zip', \
+             'runs', NULL, 'env.var', ?1, 'why', '[{\"citation\":\"runs/a.zip!a.log:3\"}]', NULL, '{}')",
+            [status],
+        )
+        .unwrap();
+        let mut stmt = c
+            .prepare(&format!("SELECT {VERDICT_COLS} FROM verdicts"))
+            .unwrap();
+        let mut rows = stmt.query([]).unwrap();
+        verdict_from_row(rows.next().unwrap().unwrap(), "d")
+    }
+
+    #[test]
+    fn verdicts_read_back_typed_and_reject_an_unknown_status() {
+        let v = verdict(&store(), "not_applicable").unwrap();
+        assert_eq!(v.status, Status::NotApplicable);
+        assert_eq!(v.evidence[0].citation, "runs/a.zip!a.log:3");
+        let e = verdict(&store(), "maybe").unwrap_err().to_string();
+        for part in ["table verdicts", "runs/a.zip", "column status", "maybe"] {
+            assert!(e.contains(part), "{part} not in {e}");
+        }
+    }
+
+    #[test]
+    fn report_status_is_typed() {
+        let c = store();
+        verdict(&c, "maybe").unwrap_err();
+        let mut stmt = c.prepare("SELECT status FROM verdicts").unwrap();
+        let mut rows = stmt.query([]).unwrap();
+        let e = verdict_status(rows.next().unwrap().unwrap(), "runs/a.zip")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("column status") && e.contains("maybe"), "{e}");
+        let c = store();
+        verdict(&c, "fail").unwrap();
+        let mut stmt = c.prepare("SELECT status FROM verdicts").unwrap();
+        let mut rows = stmt.query([]).unwrap();
+        assert_eq!(
+            verdict_status(rows.next().unwrap().unwrap(), "runs/a.zip").unwrap(),
+            Status::Fail
+        );
+    }
+
+    #[test]
+    fn evidence_reads_by_column_name_and_rejects_bad_json() {
+        let c = store();
+        let insert = |rank: &str| {
+            c.execute("DELETE FROM evidence", []).unwrap();
+            c.execute(
+                "INSERT INTO evidence VALUES ('runs/a.zip', 4, NULL, 'a.zip', 'env.var', 'env', \
+                 'runs/a.zip!a.log:3', '[\"a.log\"]', 3, 120, 7, 'X=1', 0, 1, '{\"name\":\"X\"}', ?1, 'id1', NULL)",
+                [rank],
+            )
+            .unwrap();
+            // Columns in another order than the table's: read by name.
+            let mut stmt = c
+                .prepare("SELECT id, text_start, rank, captures, truncated, lossy, text, col, byte_offset, line, members, citation, pack, rule, seq FROM evidence")
+                .unwrap();
+            let mut rows = stmt.query([]).unwrap();
+            evidence_from_row("runs/a.zip", rows.next().unwrap().unwrap())
+        };
+        let e = insert(r#"{"tp":3}"#).unwrap();
+        assert_eq!(
+            (
+                e.location.line,
+                e.location.byte_offset,
+                e.location.column,
+                e.truncated,
+                e.lossy
+            ),
+            (3, 120, Some(7), true, false)
+        );
+        assert_eq!(e.rank.unwrap()["tp"], 3);
+        assert_eq!(e.captures.unwrap()["name"], "X");
+        let err = insert(r#"{"tp":-3}"#).unwrap_err().to_string();
+        for part in ["table evidence", "seq 4", "column rank"] {
+            assert!(err.contains(part), "{part} not in {err}");
+        }
+    }
 }

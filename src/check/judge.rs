@@ -674,7 +674,7 @@ mod tests {
             column: None,
         };
         EvidenceRecord {
-            kind: "evidence",
+            kind: EvidenceRecord::KIND,
             rule: rule.into(),
             pack: None,
             citation: location.to_string().into(),
@@ -779,7 +779,7 @@ applies = { what = "speculative decoding", evidence = ["spec.accept_len"] }
         let mut s = scan(vec![]);
         s.records
             .push(Record::Aggregate(crate::output::AggregateRecord {
-                kind: "aggregate",
+                kind: crate::output::AggregateRecord::KIND,
                 rule: "spec.accept_len".into(),
                 pack: "common".into(),
                 path: "a.zip".into(),

@@ -10,10 +10,10 @@ pub mod scope;
 
 use crate::output::EvidenceRecord;
 use cond::Cond;
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 
+pub use crate::output::records::{Cited, ServerRanks, Status, VerdictRecord};
 pub use cond::{ParamSpec, Params as CheckParams, merge_specs};
 pub use scope::{Layout, Scope};
 
@@ -505,114 +505,6 @@ impl Check {
                 }
                 s
             }
-        }
-    }
-}
-
-/// pass, fail, unknown or not_applicable.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    Pass,
-    Fail,
-    Unknown,
-    /// The scope holds nothing the claim speaks about; does not change the exit code.
-    NotApplicable,
-}
-
-impl Status {
-    /// Every status, for readers that check stored names (the audit store).
-    pub const ALL: [Status; 4] = [
-        Status::Pass,
-        Status::Fail,
-        Status::Unknown,
-        Status::NotApplicable,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Pass => "pass",
-            Status::Fail => "fail",
-            Status::Unknown => "unknown",
-            Status::NotApplicable => "not_applicable",
-        }
-    }
-}
-
-/// One citation behind a verdict, with the rank and server it came from.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Cited {
-    /// `path!member:line`, as `artiscan cite` takes it.
-    pub citation: String,
-    /// The server (worker log) the line belongs to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server: Option<String>,
-    /// Rank from the line prefix.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rank: Option<BTreeMap<String, u32>>,
-}
-
-/// Per-server outcome of an `every_rank` check.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct ServerRanks {
-    pub server: String,
-    /// Expected ranks (absent when the rank count is unknown).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expected: Option<Vec<u32>>,
-    pub seen: Vec<u32>,
-    pub missing: Vec<u32>,
-    pub status: Status,
-    pub reason: String,
-}
-
-/// One check judged over one scope.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct VerdictRecord {
-    /// Always "verdict".
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub check: String,
-    pub description: String,
-    pub rule: String,
-    /// The artifact (zip, file, or extracted artifact folder) or, with
-    /// `scope = "run"`, the run's folder.
-    pub scope: String,
-    pub status: Status,
-    pub reason: String,
-    /// The records behind the verdict (at most 20), with rank and server.
-    pub evidence: Vec<Cited>,
-    /// Observed capture values of the matching records: capture → distinct values (at most 20).
-    #[serde(default, skip_serializing_if = "Map::is_empty")]
-    pub observed: Map<String, Value>,
-    /// What was expected: the conditions with `@param:` values resolved, the count bounds.
-    #[serde(default, skip_serializing_if = "Map::is_empty")]
-    pub expected: Map<String, Value>,
-    /// Sources read for an absence: members holding `within` evidence.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub examined: Vec<String>,
-    /// `every_rank`: one entry per server.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub servers: Vec<ServerRanks>,
-    /// What is missing: `ranks` per server not seen, `members` not read completely.
-    pub missing: BTreeMap<String, Value>,
-}
-
-impl VerdictRecord {
-    pub fn new(check: &str, description: &str, rule: &str, scope: &str) -> VerdictRecord {
-        VerdictRecord {
-            kind: "verdict".into(),
-            check: check.into(),
-            description: description.into(),
-            rule: rule.into(),
-            scope: scope.into(),
-            status: Status::Unknown,
-            reason: String::new(),
-            evidence: Vec::new(),
-            observed: Map::new(),
-            expected: Map::new(),
-            examined: Vec::new(),
-            servers: Vec::new(),
-            missing: BTreeMap::new(),
         }
     }
 }

@@ -5,9 +5,8 @@
 use crate::engine;
 use crate::lines::{Line, LineReader, LineSink, clean};
 use crate::location::{self, Location};
-use crate::output::{self, escape};
+use crate::output::{self, CiteRecord, escape};
 use crate::source::{self, Artifact, ArtifactKind, Coverage, Limits};
-use serde::Serialize;
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
@@ -23,26 +22,6 @@ pub struct CiteOptions {
     pub sha256: Option<String>,
     pub root: Option<String>,
     pub json: bool,
-}
-
-/// What `cite --json` prints.
-#[derive(Debug, Serialize)]
-pub struct CiteRecord {
-    /// Always "cite".
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-    pub citation: String,
-    pub sha256: Option<String>,
-    pub location: Location,
-    pub text: String,
-    /// Context lines: `[line, text]`.
-    pub before: Vec<(u64, String)>,
-    pub after: Vec<(u64, String)>,
-    /// Whether `--expect` text is on the cited line (absent without `--expect`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub expect_ok: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sha256_ok: Option<bool>,
 }
 
 struct Grab {
@@ -121,13 +100,7 @@ pub fn run(
 ) -> anyhow::Result<i32> {
     // An aggregate's range `member:208..273` cites its first line and
     // prints the lines through the last.
-    let (citation_line, range_end) = match citation.rsplit_once("..") {
-        Some((head, end)) if end.bytes().all(|b| b.is_ascii_digit()) && !end.is_empty() => {
-            (head, end.parse::<u64>().ok())
-        }
-        _ => (citation, None),
-    };
-    let Some((path, members, line)) = Location::parse(citation_line) else {
+    let Some((cited, range_end)) = Location::parse_range(citation) else {
         writeln!(
             err,
             "artiscan: {} is not a citation (path!member!member:line)",
@@ -135,6 +108,7 @@ pub fn run(
         )?;
         return Ok(2);
     };
+    let (path, members, line) = (cited.path.to_string(), cited.members.to_vec(), cited.line);
     if o.context > MAX_CONTEXT {
         writeln!(
             err,
@@ -242,7 +216,7 @@ pub fn run(
             .collect::<Vec<_>>()
     };
     let rec = CiteRecord {
-        kind: "cite",
+        kind: CiteRecord::KIND,
         citation: citation.to_string(),
         sha256: Some(sha.clone()),
         location: Location {
@@ -264,17 +238,11 @@ pub fn run(
         out.write_all(&buf)?;
     } else {
         // Names and lines are the artifact's: escaped, never raw.
-        let members: Vec<_> = rec
-            .location
-            .members
-            .iter()
-            .map(|m| location::escape(m))
-            .collect();
         writeln!(
             out,
             "artifact: {}\nsha256:   {sha}\nmember:   {}\nline:     {line} (byte offset {offset})",
             escape::text(&file.display().to_string()),
-            members.join("!")
+            Location::members_citation(&rec.location.members)
         )?;
         for (n, t) in &rec.before {
             writeln!(out, "{n:>8}- {}", escape::text(t))?;

@@ -6,45 +6,9 @@
 
 use crate::lines::BINARY_PROBE;
 use crate::location::Location;
-use crate::output::{self, escape, records::CoverageRecord};
-use crate::source::{self, Coverage, Limits, MemberError, walk};
-use serde::Serialize;
+use crate::output::{self, CoverageRecord, MemberRecord, escape};
+use crate::source::{self, Coverage, Limits, walk};
 use std::io::{self, Read, Write};
-
-/// One leaf member, as `ls --json` prints it.
-#[derive(Debug, Serialize)]
-pub struct MemberRecord {
-    /// Always "member".
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-    /// `path!member!member`: the member's citation without a line.
-    pub citation: String,
-    pub path: String,
-    pub members: Vec<String>,
-    /// Decompressed bytes read (all of them when `complete`).
-    pub bytes: u64,
-    /// Each member of the chain's size as stored in its container (zip:
-    /// compressed size; tar: size), null when the container does not say
-    /// before the data (a streamed zip entry with a data descriptor).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub stored: Vec<Option<u64>>,
-    /// Formats detected from the artifact down to this member, outermost
-    /// first: `["zip", "gzip", "tar", "text"]`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub formats: Vec<&'static str>,
-    /// Lines as `grep -c ''` counts them.
-    pub lines: u64,
-    /// A NUL in the first 8 KiB: scan and grep skip it unless `--binary`.
-    pub binary: bool,
-    /// False when an error stopped reading this member.
-    pub complete: bool,
-    /// What went wrong in this member.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub errors: Vec<MemberError>,
-    /// Why the member was not opened (a link, a special file).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub skipped: Option<String>,
-}
 
 /// Counts bytes and lines of a reader to its end; an error comes back with
 /// what was counted before it.
@@ -98,7 +62,7 @@ pub fn run(
             let (bytes, lines, binary, error) = count(leaf.reader);
             leaf.coverage.bytes += bytes;
             rows.push(MemberRecord {
-                kind: "member",
+                kind: MemberRecord::KIND,
                 citation: Location::member_citation(&artifact.path, leaf.members),
                 path: artifact.path.clone(),
                 members: leaf.members.to_vec(),
@@ -122,7 +86,7 @@ pub fn run(
                     r.errors.push(e.clone());
                 }
                 None => rows.push(MemberRecord {
-                    kind: "member",
+                    kind: MemberRecord::KIND,
                     citation: Location::member_citation(&artifact.path, &e.members),
                     path: artifact.path.clone(),
                     members: e.members.clone(),
@@ -141,7 +105,7 @@ pub fn run(
         for n in &coverage.notes {
             if !rows.iter().any(|r| r.members == n.members) {
                 rows.push(MemberRecord {
-                    kind: "member",
+                    kind: MemberRecord::KIND,
                     citation: Location::member_citation(&artifact.path, &n.members),
                     path: artifact.path.clone(),
                     members: n.members.clone(),

@@ -197,12 +197,11 @@ fn text(buf: &mut Vec<u8>, path: &str, records: &[Record], cov: &CoverageRecord)
                     .collect::<Vec<_>>()
                     .join(", ");
                 let group = serde_json::Value::Object(a.group.clone());
+                // `first..N`, the range `cite` takes (N: the last line).
+                let last = Location::parse(&a.last).map_or(0, |l| l.line);
                 line(format!(
-                    "  {}..{}  {} x{} {group} {stats}",
-                    a.first,
-                    a.last.rsplit(':').next().unwrap_or(""),
-                    a.rule,
-                    a.count
+                    "  {}..{last}  {} x{} {group} {stats}",
+                    a.first, a.rule, a.count
                 ));
             }
         }

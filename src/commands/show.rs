@@ -6,9 +6,8 @@ use super::cite::resolve;
 use crate::engine;
 use crate::lines::{Line, LineReader, LineSink};
 use crate::location::{self, Location};
-use crate::output::{self, escape};
+use crate::output::{self, ShowRecord, escape};
 use crate::source::{self, Artifact, ArtifactKind, Coverage, Limits};
-use serde::Serialize;
 use std::io::{self, Write};
 
 /// Default `--max-lines`: the same bound as cite's ranges.
@@ -65,7 +64,8 @@ pub fn parse_spec(spec: &str) -> Option<ShowSpec> {
         None => (spec, 1, None),
     };
     // Reuses the citation parser (and its unescaping) with a dummy line.
-    let (path, members, _) = Location::parse(&format!("{head}:1"))?;
+    let loc = Location::parse(&format!("{head}:1"))?;
+    let (path, members) = (loc.path.to_string(), loc.members.to_vec());
     if path.is_empty() {
         return None;
     }
@@ -104,31 +104,6 @@ fn parse_range(s: &str) -> Option<(u64, Option<u64>)> {
             (b >= a).then_some((a, Some(b)))
         }
     }
-}
-
-/// The record that ends `show --format jsonl`: what was printed and whether
-/// it is all that was asked for.
-#[derive(Debug, Serialize)]
-pub struct ShowRecord {
-    /// Always "show".
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-    /// The member, `path!member!member` (no line).
-    pub citation: String,
-    pub path: String,
-    pub members: Vec<String>,
-    pub sha256: Option<String>,
-    /// Lines asked for: first, and last (absent: to the end).
-    pub first: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub last: Option<u64>,
-    /// Lines printed.
-    pub lines: u64,
-    /// Every line asked for was printed, whole.
-    pub complete: bool,
-    /// Why not complete (absent when complete).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
 }
 
 /// Why printing stopped early.
@@ -377,7 +352,7 @@ pub fn run(
     }
     if o.json {
         let rec = ShowRecord {
-            kind: "show",
+            kind: ShowRecord::KIND,
             citation: member_cite.clone(),
             path: spec.path.clone(),
             members: spec.members.clone(),

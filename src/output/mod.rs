@@ -1,6 +1,11 @@
-//! What artiscan prints. Every JSON Lines record is one of the types in
-//! [`records`]; `schema/output.schema.json` describes them and a test checks
-//! real output against it. Text and Markdown renderings live beside them.
+//! What artiscan prints. Every JSON record is one of the types in
+//! [`records`] (the wire format, documented there);
+//! `schema/output.schema.json` describes them and a test checks real output
+//! against it. Escaping of artifact text for terminals and Markdown is in
+//! [`escape`], the progress bar in [`progress`], grep's text lines in
+//! [`text`], ordered parallel output in [`shared`]; the text and Markdown renderings of scan and check records
+//! live in the commands that print them (`commands::scan`,
+//! `commands::check`).
 
 pub mod escape;
 pub mod progress;

@@ -1,9 +1,39 @@
-//! The JSON Lines records. Field docs here are the contract; bump
-//! [`SCHEMA_VERSION`] and `schema/output.schema.json` when they change.
+//! The JSON wire format: every record artiscan prints as JSON, in one place.
+//! Field docs here are the contract; bump [`SCHEMA_VERSION`] and
+//! `schema/output.schema.json` (a test checks real output against it, and
+//! another that each record's `KIND` is the schema's) when they change.
+//!
+//! ## Format
+//! JSON Lines: one JSON object per line, UTF-8, `\n`-terminated. Every
+//! record has a `"type"` field naming its kind, written once here as the
+//! record type's `KIND`:
+//!
+//! | `type` | Rust type | printed by |
+//! |---|---|---|
+//! | `evidence` | [`EvidenceRecord`] | `scan`, `grep --json` (`rule` = "grep") |
+//! | `context` | [`ContextRecord`] | `grep --json -A/-B/-C` |
+//! | `aggregate` | [`AggregateRecord`] | `scan` (high-frequency rules) |
+//! | `coverage` | [`CoverageRecord`] | `scan`, `grep --json`, `check`: one per artifact, after its records |
+//! | `summary` | [`SummaryRecord`] | `scan`, `grep --json`: the last line |
+//! | `count` | [`CountRecord`] | `grep --json -c/-l/-L`: one per member |
+//! | `verdict` | [`VerdictRecord`] | `check` |
+//! | `cite` | [`CiteRecord`] | `cite --json` |
+//! | `member` | [`MemberRecord`] | `ls --json` |
+//!
+//! Records of one artifact come together, in member and line order, then its
+//! `coverage` record; artifacts come in walk order whatever `-j` is.
+//! `scan --format json` and `check --format json` wrap the same records in
+//! one document that carries [`SCHEMA_VERSION`]; `summary` carries it in
+//! JSON Lines. Optional fields are omitted, never `null`, unless documented
+//! (`sha256` of `cite`). A place in an artifact is a [`Location`] object
+//! plus its citation string (`path!member!member:line`, components
+//! percent-escaped), built and parsed only by [`Location`]; the two always
+//! agree. Coverage errors and notes are
+//! [`MemberError`] and [`Note`]: `{members, kind, message}`.
 
 use crate::location::Location;
 use crate::source::{Coverage, MemberError, Note};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -50,7 +80,7 @@ impl From<&Location> for Citation {
 impl fmt::Display for Citation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.line {
-            Some(line) => write!(f, "{}:{line}", self.member),
+            Some(line) => Location::write_citation(f, &self.member, line),
             None => f.write_str(&self.member),
         }
     }
@@ -62,7 +92,9 @@ impl Serialize for Citation {
     }
 }
 
-/// Version of the record shapes below.
+/// Version of the record shapes below, as every output writes it (a JSON
+/// string). The audit store's own SQLite schema is versioned apart
+/// (`audit::store::STORE_SCHEMA_VERSION`).
 pub const SCHEMA_VERSION: &str = "2";
 
 /// A line that matched: from `grep` (`rule` = "grep") or a pack rule.
@@ -71,7 +103,7 @@ pub const SCHEMA_VERSION: &str = "2";
 /// long member name, cost no copies.
 #[derive(Debug, Clone, Serialize)]
 pub struct EvidenceRecord {
-    /// Always "evidence".
+    /// Always [`Self::KIND`].
     #[serde(rename = "type")]
     pub kind: &'static str,
     /// Rule id, or "grep".
@@ -133,7 +165,7 @@ pub fn excerpt_bounds(line: &[u8], at: usize) -> (usize, usize) {
 /// A context line around a grep hit (`-A/-B/-C`).
 #[derive(Debug, Clone, Serialize)]
 pub struct ContextRecord {
-    /// Always "context".
+    /// Always [`Self::KIND`].
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub citation: Citation,
@@ -146,7 +178,7 @@ pub struct ContextRecord {
 /// Many matches of one rule in one member and group, summarised.
 #[derive(Debug, Clone, Serialize)]
 pub struct AggregateRecord {
-    /// Always "aggregate".
+    /// Always [`Self::KIND`].
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub rule: String,
@@ -167,6 +199,28 @@ pub struct AggregateRecord {
     pub last: String,
 }
 
+impl EvidenceRecord {
+    pub const KIND: &'static str = "evidence";
+}
+
+impl ContextRecord {
+    pub const KIND: &'static str = "context";
+
+    pub fn new(location: Location, citation: Citation, text: String, lossy: bool) -> Self {
+        ContextRecord {
+            kind: Self::KIND,
+            citation,
+            location,
+            text,
+            lossy,
+        }
+    }
+}
+
+impl AggregateRecord {
+    pub const KIND: &'static str = "aggregate";
+}
+
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Stats {
     pub min: f64,
@@ -177,7 +231,7 @@ pub struct Stats {
 /// One per artifact, after its evidence: what was read and what was not.
 #[derive(Debug, Clone, Serialize)]
 pub struct CoverageRecord {
-    /// Always "coverage".
+    /// Always [`Self::KIND`].
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub path: String,
@@ -196,9 +250,11 @@ pub struct CoverageRecord {
 }
 
 impl CoverageRecord {
+    pub const KIND: &'static str = "coverage";
+
     pub fn new(path: &str, sha256: Option<String>, c: &Coverage) -> Self {
         CoverageRecord {
-            kind: "coverage",
+            kind: Self::KIND,
             path: path.to_string(),
             sha256,
             complete: c.complete(),
@@ -213,7 +269,7 @@ impl CoverageRecord {
 /// Last record of a run.
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct SummaryRecord {
-    /// Always "summary".
+    /// Always [`Self::KIND`].
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub schema_version: &'static str,
@@ -235,12 +291,294 @@ pub struct SummaryRecord {
 }
 
 impl SummaryRecord {
+    pub const KIND: &'static str = "summary";
+
     pub fn new() -> Self {
         SummaryRecord {
-            kind: "summary",
+            kind: Self::KIND,
             schema_version: SCHEMA_VERSION,
             version: env!("CARGO_PKG_VERSION"),
             ..Default::default()
         }
+    }
+}
+
+/// `grep --json -c` (every member read) or `-l` (members with a match;
+/// reading stops at the first, so `count` is 1): one record per member.
+#[derive(Serialize)]
+pub struct CountRecord<'a> {
+    /// Always [`Self::KIND`].
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// `path!member!member` (no line).
+    pub citation: String,
+    pub path: &'a str,
+    pub members: &'a [String],
+    /// Matching lines (selected lines with `-v`).
+    pub count: u64,
+}
+
+impl CountRecord<'_> {
+    pub const KIND: &'static str = "count";
+}
+
+/// One leaf member, as `ls --json` prints it.
+#[derive(Debug, Serialize)]
+pub struct MemberRecord {
+    /// Always [`Self::KIND`].
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// `path!member!member`: the member's citation without a line.
+    pub citation: String,
+    pub path: String,
+    pub members: Vec<String>,
+    /// Decompressed bytes read (all of them when `complete`).
+    pub bytes: u64,
+    /// Each member of the chain's size as stored in its container (zip:
+    /// compressed size; tar: size), null when the container does not say
+    /// before the data (a streamed zip entry with a data descriptor).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stored: Vec<Option<u64>>,
+    /// Formats detected from the artifact down to this member, outermost
+    /// first: `["zip", "gzip", "tar", "text"]`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub formats: Vec<&'static str>,
+    /// Lines as `grep -c ''` counts them.
+    pub lines: u64,
+    /// A NUL in the first 8 KiB: scan and grep skip it unless `--binary`.
+    pub binary: bool,
+    /// False when an error stopped reading this member.
+    pub complete: bool,
+    /// What went wrong in this member.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<MemberError>,
+    /// Why the member was not opened (a link, a special file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+}
+
+impl MemberRecord {
+    pub const KIND: &'static str = "member";
+}
+
+/// The record that ends `show --format jsonl`: what was printed and whether
+/// it is all that was asked for.
+#[derive(Debug, Serialize)]
+pub struct ShowRecord {
+    /// Always [`Self::KIND`].
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The member, `path!member!member` (no line).
+    pub citation: String,
+    pub path: String,
+    pub members: Vec<String>,
+    pub sha256: Option<String>,
+    /// Lines asked for: first, and last (absent: to the end).
+    pub first: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last: Option<u64>,
+    /// Lines printed.
+    pub lines: u64,
+    /// Every line asked for was printed, whole.
+    pub complete: bool,
+    /// Why not complete (absent when complete).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl ShowRecord {
+    pub const KIND: &'static str = "show";
+}
+
+/// What `cite --json` prints.
+#[derive(Debug, Serialize)]
+pub struct CiteRecord {
+    /// Always [`Self::KIND`].
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub citation: String,
+    pub sha256: Option<String>,
+    pub location: Location,
+    pub text: String,
+    /// Context lines: `[line, text]`.
+    pub before: Vec<(u64, String)>,
+    pub after: Vec<(u64, String)>,
+    /// Whether `--expect` text is on the cited line (absent without `--expect`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expect_ok: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256_ok: Option<bool>,
+}
+
+impl CiteRecord {
+    pub const KIND: &'static str = "cite";
+}
+
+/// pass, fail, unknown or not_applicable.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Pass,
+    Fail,
+    Unknown,
+    /// The scope holds nothing the claim speaks about; does not change the exit code.
+    NotApplicable,
+}
+
+impl Status {
+    /// Every status, for readers that check stored names (the audit store).
+    pub const ALL: [Status; 4] = [
+        Status::Pass,
+        Status::Fail,
+        Status::Unknown,
+        Status::NotApplicable,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "fail",
+            Status::Unknown => "unknown",
+            Status::NotApplicable => "not_applicable",
+        }
+    }
+}
+
+/// One citation behind a verdict, with the rank and server it came from.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Cited {
+    /// `path!member:line`, as `artiscan cite` takes it.
+    pub citation: String,
+    /// The server (worker log) the line belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    /// Rank from the line prefix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<BTreeMap<String, u32>>,
+}
+
+/// Per-server outcome of an `every_rank` check.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ServerRanks {
+    pub server: String,
+    /// Expected ranks (absent when the rank count is unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<Vec<u32>>,
+    pub seen: Vec<u32>,
+    pub missing: Vec<u32>,
+    pub status: Status,
+    pub reason: String,
+}
+
+/// One check judged over one scope.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct VerdictRecord {
+    /// Always [`Self::KIND`] (a `String` so that the audit store can read it back).
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub check: String,
+    pub description: String,
+    pub rule: String,
+    /// The artifact (zip, file, or extracted artifact folder) or, with
+    /// `scope = "run"`, the run's folder.
+    pub scope: String,
+    pub status: Status,
+    pub reason: String,
+    /// The records behind the verdict (at most 20), with rank and server.
+    pub evidence: Vec<Cited>,
+    /// Observed capture values of the matching records: capture → distinct values (at most 20).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub observed: Map<String, Value>,
+    /// What was expected: the conditions with `@param:` values resolved, the count bounds.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub expected: Map<String, Value>,
+    /// Sources read for an absence: members holding `within` evidence.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub examined: Vec<String>,
+    /// `every_rank`: one entry per server.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub servers: Vec<ServerRanks>,
+    /// What is missing: `ranks` per server not seen, `members` not read completely.
+    pub missing: BTreeMap<String, Value>,
+}
+
+impl VerdictRecord {
+    pub const KIND: &'static str = "verdict";
+
+    pub fn new(check: &str, description: &str, rule: &str, scope: &str) -> VerdictRecord {
+        VerdictRecord {
+            kind: Self::KIND.into(),
+            check: check.into(),
+            description: description.into(),
+            rule: rule.into(),
+            scope: scope.into(),
+            status: Status::Unknown,
+            reason: String::new(),
+            evidence: Vec::new(),
+            observed: Map::new(),
+            expected: Map::new(),
+            examined: Vec::new(),
+            servers: Vec::new(),
+            missing: BTreeMap::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kind this module writes, with its `$defs` entry in the schema.
+    const KINDS: [&str; 10] = [
+        EvidenceRecord::KIND,
+        ContextRecord::KIND,
+        AggregateRecord::KIND,
+        CoverageRecord::KIND,
+        SummaryRecord::KIND,
+        CountRecord::KIND,
+        VerdictRecord::KIND,
+        CiteRecord::KIND,
+        MemberRecord::KIND,
+        ShowRecord::KIND,
+    ];
+
+    #[test]
+    fn kinds_are_the_schemas_record_types() {
+        let schema: Value =
+            serde_json::from_str(include_str!("../../schema/output.schema.json")).unwrap();
+        let mut in_schema: Vec<String> = schema["oneOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let name = r["$ref"].as_str().unwrap().trim_start_matches("#/$defs/");
+                let def = &schema["$defs"][name];
+                def["properties"]["type"]["const"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("schema record {name} has no type const"))
+                    .to_string()
+            })
+            .collect();
+        in_schema.sort();
+        let mut ours: Vec<String> = KINDS.iter().map(|k| k.to_string()).collect();
+        ours.sort();
+        assert_eq!(in_schema, ours);
+    }
+
+    #[test]
+    fn constructors_write_their_kind() {
+        let v = serde_json::to_value(SummaryRecord::new()).unwrap();
+        assert_eq!(
+            (v["type"].as_str(), v["schema_version"].as_str()),
+            (Some("summary"), Some(SCHEMA_VERSION))
+        );
+        let v =
+            serde_json::to_value(CoverageRecord::new("a.zip", None, &Coverage::default())).unwrap();
+        assert_eq!(v["type"], "coverage");
+        let v = serde_json::to_value(VerdictRecord::new("c", "d", "r", "s")).unwrap();
+        assert_eq!(v["type"], "verdict");
+        let loc = Location::default();
+        let c = ContextRecord::new(loc.clone(), Citation::from(&loc), "t".into(), false);
+        assert_eq!(serde_json::to_value(c).unwrap()["type"], "context");
     }
 }

@@ -4,7 +4,7 @@ use crate::lines::{Line, LineSink, clean};
 use crate::location::Location;
 use crate::output::escape;
 use crate::output::shared::Spill;
-use crate::output::{self, Citation, ContextRecord, EvidenceRecord};
+use crate::output::{self, Citation, ContextRecord, CountRecord, EvidenceRecord};
 use regex::bytes::Regex;
 use std::collections::VecDeque;
 use std::io::Write;
@@ -106,21 +106,6 @@ impl GrepMatcher {
     }
 }
 
-/// `grep --json -c` (every member read) or `-l` (members with a match;
-/// reading stops at the first, so `count` is 1): one record per member.
-#[derive(serde::Serialize)]
-pub struct CountRecord<'a> {
-    /// Always "count".
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-    /// `path!member!member` (no line).
-    pub citation: String,
-    pub path: &'a str,
-    pub members: &'a [String],
-    /// Matching lines (selected lines with `-v`).
-    pub count: u64,
-}
-
 /// Per-member grep state; output goes into the artifact's buffer.
 pub struct GrepSink<'a> {
     pub matcher: &'a GrepMatcher,
@@ -163,9 +148,7 @@ impl<'a> GrepSink<'a> {
                 Location::member_citation(path, members).into(),
             ),
             shown: if opts.no_filename {
-                Location::member_citation("", members)
-                    .trim_start_matches('!')
-                    .to_string()
+                Location::members_citation(members)
             } else {
                 Location::member_citation(path, members)
             },
@@ -198,7 +181,7 @@ impl<'a> GrepSink<'a> {
             let citation = Citation::new(self.shared.2.clone(), number);
             if is_match {
                 let rec = EvidenceRecord {
-                    kind: "evidence",
+                    kind: EvidenceRecord::KIND,
                     rule: "grep".into(),
                     pack: None,
                     citation,
@@ -213,13 +196,7 @@ impl<'a> GrepSink<'a> {
                 };
                 output::write_jsonl(self.out.buf(), &rec);
             } else {
-                let rec = ContextRecord {
-                    kind: "context",
-                    citation,
-                    location: loc,
-                    text,
-                    lossy,
-                };
+                let rec = ContextRecord::new(loc, citation, text, lossy);
                 output::write_jsonl(self.out.buf(), &rec);
             }
         } else {
@@ -285,7 +262,7 @@ impl<'a> GrepSink<'a> {
     /// `--json` with `-c` or `-l`: JSON records only, never plain lines.
     fn count_record(&mut self) {
         let rec = CountRecord {
-            kind: "count",
+            kind: CountRecord::KIND,
             citation: Location::member_citation(self.path, self.members),
             path: self.path,
             members: self.members,

@@ -35,14 +35,14 @@ mod zipread;
 use crate::location;
 use detect::{Format, HEAD_LEN, detect};
 use layer::{Layer, Tagged};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::io::{self, BufRead, Cursor, Read};
 
 pub use layer::Budget;
 pub use walk::{Artifact, ArtifactKind, walk};
 
 /// Why part of an artifact could not be read.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Hash)]
 #[serde(rename_all = "lowercase")]
 pub enum ErrorKind {
     /// The data ends early (a cut download, a short tar member).
@@ -91,7 +91,7 @@ impl ErrorKind {
 }
 
 /// One part of an artifact that was not read completely.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct MemberError {
     /// Member chain where the problem was noticed (empty: the artifact itself).
     pub members: Vec<String>,
@@ -101,14 +101,14 @@ pub struct MemberError {
 
 /// Something worth knowing that lost nothing; the artifact can still be
 /// complete.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Note {
     pub members: Vec<String>,
     pub kind: NoteKind,
     pub message: String,
 }
 
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum NoteKind {
     /// Not written any more (binary members are `skipped` errors); read
@@ -129,7 +129,9 @@ pub enum NoteKind {
 }
 
 /// Safety limits. The defaults let a real 10 GiB log through and stop bombs.
-#[derive(Clone, Debug)]
+/// Serialised (field names as written) into the audit fingerprint, and
+/// each field is a row of the README's limits table (tests check both).
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Limits {
     /// Nesting of compression layers and containers.
     pub max_depth: usize,
@@ -148,6 +150,8 @@ pub struct Limits {
     /// Search members that look binary.
     pub binary: bool,
     /// `-g/--member`: only these members are read (see [`crate::member_glob`]).
+    /// Not a limit of the audit fingerprint: `audit` reads every member.
+    #[serde(skip)]
     pub members: Option<std::sync::Arc<crate::member_glob::MemberGlobs>>,
 }
 
