@@ -544,7 +544,7 @@ where
             match entry.item {
                 tarread::Item::Dir => {}
                 tarread::Item::Symlink(to) | tarread::Item::Hardlink(to) => {
-                    let to = String::from_utf8_lossy(&to).into_owned();
+                    let to = location::name_from_bytes(&to);
                     let msg = skipped(format!("link to {:?}, not followed", location::escape(&to)));
                     self.coverage.error(&at, ErrorKind::Skipped, msg);
                 }
@@ -971,9 +971,11 @@ impl Names {
     }
 }
 
-/// A tar member name as cited: lossy UTF-8, a leading `./` dropped.
+/// A tar member name as cited: its bytes as [`location::name_from_bytes`]
+/// keeps them (one-to-one, so two names never share a citation), a leading
+/// `./` dropped.
 fn tar_name(raw: &[u8]) -> String {
-    let s = String::from_utf8_lossy(raw);
+    let s = location::name_from_bytes(raw);
     let mut s: &str = &s;
     while let Some(rest) = s.strip_prefix("./") {
         s = rest;

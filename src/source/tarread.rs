@@ -116,8 +116,10 @@ pub fn checksum_ok(h: &[u8]) -> bool {
     stored == unsigned || stored as i64 == signed
 }
 
-/// An octal numeric field: leading spaces or NULs, digits, then a space or
-/// NUL (a field of only NULs or spaces is 0); or base-256 (high bit set).
+/// An octal numeric field: leading spaces, digits, then a space or NUL; a
+/// NUL before any digit ends the field, so it is 0 (GNU tar, libarchive and
+/// Python all read `\0\0\0\0\0\0\0 0016\0` as 0); or base-256 (high
+/// bit set).
 fn octal(f: &[u8]) -> Option<u64> {
     if f.first().is_some_and(|&b| b & 0x80 != 0) {
         // Base-256: big-endian, the first byte's high bit is the marker.
@@ -131,25 +133,22 @@ fn octal(f: &[u8]) -> Option<u64> {
         }
         return Some(v);
     }
-    let s = f
+    let start = f.iter().position(|&b| b != b' ').unwrap_or(f.len());
+    if f.get(start).is_none_or(|&b| b == 0) {
+        return Some(0);
+    }
+    let s = f[start..]
         .iter()
-        .skip_while(|&&b| b == b' ' || b == 0)
         .take_while(|&&b| (b'0'..=b'7').contains(&b))
         .try_fold(0u64, |v, &b| {
             v.checked_mul(8)?.checked_add((b - b'0') as u64)
         })?;
     // Whatever follows the digits must be a terminator.
-    let digits_end = f
-        .iter()
-        .position(|&b| b != b' ' && b != 0)
-        .map(|start| {
-            start
-                + f[start..]
-                    .iter()
-                    .take_while(|&&b| (b'0'..=b'7').contains(&b))
-                    .count()
-        })
-        .unwrap_or(f.len());
+    let digits_end = start
+        + f[start..]
+            .iter()
+            .take_while(|&&b| (b'0'..=b'7').contains(&b))
+            .count();
     if f[digits_end..].iter().all(|&b| b == b' ' || b == 0) {
         Some(s)
     } else {
@@ -517,6 +516,9 @@ mod tests {
         assert_eq!(octal(b"0000644\0"), Some(0o644));
         assert_eq!(octal(b"   644 \0"), Some(0o644));
         assert_eq!(octal(b"\0\0\0\0\0\0\0\0"), Some(0));
+        assert_eq!(octal(b"        "), Some(0));
+        // A NUL before the digits ends the field (all three references).
+        assert_eq!(octal(b"\0\0\0\0\0\0\0 0016\0"), Some(0));
         assert_eq!(octal(b"12a4"), None);
         assert_eq!(octal(&[0x80, 0, 0, 0, 0, 0, 0, 1, 0]), Some(256));
     }
