@@ -609,3 +609,93 @@ fn grep_json_count_and_list_are_json_only() {
         );
     }
 }
+
+/// Member names that are not UTF-8 (Latin-1, KOI8-R, Shift-JIS bytes in a
+/// GNU tar; CP437 and Shift-JIS bytes in a zip without the UTF-8 flag; a
+/// flagged zip name that is not UTF-8): each is cited by its own bytes
+/// (`%XX` where not UTF-8), no two share a citation, a real `%` in a name
+/// stays apart from an escaped byte, and `cite` reopens each member.
+#[test]
+fn non_utf8_names_are_cited_by_their_bytes_and_reopen() {
+    let d = tmp();
+    py(
+        d.path(),
+        r#"
+import sys, io, tarfile, zipfile
+d = sys.argv[1]
+names = [(b'caf\xe9.log', b'latin1 line\n'),
+         (b'\xf0\xf2\xe9\xf7\xe5\xf4.log', b'koi8 first line\n'),
+         (b'\xf0\xf2\xe9\xf7\xe5\xf5.log', b'koi8 second line\n'),
+         (b'\x83\x8d\x83O.log', b'sjis line\n'),
+         (b'caf%E9.log', b'percent line\n')]
+with tarfile.open(d + '/t.tar', 'w', format=tarfile.GNU_FORMAT, encoding='latin-1') as t:
+    for raw, data in names:
+        i = tarfile.TarInfo(raw.decode('latin-1'))
+        i.size = len(data)
+        t.addfile(i, io.BytesIO(data))
+# zipfile flags every non-ASCII name UTF-8: write ASCII stand-ins of the
+# same length and patch the name bytes (the CRC covers data, not names).
+zipped = [(b'caf\x82.log', b'AAAA.log', b'cp437 line\n', 0),
+          (b'\x83\x8d\x83O.log', b'BBBB.log', b'zip sjis line\n', 0),
+          (b'bad\xff.log', b'CCCC.log', b'flagged line\n', 0x800)]
+b = io.BytesIO()
+with zipfile.ZipFile(b, 'w', zipfile.ZIP_DEFLATED) as z:
+    for raw, stand_in, data, flag in zipped:
+        i = zipfile.ZipInfo(stand_in.decode())
+        i.compress_type = zipfile.ZIP_DEFLATED
+        z.writestr(i, data)
+data = b.getvalue()
+data = bytearray(data)
+for raw, stand_in, _, flag in zipped:
+    local = data.find(stand_in)
+    central = data.find(stand_in, local + 1)
+    assert local > 0 and central > 0
+    # zipfile clears flag bits it did not choose: set them in both headers.
+    data[local - 30 + 6] |= flag & 0xff
+    data[local - 30 + 7] |= flag >> 8
+    data[central - 46 + 8] |= flag & 0xff
+    data[central - 46 + 9] |= flag >> 8
+    data = data.replace(stand_in, raw)
+open(d + '/z.zip', 'wb').write(data)
+"#,
+    );
+    let cases = [
+        (
+            "t.tar",
+            vec![
+                ("t.tar!caf%E9.log:1", "latin1 line"),
+                ("t.tar!%F0%F2%E9%F7%E5%F4.log:1", "koi8 first line"),
+                ("t.tar!%F0%F2%E9%F7%E5%F5.log:1", "koi8 second line"),
+                ("t.tar!%83%8D%83O.log:1", "sjis line"),
+                ("t.tar!caf%25E9.log:1", "percent line"),
+            ],
+        ),
+        (
+            "z.zip",
+            vec![
+                // Without the UTF-8 flag a zip name is CP437 (APPNOTE).
+                ("z.zip!café.log:1", "cp437 line"),
+                ("z.zip!âìâO.log:1", "zip sjis line"),
+                ("z.zip!bad%FF.log:1", "flagged line"),
+            ],
+        ),
+    ];
+    for (file, want) in cases {
+        let run = grep_json(d.path(), "line", file);
+        let mut got = hits(&run);
+        got.sort();
+        let mut want: Vec<(String, String)> = want
+            .iter()
+            .map(|(c, t)| (c.to_string(), t.to_string()))
+            .collect();
+        want.sort();
+        assert_eq!(got, want, "{}", run.stdout);
+        let cov = coverage(&run);
+        assert_eq!(cov["complete"], true, "{cov}");
+        assert!(cov["notes"].as_array().unwrap().is_empty(), "{cov}");
+        for (cite, text) in &want {
+            let c = artiscan_in(d.path(), &["cite", cite, "--expect", text]);
+            assert_eq!(c.code, 0, "{cite}: {} {}", c.stdout, c.stderr);
+        }
+    }
+}
