@@ -99,7 +99,9 @@ pub fn name_from_bytes(raw: &[u8]) -> String {
         for c in chunk.valid().chars() {
             if raw_byte(c).is_some() {
                 let mut utf8 = [0; 4];
-                c.encode_utf8(&mut utf8).bytes().for_each(|b| out.push(raw_char(b)));
+                c.encode_utf8(&mut utf8)
+                    .bytes()
+                    .for_each(|b| out.push(raw_char(b)));
             } else {
                 out.push(c);
             }
@@ -233,7 +235,10 @@ mod tests {
             assert_eq!(Location::parse(&cited).unwrap().1, vec![name]);
         }
         assert_eq!(escape(&name_from_bytes(b"caf\xe9.log")), "caf%E9.log");
-        assert_eq!(escape(&name_from_bytes("x\u{10FFFF}".as_bytes())), "x%F4%8F%BF%BF");
+        assert_eq!(
+            escape(&name_from_bytes("x\u{10FFFF}".as_bytes())),
+            "x%F4%8F%BF%BF"
+        );
         // Valid UTF-8 stays as it is.
         assert_eq!(name_from_bytes("привет".as_bytes()), "привет");
     }

@@ -552,15 +552,28 @@ where
                     self.coverage
                         .error(&at, ErrorKind::Skipped, skipped(format!("{what} member")));
                 }
-                tarread::Item::Sparse => {
-                    let msg = "GNU sparse member: not expanded, not read";
+                tarread::Item::Sparse(None) => {
+                    let msg = "GNU sparse member whose sparse map cannot be read: not read";
                     self.coverage.error(&at, ErrorKind::Unsupported, msg);
                 }
-                tarread::Item::File => {
+                item @ (tarread::Item::File | tarread::Item::Sparse(Some(_))) => {
                     let errors = self.coverage.errors.len();
-                    let mut data = t.reader();
+                    let expands = matches!(item, tarread::Item::Sparse(_));
+                    let (mut plain, mut sparse);
+                    // A sparse member is read expanded, holes as zeros:
+                    // those bytes count against the budget like any other.
+                    let data: &mut dyn Read = match item {
+                        tarread::Item::Sparse(Some(s)) => {
+                            sparse = tarread::SparseData::new(t.reader(), s);
+                            &mut sparse
+                        }
+                        _ => {
+                            plain = t.reader();
+                            &mut plain
+                        }
+                    };
                     let mut member =
-                        Layer::new(&mut data, &self.members, "tar", self.budget, None, false);
+                        Layer::new(data, &self.members, "tar", self.budget, None, expands);
                     member.set_member(name.clone());
                     let result = self.member(name, &mut member, depth, level);
                     drop(member);

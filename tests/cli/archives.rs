@@ -372,10 +372,7 @@ open(d + '/misc.tar', 'wb').write(b.getvalue())
         assert_eq!(cov["complete"], true, "{file}: {cov}");
         hits(&run).into_iter().map(|(c, _)| c).collect::<Vec<_>>()
     };
-    assert_eq!(
-        one("signed.tar", "signed"),
-        vec!["signed.tar!caf%E9.log:1"]
-    );
+    assert_eq!(one("signed.tar", "signed"), vec!["signed.tar!caf%E9.log:1"]);
     assert_eq!(one("v7.tar", "v7"), vec!["v7.tar!v7.log:1"]);
     assert_eq!(one("nulsize.tar", "after"), vec!["nulsize.tar!after.log:1"]);
     assert_eq!(
@@ -698,4 +695,118 @@ open(d + '/z.zip', 'wb').write(data)
             assert_eq!(c.code, 0, "{cite}: {} {}", c.stdout, c.stderr);
         }
     }
+}
+
+/// GNU sparse members, written by GNU tar 1.34 in all four encodings (old
+/// GNU with an extension block, pax 0.0, 0.1, 1.0; `tests/corpus/sparse/`):
+/// cited by their real name, holes read as zeros, so every line has the
+/// number Python's tarfile (an independent reader) gives it; the member
+/// after them is read too.
+#[test]
+fn gnu_sparse_members_are_expanded() {
+    for f in ["old_gnu", "pax_0.0", "pax_0.1", "pax_1.0"] {
+        let file = format!("tests/corpus/sparse/{f}.tar.gz");
+        let data = super::harness::extract(&file, &["server.log"]);
+        assert_eq!(data.len(), 384 << 10, "{file}");
+        let run = artiscan(&["grep", "--json", "--binary", "line", &file]);
+        let want: Vec<String> = super::harness::grep_n(&data, "line")
+            .iter()
+            .map(|n| format!("{file}!server.log:{n}"))
+            .chain([format!("{file}!after.log:1")])
+            .collect();
+        assert_eq!(want.len(), 7, "{file}");
+        let got: Vec<String> = hits(&run).into_iter().map(|(c, _)| c).collect();
+        assert_eq!(got, want, "{file}: {}", run.stdout);
+        let cov = coverage(&run);
+        assert_eq!(cov["complete"], true, "{file}: {cov}");
+        assert_eq!(cov["bytes"], (384 << 10) + 29, "{file}: {cov}");
+        let c = artiscan(&[
+            "cite",
+            &format!("{file}!server.log:3"),
+            "--expect",
+            "Traceback (most recent call last):",
+        ]);
+        assert_eq!(c.code, 0, "{file}: {} {}", c.stdout, c.stderr);
+    }
+}
+
+/// Sparse maps that lie: a 2^62-byte hole stops at `--max-bytes` quickly
+/// (`limit` on the member, by its real name); a map claiming more data than
+/// the member stores is `corrupt` with the lines before kept; a map that
+/// cannot be parsed is `unsupported`; the archive is read on each time.
+#[test]
+fn lying_sparse_maps_are_bounded_and_reported() {
+    let d = tmp();
+    py(
+        d.path(),
+        r#"
+import sys, io, tarfile
+d = sys.argv[1]
+def sparse(t, real, pax, data):
+    i = tarfile.TarInfo('GNUSparseFile.1/' + real)
+    i.pax_headers = dict(pax, **{'GNU.sparse.name': real})
+    i.size = len(data)
+    t.addfile(i, io.BytesIO(data))
+def plain(t, name, data):
+    i = tarfile.TarInfo(name); i.size = len(data); t.addfile(i, io.BytesIO(data))
+with tarfile.open(d + '/lies.tar', 'w', format=tarfile.PAX_FORMAT) as t:
+    huge = 1 << 62
+    tail = b'Traceback (most recent call last):\n'
+    sparse(t, 'bomb.log', {'GNU.sparse.major': '1', 'GNU.sparse.minor': '0',
+        'GNU.sparse.realsize': str(huge + len(tail))},
+        b'1\n%d\n%d\n' % (huge, len(tail)) + b'\0' * (512 - 4 - len(str(huge)) - len(str(len(tail)))) + tail)
+    plain(t, 'after1.log', b'after one line\n')
+    sparse(t, 'short.log', {'GNU.sparse.major': '0', 'GNU.sparse.minor': '1',
+        'GNU.sparse.size': '5000', 'GNU.sparse.map': '0,4000'},
+        b'short first line\nshort second line\n')
+    plain(t, 'after2.log', b'after two line\n')
+    sparse(t, 'garbled.log', {'GNU.sparse.major': '0', 'GNU.sparse.minor': '1',
+        'GNU.sparse.size': '10', 'GNU.sparse.map': '0,x'}, b'garbled line\n')
+    plain(t, 'after3.log', b'after three line\n')
+"#,
+    );
+    let started = std::time::Instant::now();
+    let run = artiscan_in(
+        d.path(),
+        &[
+            "grep",
+            "--json",
+            "--binary",
+            "--max-bytes",
+            "8000000",
+            "line|Traceback",
+            "lies.tar",
+        ],
+    );
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+    let got: Vec<String> = hits(&run).into_iter().map(|(c, _)| c).collect();
+    assert_eq!(
+        got,
+        vec![
+            "lies.tar!after1.log:1",
+            "lies.tar!short.log:1",
+            "lies.tar!short.log:2",
+            "lies.tar!after2.log:1",
+            "lies.tar!after3.log:1",
+        ],
+        "{}",
+        run.stdout
+    );
+    let cov = coverage(&run);
+    assert_eq!(cov["complete"], false, "{cov}");
+    assert_eq!(
+        errors_of(&cov, "limit"),
+        vec![vec!["bomb.log".to_string()]],
+        "{cov}"
+    );
+    assert_eq!(
+        errors_of(&cov, "corrupt"),
+        vec![vec!["short.log".to_string()]],
+        "{cov}"
+    );
+    assert_eq!(
+        errors_of(&cov, "unsupported"),
+        vec![vec!["garbled.log".to_string()]],
+        "{cov}"
+    );
 }
