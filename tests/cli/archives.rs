@@ -765,6 +765,7 @@ with tarfile.open(d + '/lies.tar', 'w', format=tarfile.PAX_FORMAT) as t:
     plain(t, 'after3.log', b'after three line\n')
 "#,
     );
+    // Synthesised zeros count against the artifact's --max-bytes.
     let started = std::time::Instant::now();
     let run = artiscan_in(
         d.path(),
@@ -773,6 +774,40 @@ with tarfile.open(d + '/lies.tar', 'w', format=tarfile.PAX_FORMAT) as t:
             "--json",
             "--binary",
             "--max-bytes",
+            "8000000",
+            "x",
+            "lies.tar",
+        ],
+    );
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+    let cov = coverage(&run);
+    let limits = cov["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "limit")
+        .collect::<Vec<_>>();
+    assert_eq!(
+        limits[0]["members"],
+        serde_json::json!(["bomb.log"]),
+        "{cov}"
+    );
+    assert!(
+        limits[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("--max-bytes"),
+        "{cov}"
+    );
+    // And against --max-member-bytes, so the members after it are read.
+    let started = std::time::Instant::now();
+    let run = artiscan_in(
+        d.path(),
+        &[
+            "grep",
+            "--json",
+            "--binary",
+            "--max-member-bytes",
             "8000000",
             "line|Traceback",
             "lies.tar",
