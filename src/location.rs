@@ -5,6 +5,22 @@
 //! ([`Location::write_citation`], `Display`) or a range
 //! ([`Location::range_citation`]), and back ([`Location::parse`],
 //! [`Location::parse_range`]).
+//!
+//! The escape rule, for paths and member names alike: `%`, `!`, tab,
+//! control characters and invisible Unicode controls are written `%XX`
+//! (upper-case hex) for each of their UTF-8 bytes, and a byte of a member
+//! name that is not UTF-8 is written `%XX` of that byte (`caf%E9.log` for
+//! Latin-1 `café.log`). Everything else is written as it is. Parsing undoes
+//! it byte for byte, so two different names never share a citation and
+//! `cite` reopens the member a citation came from.
+//!
+//! Member names are bytes; artiscan keeps them as `String`s by
+//! [`name_from_bytes`]: valid UTF-8 as it is, and each byte that is not
+//! part of valid UTF-8 as the private-use character U+10FF00 + byte
+//! (U+10FF80..=U+10FFFF: such bytes are always 0x80 or more). A name
+//! that really holds one of those characters has its UTF-8 bytes kept the
+//! same way, so the mapping is one-to-one. JSON `members` show these
+//! characters; citations show `%XX`.
 
 use serde::Serialize;
 use std::borrow::Cow;
@@ -117,19 +133,75 @@ impl fmt::Display for Location {
     }
 }
 
+/// First of the characters that stand for a name byte that is not UTF-8.
+const RAW_BASE: u32 = 0x10_FF00;
+
+/// The byte a character stands for, if it is one of the reserved ones.
+fn raw_byte(c: char) -> Option<u8> {
+    let v = c as u32;
+    (v >= RAW_BASE + 0x80).then(|| (v - RAW_BASE) as u8)
+}
+
+fn raw_char(b: u8) -> char {
+    char::from_u32(RAW_BASE + b as u32).unwrap_or(char::REPLACEMENT_CHARACTER)
+}
+
+/// A member name's bytes as a `String`, losslessly (see the module
+/// documentation); [`name_bytes`] gives the bytes back.
+pub fn name_from_bytes(raw: &[u8]) -> String {
+    // The reserved characters are encoded F4 8F BE/BF xx: without 0xF4
+    // valid UTF-8 is taken as it is.
+    if !raw.contains(&0xf4) {
+        if let Ok(s) = std::str::from_utf8(raw) {
+            return s.to_string();
+        }
+    }
+    let mut out = String::with_capacity(raw.len() + 8);
+    for chunk in raw.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if raw_byte(c).is_some() {
+                let mut utf8 = [0; 4];
+                c.encode_utf8(&mut utf8)
+                    .bytes()
+                    .for_each(|b| out.push(raw_char(b)));
+            } else {
+                out.push(c);
+            }
+        }
+        chunk.invalid().iter().for_each(|&b| out.push(raw_char(b)));
+    }
+    out
+}
+
+/// The bytes of a name made by [`name_from_bytes`].
+pub fn name_bytes(s: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut utf8 = [0; 4];
+    for c in s.chars() {
+        match raw_byte(c) {
+            Some(b) => out.push(b),
+            None => out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes()),
+        }
+    }
+    out
+}
+
 /// Escapes `%`, `!`, control characters and the invisible Unicode controls
 /// of [`crate::output::escape::is_unsafe`] (C1, bidi overrides, ...) as
 /// `%XX` of their UTF-8 bytes, so that a citation is unambiguous, prints
 /// as what it is, and a hostile member name (newline, NUL, U+202E) cannot
-/// forge lines. [`Location::parse`] undoes it byte for byte.
+/// forge lines; a name byte that is not UTF-8 (see [`name_from_bytes`]) is
+/// `%XX` of that byte. [`Location::parse`] undoes it byte for byte.
 pub fn escape(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(needs_escape) {
+    if !s.chars().any(|c| needs_escape(c) || raw_byte(c).is_some()) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
     let mut utf8 = [0; 4];
     for c in s.chars() {
-        if needs_escape(c) {
+        if let Some(b) = raw_byte(c) {
+            out.push_str(&format!("%{b:02X}"));
+        } else if needs_escape(c) {
             for b in c.encode_utf8(&mut utf8).bytes() {
                 out.push_str(&format!("%{b:02X}"));
             }
@@ -161,7 +233,7 @@ fn unescape(s: &str) -> Option<String> {
             i += 1;
         }
     }
-    String::from_utf8(out).ok()
+    Some(name_from_bytes(&out))
 }
 
 #[cfg(test)]
@@ -253,7 +325,6 @@ mod tests {
             "a.zip!b.log:",
             "a.zip!b.log:-3",
             "a.zip!%ZZ:1",
-            "a.zip!%C3:1",
         ] {
             assert!(Location::parse(bad).is_none(), "{bad}");
             assert!(Location::parse_range(bad).is_none(), "{bad}");
@@ -264,5 +335,42 @@ mod tests {
             Location::parse_range("a.zip!b.log:3..").map(|(l, r)| (l.line, r)),
             None
         );
+    }
+
+    #[test]
+    fn name_bytes_that_are_not_utf8_round_trip_as_percent_escapes() {
+        // Latin-1 "café", KOI8-R "привет", Shift-JIS "ログ", a lone
+        // continuation byte, and a name that really holds U+10FFFF.
+        let names: [&[u8]; 5] = [
+            b"caf\xe9.log",
+            b"\xf0\xf2\xe9\xf7\xe5\xf4",
+            b"\x83\x8d\x83\x4f.txt",
+            b"a\x80b",
+            "x\u{10FFFF}y".as_bytes(),
+        ];
+        let mut seen = std::collections::HashSet::new();
+        for raw in names {
+            let name = name_from_bytes(raw);
+            assert_eq!(name_bytes(&name), raw);
+            let loc = Location {
+                path: "a.tar".into(),
+                members: vec![name.clone()].into(),
+                line: 3,
+                ..Location::default()
+            };
+            let cited = loc.to_string();
+            assert!(seen.insert(cited.clone()), "{cited} twice");
+            assert_eq!(
+                Location::parse(&cited).unwrap().members.to_vec(),
+                vec![name]
+            );
+        }
+        assert_eq!(escape(&name_from_bytes(b"caf\xe9.log")), "caf%E9.log");
+        assert_eq!(
+            escape(&name_from_bytes("x\u{10FFFF}".as_bytes())),
+            "x%F4%8F%BF%BF"
+        );
+        // Valid UTF-8 stays as it is.
+        assert_eq!(name_from_bytes("привет".as_bytes()), "привет");
     }
 }

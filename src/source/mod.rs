@@ -647,7 +647,7 @@ where
             match entry.item {
                 tarread::Item::Dir => {}
                 tarread::Item::Symlink(to) | tarread::Item::Hardlink(to) => {
-                    let to = String::from_utf8_lossy(&to).into_owned();
+                    let to = location::name_from_bytes(&to);
                     let msg = skipped(format!("link to {:?}, not followed", location::escape(&to)));
                     self.coverage.error(&at, ErrorKind::Skipped, msg);
                 }
@@ -655,15 +655,28 @@ where
                     self.coverage
                         .error(&at, ErrorKind::Skipped, skipped(format!("{what} member")));
                 }
-                tarread::Item::Sparse => {
-                    let msg = "GNU sparse member: not expanded, not read";
+                tarread::Item::Sparse(None) => {
+                    let msg = "GNU sparse member whose sparse map cannot be read: not read";
                     self.coverage.error(&at, ErrorKind::Unsupported, msg);
                 }
-                tarread::Item::File => {
+                item @ (tarread::Item::File | tarread::Item::Sparse(Some(_))) => {
                     let errors = self.coverage.errors.len();
-                    let mut data = t.reader();
+                    let expands = matches!(item, tarread::Item::Sparse(_));
+                    let (mut plain, mut sparse);
+                    // A sparse member is read expanded, holes as zeros:
+                    // those bytes count against the budget like any other.
+                    let data: &mut dyn Read = match item {
+                        tarread::Item::Sparse(Some(s)) => {
+                            sparse = tarread::SparseData::new(t.reader(), s);
+                            &mut sparse
+                        }
+                        _ => {
+                            plain = t.reader();
+                            &mut plain
+                        }
+                    };
                     let mut member =
-                        Layer::new(&mut data, &self.members, "tar", self.budget, None, false);
+                        Layer::new(data, &self.members, "tar", self.budget, None, expands);
                     member.set_member(name.clone());
                     self.next_stored = Some(entry.size);
                     let result = self.member(name, &mut member, depth, level);
@@ -1080,9 +1093,11 @@ impl Names {
     }
 }
 
-/// A tar member name as cited: lossy UTF-8, a leading `./` dropped.
+/// A tar member name as cited: its bytes as [`location::name_from_bytes`]
+/// keeps them (one-to-one, so two names never share a citation), a leading
+/// `./` dropped.
 fn tar_name(raw: &[u8]) -> String {
-    let s = String::from_utf8_lossy(raw);
+    let s = location::name_from_bytes(raw);
     let mut s: &str = &s;
     while let Some(rest) = s.strip_prefix("./") {
         s = rest;

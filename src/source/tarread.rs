@@ -4,9 +4,12 @@
 //! of redundant headers wins), V7, checksums summed with signed or unsigned
 //! bytes, size fields of NULs or base-256. A tar that ends without its
 //! end-of-archive blocks, or inside a header or a member, is `truncated`.
-//! GNU sparse members (old GNU, pax 0.0/0.1/1.0) keep their real name and
-//! are reported `unsupported` (their holes are never synthesised, so a tiny
-//! file cannot claim exabytes); the rest of the archive is read.
+//! GNU sparse members (old GNU, pax 0.0/0.1/1.0) get their real name and
+//! their real content, holes read as zeros as libarchive gives them; every
+//! synthesised byte goes through the member's byte budget like any other,
+//! so a tiny file that claims an exabyte hole stops at `--max-bytes`. A
+//! sparse map that cannot be read makes the member `unsupported`, a map
+//! that claims more data than the member stores makes it `corrupt`.
 //!
 //! Names and pax records are read up to [`MAX_NAME`] and [`MAX_PAX`]
 //! bytes; the rest is skipped (read, not kept), so memory stays bounded
@@ -19,6 +22,9 @@ use std::io::{self, Read};
 pub const MAX_NAME: usize = 4096;
 /// Largest pax extended header parsed; a bigger one stops the archive.
 pub const MAX_PAX: u64 = 1 << 20;
+/// Most regions of a sparse map kept (16 bytes each); a bigger map makes
+/// the member `unsupported`, so memory stays bounded.
+pub const MAX_SPARSE: usize = 1 << 16;
 
 const BLOCK: usize = 512;
 
@@ -36,6 +42,8 @@ pub enum TarError {
     Field { field: &'static str, at: u64 },
     #[error("pax header at byte {at} is {size} bytes, more than {MAX_PAX}: the rest is not read")]
     PaxTooBig { size: u64, at: u64 },
+    #[error("sparse member's map {why} (data at byte {at})")]
+    SparseMap { why: &'static str, at: u64 },
     #[error("tar multi-volume continuation at byte {at}: not supported")]
     MultiVolume { at: u64 },
     #[error(transparent)]
@@ -46,7 +54,9 @@ impl TarError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             TarError::Cut { .. } | TarError::NoEnd { .. } => ErrorKind::Truncated,
-            TarError::Checksum { .. } | TarError::Field { .. } => ErrorKind::Corrupt,
+            TarError::Checksum { .. } | TarError::Field { .. } | TarError::SparseMap { .. } => {
+                ErrorKind::Corrupt
+            }
             TarError::PaxTooBig { .. } => ErrorKind::Limit,
             TarError::MultiVolume { .. } => ErrorKind::Unsupported,
             TarError::Io(e) => super::layer::classify(e),
@@ -65,8 +75,18 @@ pub enum Item {
     Special(&'static str),
     /// A directory (also an old-style `name/` regular entry); not a member.
     Dir,
-    /// A GNU sparse member: not expanded.
-    Sparse,
+    /// A GNU sparse member; None when its map cannot be read.
+    Sparse(Option<Sparse>),
+}
+
+/// Where the data of a sparse member goes in the file it stands for.
+#[derive(Debug)]
+pub struct Sparse {
+    /// (offset, length) of each data region, in order; None for pax 1.0,
+    /// whose map starts the member's data.
+    pub map: Option<Vec<(u64, u64)>>,
+    /// Size of the expanded file.
+    pub real_size: u64,
 }
 
 /// One entry: its name (raw bytes, cut to [`MAX_NAME`]) and data size.
@@ -116,8 +136,10 @@ pub fn checksum_ok(h: &[u8]) -> bool {
     stored == unsigned || stored as i64 == signed
 }
 
-/// An octal numeric field: leading spaces or NULs, digits, then a space or
-/// NUL (a field of only NULs or spaces is 0); or base-256 (high bit set).
+/// An octal numeric field: leading spaces, digits, then a space or NUL; a
+/// NUL before any digit ends the field, so it is 0 (GNU tar, libarchive and
+/// Python all read `\0\0\0\0\0\0\0 0016\0` as 0); or base-256 (high
+/// bit set).
 fn octal(f: &[u8]) -> Option<u64> {
     if f.first().is_some_and(|&b| b & 0x80 != 0) {
         // Base-256: big-endian, the first byte's high bit is the marker.
@@ -131,25 +153,22 @@ fn octal(f: &[u8]) -> Option<u64> {
         }
         return Some(v);
     }
-    let s = f
+    let start = f.iter().position(|&b| b != b' ').unwrap_or(f.len());
+    if f.get(start).is_none_or(|&b| b == 0) {
+        return Some(0);
+    }
+    let s = f[start..]
         .iter()
-        .skip_while(|&&b| b == b' ' || b == 0)
         .take_while(|&&b| (b'0'..=b'7').contains(&b))
         .try_fold(0u64, |v, &b| {
             v.checked_mul(8)?.checked_add((b - b'0') as u64)
         })?;
     // Whatever follows the digits must be a terminator.
-    let digits_end = f
-        .iter()
-        .position(|&b| b != b' ' && b != 0)
-        .map(|start| {
-            start
-                + f[start..]
-                    .iter()
-                    .take_while(|&&b| (b'0'..=b'7').contains(&b))
-                    .count()
-        })
-        .unwrap_or(f.len());
+    let digits_end = start
+        + f[start..]
+            .iter()
+            .take_while(|&&b| (b'0'..=b'7').contains(&b))
+            .count();
     if f[digits_end..].iter().all(|&b| b == b' ' || b == 0) {
         Some(s)
     } else {
@@ -173,6 +192,15 @@ struct Extended {
     /// GNU.sparse.name (pax sparse 0.1/1.0: the real name).
     sparse_name: Option<(Vec<u8>, bool)>,
     sparse: bool,
+    /// GNU.sparse.major/minor (1.0 keeps the map in the data).
+    sparse_version: (Option<u64>, Option<u64>),
+    /// GNU.sparse.size or GNU.sparse.realsize.
+    sparse_size: Option<u64>,
+    /// Offsets and lengths, alternating: GNU.sparse.map (0.1) or each
+    /// GNU.sparse.offset and GNU.sparse.numbytes (0.0), in order.
+    sparse_numbers: Vec<u64>,
+    /// A sparse record that could not be parsed, or too many regions.
+    sparse_bad: bool,
     pax: bool,
 }
 
@@ -363,10 +391,12 @@ impl<'r> TarReader<'r> {
                 .or(ext.long_link.take())
                 .unwrap_or_else(|| cstr(&h[157..257]).to_vec());
             let item = match typeflag {
-                _ if ext.sparse => Item::Sparse,
+                _ if ext.sparse => Item::Sparse(pax_sparse(&mut ext)),
                 b'S' => {
-                    // Old GNU sparse: extension blocks follow the header
-                    // while their "isextended" byte is set.
+                    // Old GNU sparse: 4 regions in the header, then
+                    // extension blocks of 21 while "isextended" is set.
+                    let mut regions = Vec::new();
+                    let mut bad = !old_sparse_regions(&h[386..482], &mut regions);
                     let mut extended = h[482] != 0;
                     let mut e = [0u8; BLOCK];
                     while extended {
@@ -376,9 +406,17 @@ impl<'r> TarReader<'r> {
                                 at: self.pos,
                             });
                         }
+                        bad |= !old_sparse_regions(&e[..504], &mut regions);
                         extended = e[504] != 0;
                     }
-                    Item::Sparse
+                    let real_size = octal(&h[483..495]);
+                    Item::Sparse(match real_size {
+                        Some(real_size) if !bad && ordered(&regions, real_size) => Some(Sparse {
+                            map: Some(regions),
+                            real_size,
+                        }),
+                        _ => None,
+                    })
                 }
                 b'1' => {
                     if size > 0 && !ext.pax && self.header_follows()? {
@@ -475,9 +513,228 @@ fn pax(mut d: &[u8], ext: &mut Extended) {
             b"linkpath" => ext.pax_link = Some(value[..value.len().min(MAX_NAME)].to_vec()),
             b"size" => ext.pax_size = std::str::from_utf8(value).ok().and_then(|s| s.parse().ok()),
             b"GNU.sparse.name" => ext.sparse_name = Some(cut_name(value)),
-            k if k.starts_with(b"GNU.sparse.") => ext.sparse = true,
+            k if k.starts_with(b"GNU.sparse.") => {
+                ext.sparse = true;
+                let number = || {
+                    std::str::from_utf8(value)
+                        .ok()
+                        .and_then(|s| s.parse::<u64>().ok())
+                };
+                match k {
+                    b"GNU.sparse.major" => ext.sparse_version.0 = number(),
+                    b"GNU.sparse.minor" => ext.sparse_version.1 = number(),
+                    b"GNU.sparse.size" | b"GNU.sparse.realsize" => ext.sparse_size = number(),
+                    b"GNU.sparse.offset" | b"GNU.sparse.numbytes" => match number() {
+                        Some(n) if ext.sparse_numbers.len() < 2 * MAX_SPARSE => {
+                            ext.sparse_numbers.push(n)
+                        }
+                        _ => ext.sparse_bad = true,
+                    },
+                    b"GNU.sparse.map" => {
+                        // 0.1: "off,len,off,len,..." (the last record wins).
+                        ext.sparse_numbers.clear();
+                        for n in value.split(|&b| b == b',') {
+                            match std::str::from_utf8(n).ok().and_then(|s| s.parse().ok()) {
+                                Some(n) if ext.sparse_numbers.len() < 2 * MAX_SPARSE => {
+                                    ext.sparse_numbers.push(n)
+                                }
+                                _ => ext.sparse_bad = true,
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
             _ => {}
         }
+    }
+}
+
+/// The map of a pax sparse member (0.0, 0.1 in the header; 1.0 in the
+/// data), or None if it cannot be read.
+fn pax_sparse(ext: &mut Extended) -> Option<Sparse> {
+    let real_size = ext.sparse_size?;
+    if ext.sparse_bad {
+        return None;
+    }
+    if ext.sparse_version == (Some(1), Some(0)) {
+        return Some(Sparse {
+            map: None,
+            real_size,
+        });
+    }
+    let known = matches!(
+        ext.sparse_version,
+        (None, None) | (Some(0), Some(0)) | (Some(0), Some(1)) | (Some(0), None)
+    );
+    if !known || ext.sparse_numbers.len() % 2 != 0 {
+        return None;
+    }
+    let regions: Vec<(u64, u64)> = ext
+        .sparse_numbers
+        .chunks_exact(2)
+        .map(|p| (p[0], p[1]))
+        .collect();
+    ordered(&regions, real_size).then_some(Sparse {
+        map: Some(regions),
+        real_size,
+    })
+}
+
+/// Old GNU sparse entries (12-byte octal offset, 12-byte octal length)
+/// until an empty one; false if one is unreadable or there are too many.
+fn old_sparse_regions(area: &[u8], out: &mut Vec<(u64, u64)>) -> bool {
+    for e in area.chunks_exact(24) {
+        if e[0] == 0 {
+            break;
+        }
+        match (octal(&e[..12]), octal(&e[12..])) {
+            (Some(off), Some(len)) if out.len() < MAX_SPARSE => out.push((off, len)),
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// Regions in order, not overlapping, inside the real size.
+fn ordered(regions: &[(u64, u64)], real_size: u64) -> bool {
+    let mut end = 0u64;
+    for &(off, len) in regions {
+        if off < end {
+            return false;
+        }
+        match off.checked_add(len) {
+            Some(e) if e <= real_size => end = e,
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// A sparse member's expanded content: zeros for the holes, the stored
+/// data for the regions (a pax 1.0 map is read from the data first).
+pub struct SparseData<'t, 'r> {
+    d: Data<'t, 'r>,
+    map: Option<Vec<(u64, u64)>>,
+    real_size: u64,
+    /// Next region, and the position in the expanded file.
+    i: usize,
+    pos: u64,
+}
+
+impl<'t, 'r> SparseData<'t, 'r> {
+    pub fn new(d: Data<'t, 'r>, s: Sparse) -> Self {
+        SparseData {
+            d,
+            map: s.map,
+            real_size: s.real_size,
+            i: 0,
+            pos: 0,
+        }
+    }
+
+    fn corrupt(&self, why: &'static str) -> io::Error {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            TarError::SparseMap {
+                why,
+                at: self.d.t.pos,
+            },
+        )
+    }
+
+    /// pax 1.0: decimal numbers, each ended by `\n`: the count of regions,
+    /// then offset and length of each; padded to a block. Lines starting
+    /// with `#` are comments (libarchive skips them; some writers add them).
+    fn read_map(&mut self) -> io::Result<Vec<(u64, u64)>> {
+        let mut numbers: Vec<u64> = Vec::new();
+        let mut want = 1usize;
+        let mut cur: Option<u64> = None;
+        let mut comment = false;
+        let mut block = [0u8; BLOCK];
+        while numbers.len() < want {
+            let mut n = 0;
+            while n < BLOCK {
+                match self.d.read(&mut block[n..])? {
+                    0 => return Err(self.corrupt("is cut: the member ends inside it")),
+                    k => n += k,
+                }
+            }
+            for &b in &block {
+                if numbers.len() == want {
+                    break;
+                }
+                if comment || (b == b'#' && cur.is_none()) {
+                    comment = b != b'\n';
+                    continue;
+                }
+                match b {
+                    b'0'..=b'9' => {
+                        let v = cur.unwrap_or(0);
+                        cur = Some(
+                            v.checked_mul(10)
+                                .and_then(|v| v.checked_add((b - b'0') as u64))
+                                .ok_or_else(|| self.corrupt("is unreadable"))?,
+                        );
+                    }
+                    b'\n' => {
+                        let v = cur.take().ok_or_else(|| self.corrupt("is unreadable"))?;
+                        if numbers.is_empty() {
+                            if v > MAX_SPARSE as u64 {
+                                return Err(self.corrupt("has too many regions"));
+                            }
+                            want = 1 + 2 * v as usize;
+                        }
+                        numbers.push(v);
+                    }
+                    _ => return Err(self.corrupt("is unreadable")),
+                }
+            }
+        }
+        let regions: Vec<(u64, u64)> = numbers[1..].chunks_exact(2).map(|p| (p[0], p[1])).collect();
+        if !ordered(&regions, self.real_size) {
+            return Err(self.corrupt("is unreadable"));
+        }
+        Ok(regions)
+    }
+}
+
+impl Read for SparseData<'_, '_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        if self.map.is_none() {
+            self.map = Some(self.read_map()?);
+        }
+        let map = self.map.as_deref().unwrap_or_default();
+        let room = buf.len() as u64;
+        // Regions already passed (or empty) are stepped over.
+        while map
+            .get(self.i)
+            .is_some_and(|&(off, len)| self.pos >= off + len)
+        {
+            self.i += 1;
+        }
+        // Zeros up to the next region's start (or the real size).
+        let next = map.get(self.i).map_or(self.real_size, |r| r.0);
+        if self.pos < next {
+            let n = (next - self.pos).min(room) as usize;
+            buf[..n].fill(0);
+            self.pos += n as u64;
+            return Ok(n);
+        }
+        let Some(&(off, len)) = map.get(self.i) else {
+            return Ok(0);
+        };
+        let end = off + len;
+        let want = (end - self.pos).min(room) as usize;
+        let n = self.d.read(&mut buf[..want])?;
+        if n == 0 {
+            return Err(self.corrupt("claims more data than the member stores"));
+        }
+        self.pos += n as u64;
+        Ok(n)
     }
 }
 
@@ -517,6 +774,9 @@ mod tests {
         assert_eq!(octal(b"0000644\0"), Some(0o644));
         assert_eq!(octal(b"   644 \0"), Some(0o644));
         assert_eq!(octal(b"\0\0\0\0\0\0\0\0"), Some(0));
+        assert_eq!(octal(b"        "), Some(0));
+        // A NUL before the digits ends the field (all three references).
+        assert_eq!(octal(b"\0\0\0\0\0\0\0 0016\0"), Some(0));
         assert_eq!(octal(b"12a4"), None);
         assert_eq!(octal(&[0x80, 0, 0, 0, 0, 0, 0, 1, 0]), Some(256));
     }

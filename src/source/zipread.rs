@@ -261,7 +261,9 @@ pub fn local_header(r: &mut dyn BufRead) -> io::Result<Next> {
             widen(body, &mut [&mut usize, &mut csize]);
         }
     }
-    let name = name_of(&name, flags);
+    // The high byte of "version needed" stands where the central
+    // directory keeps the host system; libarchive reads it the same way.
+    let name = dos_separators(name_of(&name, flags), h[1]);
     Ok(Next::Entry(LocalHeader {
         name,
         flags,
@@ -449,14 +451,19 @@ fn directory_at(data: &[u8], pos: usize, max_entries: u64) -> Result<Directory, 
                 0x7075
                     if body.len() > 5
                         && body[0] == 1
-                        && le32(&body[1..]) == crc32fast::hash(raw_name) =>
+                        && le32(&body[1..]) == crc32fast::hash(raw_name)
+                        && std::str::from_utf8(&body[5..]).is_ok() =>
                 {
+                    // Not UTF-8 after all: the main name (libarchive too).
                     unicode = Some(String::from_utf8_lossy(&body[5..]).into_owned());
                 }
                 _ => {}
             }
         }
-        let name = unicode.unwrap_or_else(|| name_of(raw_name, flags));
+        let name = dos_separators(
+            unicode.unwrap_or_else(|| name_of(raw_name, flags)),
+            (made_by >> 8) as u8,
+        );
         let symlink = made_by >> 8 == 3 && (attr >> 16) & 0o170000 == 0o120000;
         entries.push(CdEntry {
             name,
@@ -519,10 +526,21 @@ pub fn data_start(data: &[u8], at: u64) -> Option<u64> {
     Some(at + 30 + le16(&h[26..]) as u64 + le16(&h[28..]) as u64)
 }
 
+/// Windows archivers (host 0, MS-DOS) sometimes separate folders with `\`:
+/// a name with `\` and no `/` from such a host gets `/`, as libarchive
+/// does, so `arc\test` is cited as `arc/test` by both.
+fn dos_separators(name: String, host: u8) -> String {
+    if host == 0 && name.contains('\\') && !name.contains('/') {
+        name.replace('\\', "/")
+    } else {
+        name
+    }
+}
+
 /// A name: UTF-8 when flagged (bit 11), else IBM code page 437.
 fn name_of(raw: &[u8], flags: u16) -> String {
     if flags & (1 << 11) != 0 {
-        String::from_utf8_lossy(raw).into_owned()
+        crate::location::name_from_bytes(raw)
     } else {
         cp437(raw)
     }
@@ -634,6 +652,14 @@ mod tests {
             false,
         );
         c.read_to_end(&mut Vec::new()).unwrap();
+    }
+
+    #[test]
+    fn backslash_names_from_dos_hosts() {
+        assert_eq!(dos_separators("arc\\test".into(), 0), "arc/test");
+        // A Unix name may hold a backslash; a mixed name is left alone.
+        assert_eq!(dos_separators("arc\\test".into(), 3), "arc\\test");
+        assert_eq!(dos_separators("a/b\\c".into(), 0), "a/b\\c");
     }
 
     #[test]

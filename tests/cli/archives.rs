@@ -372,10 +372,7 @@ open(d + '/misc.tar', 'wb').write(b.getvalue())
         assert_eq!(cov["complete"], true, "{file}: {cov}");
         hits(&run).into_iter().map(|(c, _)| c).collect::<Vec<_>>()
     };
-    assert_eq!(
-        one("signed.tar", "signed"),
-        vec!["signed.tar!caf\u{fffd}.log:1"]
-    );
+    assert_eq!(one("signed.tar", "signed"), vec!["signed.tar!caf%E9.log:1"]);
     assert_eq!(one("v7.tar", "v7"), vec!["v7.tar!v7.log:1"]);
     assert_eq!(one("nulsize.tar", "after"), vec!["nulsize.tar!after.log:1"]);
     assert_eq!(
@@ -608,4 +605,243 @@ fn grep_json_count_and_list_are_json_only() {
                 .all(|c| c["count"].as_u64().unwrap() >= 1 || flag == "-c")
         );
     }
+}
+
+/// Member names that are not UTF-8 (Latin-1, KOI8-R, Shift-JIS bytes in a
+/// GNU tar; CP437 and Shift-JIS bytes in a zip without the UTF-8 flag; a
+/// flagged zip name that is not UTF-8): each is cited by its own bytes
+/// (`%XX` where not UTF-8), no two share a citation, a real `%` in a name
+/// stays apart from an escaped byte, and `cite` reopens each member.
+#[test]
+fn non_utf8_names_are_cited_by_their_bytes_and_reopen() {
+    let d = tmp();
+    py(
+        d.path(),
+        r#"
+import sys, io, tarfile, zipfile
+d = sys.argv[1]
+names = [(b'caf\xe9.log', b'latin1 line\n'),
+         (b'\xf0\xf2\xe9\xf7\xe5\xf4.log', b'koi8 first line\n'),
+         (b'\xf0\xf2\xe9\xf7\xe5\xf5.log', b'koi8 second line\n'),
+         (b'\x83\x8d\x83O.log', b'sjis line\n'),
+         (b'caf%E9.log', b'percent line\n')]
+with tarfile.open(d + '/t.tar', 'w', format=tarfile.GNU_FORMAT, encoding='latin-1') as t:
+    for raw, data in names:
+        i = tarfile.TarInfo(raw.decode('latin-1'))
+        i.size = len(data)
+        t.addfile(i, io.BytesIO(data))
+# zipfile flags every non-ASCII name UTF-8: write ASCII stand-ins of the
+# same length and patch the name bytes (the CRC covers data, not names).
+zipped = [(b'caf\x82.log', b'AAAA.log', b'cp437 line\n', 0),
+          (b'\x83\x8d\x83O.log', b'BBBB.log', b'zip sjis line\n', 0),
+          (b'bad\xff.log', b'CCCC.log', b'flagged line\n', 0x800)]
+b = io.BytesIO()
+with zipfile.ZipFile(b, 'w', zipfile.ZIP_DEFLATED) as z:
+    for raw, stand_in, data, flag in zipped:
+        i = zipfile.ZipInfo(stand_in.decode())
+        i.compress_type = zipfile.ZIP_DEFLATED
+        z.writestr(i, data)
+data = b.getvalue()
+data = bytearray(data)
+for raw, stand_in, _, flag in zipped:
+    local = data.find(stand_in)
+    central = data.find(stand_in, local + 1)
+    assert local > 0 and central > 0
+    # zipfile clears flag bits it did not choose: set them in both headers.
+    data[local - 30 + 6] |= flag & 0xff
+    data[local - 30 + 7] |= flag >> 8
+    data[central - 46 + 8] |= flag & 0xff
+    data[central - 46 + 9] |= flag >> 8
+    data = data.replace(stand_in, raw)
+open(d + '/z.zip', 'wb').write(data)
+"#,
+    );
+    let cases = [
+        (
+            "t.tar",
+            vec![
+                ("t.tar!caf%E9.log:1", "latin1 line"),
+                ("t.tar!%F0%F2%E9%F7%E5%F4.log:1", "koi8 first line"),
+                ("t.tar!%F0%F2%E9%F7%E5%F5.log:1", "koi8 second line"),
+                ("t.tar!%83%8D%83O.log:1", "sjis line"),
+                ("t.tar!caf%25E9.log:1", "percent line"),
+            ],
+        ),
+        (
+            "z.zip",
+            vec![
+                // Without the UTF-8 flag a zip name is CP437 (APPNOTE).
+                ("z.zip!café.log:1", "cp437 line"),
+                ("z.zip!âìâO.log:1", "zip sjis line"),
+                ("z.zip!bad%FF.log:1", "flagged line"),
+            ],
+        ),
+    ];
+    for (file, want) in cases {
+        let run = grep_json(d.path(), "line", file);
+        let mut got = hits(&run);
+        got.sort();
+        let mut want: Vec<(String, String)> = want
+            .iter()
+            .map(|(c, t)| (c.to_string(), t.to_string()))
+            .collect();
+        want.sort();
+        assert_eq!(got, want, "{}", run.stdout);
+        let cov = coverage(&run);
+        assert_eq!(cov["complete"], true, "{cov}");
+        assert!(cov["notes"].as_array().unwrap().is_empty(), "{cov}");
+        for (cite, text) in &want {
+            let c = artiscan_in(d.path(), &["cite", cite, "--expect", text]);
+            assert_eq!(c.code, 0, "{cite}: {} {}", c.stdout, c.stderr);
+        }
+    }
+}
+
+/// GNU sparse members, written by GNU tar 1.34 in all four encodings (old
+/// GNU with an extension block, pax 0.0, 0.1, 1.0; `tests/corpus/sparse/`):
+/// cited by their real name, holes read as zeros, so every line has the
+/// number Python's tarfile (an independent reader) gives it; the member
+/// after them is read too.
+#[test]
+fn gnu_sparse_members_are_expanded() {
+    for f in ["old_gnu", "pax_0.0", "pax_0.1", "pax_1.0"] {
+        let file = format!("tests/corpus/sparse/{f}.tar.gz");
+        let data = super::harness::extract(&file, &["server.log"]);
+        assert_eq!(data.len(), 384 << 10, "{file}");
+        let run = artiscan(&["grep", "--json", "--binary", "line", &file]);
+        let want: Vec<String> = super::harness::grep_n(&data, "line")
+            .iter()
+            .map(|n| format!("{file}!server.log:{n}"))
+            .chain([format!("{file}!after.log:1")])
+            .collect();
+        assert_eq!(want.len(), 7, "{file}");
+        let got: Vec<String> = hits(&run).into_iter().map(|(c, _)| c).collect();
+        assert_eq!(got, want, "{file}: {}", run.stdout);
+        let cov = coverage(&run);
+        assert_eq!(cov["complete"], true, "{file}: {cov}");
+        assert_eq!(cov["bytes"], (384 << 10) + 29, "{file}: {cov}");
+        let c = artiscan(&[
+            "cite",
+            &format!("{file}!server.log:3"),
+            "--expect",
+            "Traceback (most recent call last):",
+        ]);
+        assert_eq!(c.code, 0, "{file}: {} {}", c.stdout, c.stderr);
+    }
+}
+
+/// Sparse maps that lie: a 2^62-byte hole stops at `--max-bytes` quickly
+/// (`limit` on the member, by its real name); a map claiming more data than
+/// the member stores is `corrupt` with the lines before kept; a map that
+/// cannot be parsed is `unsupported`; the archive is read on each time.
+#[test]
+fn lying_sparse_maps_are_bounded_and_reported() {
+    let d = tmp();
+    py(
+        d.path(),
+        r#"
+import sys, io, tarfile
+d = sys.argv[1]
+def sparse(t, real, pax, data):
+    i = tarfile.TarInfo('GNUSparseFile.1/' + real)
+    i.pax_headers = dict(pax, **{'GNU.sparse.name': real})
+    i.size = len(data)
+    t.addfile(i, io.BytesIO(data))
+def plain(t, name, data):
+    i = tarfile.TarInfo(name); i.size = len(data); t.addfile(i, io.BytesIO(data))
+with tarfile.open(d + '/lies.tar', 'w', format=tarfile.PAX_FORMAT) as t:
+    huge = 1 << 62
+    tail = b'Traceback (most recent call last):\n'
+    sparse(t, 'bomb.log', {'GNU.sparse.major': '1', 'GNU.sparse.minor': '0',
+        'GNU.sparse.realsize': str(huge + len(tail))},
+        b'1\n%d\n%d\n' % (huge, len(tail)) + b'\0' * (512 - 4 - len(str(huge)) - len(str(len(tail)))) + tail)
+    plain(t, 'after1.log', b'after one line\n')
+    sparse(t, 'short.log', {'GNU.sparse.major': '0', 'GNU.sparse.minor': '1',
+        'GNU.sparse.size': '5000', 'GNU.sparse.map': '0,4000'},
+        b'short first line\nshort second line\n')
+    plain(t, 'after2.log', b'after two line\n')
+    sparse(t, 'garbled.log', {'GNU.sparse.major': '0', 'GNU.sparse.minor': '1',
+        'GNU.sparse.size': '10', 'GNU.sparse.map': '0,x'}, b'garbled line\n')
+    plain(t, 'after3.log', b'after three line\n')
+"#,
+    );
+    // Synthesised zeros count against the artifact's --max-bytes.
+    let started = std::time::Instant::now();
+    let run = artiscan_in(
+        d.path(),
+        &[
+            "grep",
+            "--json",
+            "--binary",
+            "--max-bytes",
+            "8000000",
+            "x",
+            "lies.tar",
+        ],
+    );
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+    let cov = coverage(&run);
+    let limits = cov["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "limit")
+        .collect::<Vec<_>>();
+    assert_eq!(
+        limits[0]["members"],
+        serde_json::json!(["bomb.log"]),
+        "{cov}"
+    );
+    assert!(
+        limits[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("--max-bytes"),
+        "{cov}"
+    );
+    // And against --max-member-bytes, so the members after it are read.
+    let started = std::time::Instant::now();
+    let run = artiscan_in(
+        d.path(),
+        &[
+            "grep",
+            "--json",
+            "--binary",
+            "--max-member-bytes",
+            "8000000",
+            "line|Traceback",
+            "lies.tar",
+        ],
+    );
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+    let got: Vec<String> = hits(&run).into_iter().map(|(c, _)| c).collect();
+    assert_eq!(
+        got,
+        vec![
+            "lies.tar!after1.log:1",
+            "lies.tar!short.log:1",
+            "lies.tar!short.log:2",
+            "lies.tar!after2.log:1",
+            "lies.tar!after3.log:1",
+        ],
+        "{}",
+        run.stdout
+    );
+    let cov = coverage(&run);
+    assert_eq!(cov["complete"], false, "{cov}");
+    assert_eq!(
+        errors_of(&cov, "limit"),
+        vec![vec!["bomb.log".to_string()]],
+        "{cov}"
+    );
+    assert_eq!(
+        errors_of(&cov, "corrupt"),
+        vec![vec!["short.log".to_string()]],
+        "{cov}"
+    );
+    assert_eq!(
+        errors_of(&cov, "unsupported"),
+        vec![vec!["garbled.log".to_string()]],
+        "{cov}"
+    );
 }

@@ -65,11 +65,14 @@ def member(name, data):
             'lines': n, 'lines_sha256': digest}
 
 
+# A 10 GiB sparse member inside .Z: bsdtar and tarfile cannot expand it
+# within the limits above (artiscan reports .Z unsupported): not compared.
+HUGE = {'test_read_format_gtar_sparse_skip_entry.tar.Z'}
+
+
 def read(path):
-    if 'sparse' in os.path.basename(path):
-        # libarchive expands holes (gigabytes of zeros, minutes each);
-        # artiscan reports GNU sparse members unsupported: not compared.
-        return {'members': [], 'error': 'not compared: sparse archive'}
+    if os.path.basename(path) in HUGE:
+        return {'members': [], 'error': 'not compared: 10 GiB sparse member'}
     env = dict(os.environ, LC_ALL='C.UTF-8')
     out, err, rc = run(['bsdtar', '-cf', '-', '--format=pax', '@' + path], env)
     if rc != 0 and 'Unrecognized archive format' in err:
