@@ -26,7 +26,7 @@ fn gzip(data: &[u8]) -> Vec<u8> {
 }
 
 /// A zip of stored entries (names are raw bytes: anything goes).
-fn zip(entries: &[(&[u8], &[u8])]) -> Vec<u8> {
+pub(super) fn zip(entries: &[(&[u8], &[u8])]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut central = Vec::new();
     for (name, data) in entries {
@@ -357,7 +357,7 @@ fn absurd_numbers_clamped() {
 
 /// A check file that judges `rule` absent: its verdict shows whether every
 /// record was seen.
-fn absent_check(dir: &Path, rule: &str, filter: &str) -> String {
+pub(super) fn absent_check(dir: &Path, rule: &str, filter: &str) -> String {
     let p = dir.join("absent.toml");
     std::fs::write(
         &p,
@@ -367,7 +367,7 @@ fn absent_check(dir: &Path, rule: &str, filter: &str) -> String {
     p.to_str().unwrap().to_string()
 }
 
-fn verdict(run: &Run) -> Value {
+pub(super) fn verdict(run: &Run) -> Value {
     run.of_type("verdict")
         .into_iter()
         .next()
