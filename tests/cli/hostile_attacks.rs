@@ -9,7 +9,7 @@
 //! from `/proc`.
 
 use super::harness::{MAX_RSS_KIB, Run, measure_within, vm_hwm_kib};
-use super::hostile_output::{absent_check, verdict, zip};
+use super::hostile_output::{absent_check, assert_inert, outside_code_spans, verdict, zip};
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -692,4 +692,58 @@ fn process_substitution_silent_fifo_and_dev_zero_end() {
         let cov = coverage(&r);
         assert_eq!(cov["complete"], false, "{args:?}: {cov}");
     }
+}
+
+/// `audit report` (text and Markdown, for a PR comment or a summary) on a
+/// member name built to inject: escape sequences, `\r`, a bidi override,
+/// an image, a link, HTML, a mention, backticks and `|`. The failing row
+/// keeps its cells, nothing outside code spans is markup, and no control
+/// reaches the output.
+#[test]
+fn audit_report_cannot_be_injected() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("run")).unwrap();
+    let name = "x ![t](https://evil.example/t.png) [login](http://evil.example) <img src=x> @admin `a|b` www.evil.example :white_check_mark:\r| pass |\x1b[2J\u{202e}.log";
+    let z = zip(&[(name.as_bytes(), TRACEBACK)]);
+    std::fs::write(dir.path().join("run/server_logs_md.zip"), z).unwrap();
+    let (a, _, _) = measure("audit", dir.path(), &["audit", "--db", "s.db", "run"], 120);
+    assert_eq!(a.code, 0, "{}", a.stderr);
+    let (md, _, _) = measure(
+        "audit report markdown",
+        dir.path(),
+        &["audit", "report", "--db", "s.db", "--format", "markdown"],
+        60,
+    );
+    assert_inert("audit report markdown", &md.stdout);
+    let row = md
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("| no-traceback | run |"))
+        .unwrap_or_else(|| panic!("no failing row:\n{}", md.stdout));
+    let row = &outside_code_spans(row);
+    for bad in [
+        "![t](",
+        "[login](",
+        "<img",
+        "@admin",
+        "://",
+        "www.evil",
+        ":white_check_mark:",
+    ] {
+        assert!(!row.contains(bad), "{bad:?} in {row}");
+    }
+    // Six borders (five columns): no `|` from the name splits the row.
+    assert_eq!(row.replace("\\|", "").matches('|').count(), 6, "{row}");
+    let (text, _, _) = measure(
+        "audit report text",
+        dir.path(),
+        &["audit", "report", "--db", "s.db", "--format", "text"],
+        60,
+    );
+    assert_inert("audit report text", &text.stdout);
+    assert!(
+        text.stdout.contains("server_logs_md.zip!x"),
+        "{}",
+        text.stdout
+    );
 }
