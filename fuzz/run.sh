@@ -3,6 +3,9 @@
 # fuzz/corpus/TARGET (seeded from samples/ and patterns/ the first time) and
 # any crash in fuzz/artifacts/TARGET. Needs cargo-fuzz and a nightly
 # toolchain (`cargo install cargo-fuzz`; `rustup toolchain install nightly`).
+# Without them, the stable driver runs the same targets without coverage
+# feedback: `cargo run --manifest-path fuzz/Cargo.toml --release
+# --no-default-features --example drive -- SECONDS [TARGET...]`.
 #
 #   fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...]     (default 600, all)
 #
@@ -12,7 +15,7 @@ cd "$(dirname "$0")"
 secs=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(source pack)
+[ ${#targets[@]} -gt 0 ] || targets=(source pack rules)
 jobs=${FUZZ_JOBS:-1}
 jobs_flags=()
 [ "$jobs" -le 1 ] || jobs_flags=(-jobs="$jobs" -workers="$jobs")
@@ -29,6 +32,10 @@ seed() {
             ;;
         pack)
             cp ../patterns/*.toml "$dir/"
+            ;;
+        rules)
+            # Plain logs (their first byte doubles as the control byte).
+            find ../samples/artifacts -type f -size -200k \( -name '*.log' -o -name '*.out' -o -name '*.txt' -o -name '*.json' \) -exec cp {} "$dir/" \;
             ;;
     esac
 }

@@ -52,6 +52,9 @@ pub fn load_rules(
     Ok(RuleSet::compile(&packs, selection)?)
 }
 
+/// Bytes of output held before they are written.
+const SPILL: usize = 1 << 20;
+
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     inputs: &[String],
@@ -94,6 +97,22 @@ pub fn run(
             summary.matches += n;
         }
         let coverage = CoverageRecord::new(&a.path, scan.sha256.clone(), &scan.coverage);
+        pb.suspend(|| {
+            for e in scan.coverage.errors.iter().filter(|e| super::reported(e)) {
+                let cite = Location::member_citation(&a.path, &e.members);
+                let msg = escape::text(&e.message);
+                let _ = writeln!(err, "artiscan: {cite}: {:?}: {msg}", e.kind);
+            }
+        });
+        // Written out in chunks: records share a long line or member name
+        // in memory, but each serialized record repeats it, so one
+        // artifact's output can be thousands of times its records' size.
+        let mut spill = |buf: &mut Vec<u8>| {
+            if io_result.is_ok() {
+                io_result = out.write_all(buf);
+            }
+            buf.clear();
+        };
         let mut buf = Vec::new();
         match format {
             Format::Jsonl | Format::Json => {
@@ -102,24 +121,20 @@ pub fn run(
                         buf.push(b',');
                     }
                     output::write_jsonl(&mut buf, r);
+                    if buf.len() >= SPILL {
+                        spill(&mut buf);
+                    }
                 }
                 if json_doc && !std::mem::take(&mut first) {
                     buf.push(b',');
                 }
                 output::write_jsonl(&mut buf, &coverage);
             }
-            Format::Text | Format::Markdown => text(&mut buf, &a.path, &scan.records, &coverage),
-        }
-        pb.suspend(|| {
-            for e in scan.coverage.errors.iter().filter(|e| super::reported(e)) {
-                let cite = Location::member_citation(&a.path, &e.members);
-                let msg = escape::text(&e.message);
-                let _ = writeln!(err, "artiscan: {cite}: {:?}: {msg}", e.kind);
+            Format::Text | Format::Markdown => {
+                text(&mut buf, &a.path, &scan.records, &coverage, &mut spill)
             }
-        });
-        if io_result.is_ok() {
-            io_result = out.write_all(&buf);
         }
+        spill(&mut buf);
     });
     io_result?;
     summary.elapsed_s = start.elapsed().as_secs_f64();
@@ -156,10 +171,19 @@ pub fn run(
 /// The `--format text` listing. Every line goes through
 /// [`escape::text`]: paths, capture values and error messages come from the
 /// artifact and may hold newlines or escape sequences.
-fn text(buf: &mut Vec<u8>, path: &str, records: &[Record], cov: &CoverageRecord) {
+fn text(
+    buf: &mut Vec<u8>,
+    path: &str,
+    records: &[Record],
+    cov: &CoverageRecord,
+    spill: &mut dyn FnMut(&mut Vec<u8>),
+) {
     let mut line = |s: String| {
         buf.extend_from_slice(escape::text(&s).as_bytes());
         buf.push(b'\n');
+        if buf.len() >= SPILL {
+            spill(buf);
+        }
     };
     let state = if cov.complete {
         "complete"

@@ -152,7 +152,7 @@ pub struct Measured {
     pub secs: f64,
 }
 
-fn vm_hwm_kib(pid: u32) -> Option<u64> {
+pub fn vm_hwm_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()

@@ -26,7 +26,7 @@ fn gzip(data: &[u8]) -> Vec<u8> {
 }
 
 /// A zip of stored entries (names are raw bytes: anything goes).
-fn zip(entries: &[(&[u8], &[u8])]) -> Vec<u8> {
+pub(super) fn zip(entries: &[(&[u8], &[u8])]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut central = Vec::new();
     for (name, data) in entries {
@@ -72,7 +72,7 @@ fn zip(entries: &[(&[u8], &[u8])]) -> Vec<u8> {
 
 /// Nothing a terminal would act on: no C0 control but tab and newline, no
 /// DEL, no C1, no bidi override or isolate, no line separator.
-fn assert_inert(what: &str, s: &str) {
+pub(super) fn assert_inert(what: &str, s: &str) {
     for c in s.chars() {
         let bad = (c.is_control() && c != '\n' && c != '\t')
             || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}');
@@ -217,7 +217,7 @@ fn markdown_cells_cannot_inject() {
 /// `row` with every CommonMark code span (a run of N backticks up to the
 /// next run of exactly N) replaced by `CODE`; a backslash-escaped backtick
 /// opens nothing.
-fn outside_code_spans(row: &str) -> String {
+pub(super) fn outside_code_spans(row: &str) -> String {
     let b = row.as_bytes();
     let (mut out, mut i) = (String::new(), 0);
     while i < b.len() {
@@ -357,7 +357,7 @@ fn absurd_numbers_clamped() {
 
 /// A check file that judges `rule` absent: its verdict shows whether every
 /// record was seen.
-fn absent_check(dir: &Path, rule: &str, filter: &str) -> String {
+pub(super) fn absent_check(dir: &Path, rule: &str, filter: &str) -> String {
     let p = dir.join("absent.toml");
     std::fs::write(
         &p,
@@ -367,7 +367,7 @@ fn absent_check(dir: &Path, rule: &str, filter: &str) -> String {
     p.to_str().unwrap().to_string()
 }
 
-fn verdict(run: &Run) -> Value {
+pub(super) fn verdict(run: &Run) -> Value {
     run.of_type("verdict")
         .into_iter()
         .next()

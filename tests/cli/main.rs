@@ -10,6 +10,7 @@ mod cite;
 mod corpus;
 mod grep;
 mod hostile;
+mod hostile_attacks;
 mod hostile_output;
 mod ls;
 mod member_glob;
