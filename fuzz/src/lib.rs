@@ -37,6 +37,7 @@ fn small_limits(binary: bool, spool: bool) -> Limits {
         spool_cap: if spool { 1 << 20 } else { 0 },
         max_line: 4 << 10,
         binary,
+        members: None,
     }
 }
 
@@ -82,8 +83,11 @@ pub fn source(data: &[u8]) {
             line: 1,
             ..Location::default()
         };
-        let (p, m, l) = Location::parse(&loc.to_string()).expect("citation parses");
-        assert_eq!((p.as_str(), &m[..], l), ("fuzz.bin", leaf.members, 1));
+        let back = Location::parse(&loc.to_string()).expect("citation parses");
+        assert_eq!(
+            (&*back.path, &back.members[..], back.line),
+            ("fuzz.bin", leaf.members, 1)
+        );
         let mut sink = Count {
             lines: 0,
             last: 0,
@@ -207,9 +211,9 @@ pub fn rules(data: &[u8]) {
     let _ = std::fs::remove_file(&p);
     let lines = text.split(|&b| b == b'\n').count() as u64;
     for e in scan.evidence() {
-        let (path, members, line) =
-            Location::parse(&e.citation.to_string()).expect("citation parses");
-        assert_eq!(path, name);
+        let back = Location::parse(&e.citation.to_string()).expect("citation parses");
+        let (path, members, line) = (back.path, back.members, back.line);
+        assert_eq!(&*path, name);
         assert!(members.is_empty());
         assert!(line >= 1 && line <= lines, "line {line} of {lines}");
         assert!(e.location.byte_offset <= text.len() as u64);
