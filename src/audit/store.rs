@@ -959,6 +959,41 @@ mod tests {
         c
     }
 
+    /// A store written by the previous layout (no evidence `text_start`)
+    /// is migrated when opened, keeping its rows.
+    #[test]
+    fn a_version_1_store_is_migrated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.sqlite");
+        let v1: String = SCHEMA
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("text_start"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        {
+            let c = Connection::open(&path).unwrap();
+            c.execute_batch(&format!("{v1}\nPRAGMA user_version = 1;"))
+                .unwrap();
+            c.execute(
+                "INSERT INTO evidence VALUES ('runs/a.zip', 0, NULL, 'a.zip', 'env.var', 'env', \
+                 'runs/a.zip!a.log:3', '[\"a.log\"]', 3, 120, 7, 'X=1', 0, 0, NULL, NULL, 'id1')",
+                [],
+            )
+            .unwrap();
+        }
+        let c = open(&path, false).unwrap();
+        let version: i64 = c
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, STORE_SCHEMA_VERSION);
+        let mut stmt = c
+            .prepare(&format!("SELECT {EVIDENCE_COLS} FROM evidence"))
+            .unwrap();
+        let mut rows = stmt.query([]).unwrap();
+        let e = evidence_from_row("runs/a.zip", rows.next().unwrap().unwrap()).unwrap();
+        assert_eq!((&*e.text, e.text_start), ("X=1", None));
+    }
+
     /// A coverage row with one note and one error of the given kinds.
     fn coverage(c: &Connection, note_kind: &str, error_kind: &str) {
         let notes = format!(r#"[{{"members":["a.log"],"kind":"{note_kind}","message":"n"}}]"#);

@@ -121,8 +121,9 @@ pub struct EvidenceRecord {
     /// grows with the matches, not with matches times the line's length
     /// (an `Env:` line of 300 variables gives 300 records). `cite` prints
     /// the whole line.
-    pub text: Arc<str>,
-    /// Present when `text` is an excerpt: its byte offset in the cleaned line.
+    pub text: Quote,
+    /// Present when `text` is an excerpt: its byte offset in the line as
+    /// `text` and `cite` render it (cleaned, lossy UTF-8).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text_start: Option<u64>,
     /// True when `text` had invalid UTF-8 replaced by U+FFFD.
@@ -146,20 +147,79 @@ pub struct EvidenceRecord {
 /// an excerpt of this many bytes at most.
 pub const EXCERPT_MAX: usize = 1024;
 
-/// The bounds in `line` of the excerpt quoted for a match at byte `at`:
-/// from a quarter of [`EXCERPT_MAX`] before it, never splitting a UTF-8
-/// character.
-pub fn excerpt_bounds(line: &[u8], at: usize) -> (usize, usize) {
-    let inside = |i: usize| i < line.len() && line[i] & 0xc0 == 0x80;
-    let mut start = at.min(line.len()).saturating_sub(EXCERPT_MAX / 4);
-    while inside(start) {
-        start += 1;
+/// The text an evidence record quotes: its whole line, or an excerpt of a
+/// long one. Either way it shares the line's allocation with every other
+/// record of the line; only the quoted part is written out.
+#[derive(Debug, Clone)]
+pub struct Quote {
+    line: Arc<str>,
+    start: usize,
+    end: usize,
+}
+
+impl Quote {
+    /// The whole line.
+    pub fn whole(line: Arc<str>) -> Quote {
+        let end = line.len();
+        Quote {
+            line,
+            start: 0,
+            end,
+        }
     }
-    let mut end = (start + EXCERPT_MAX).min(line.len());
-    while inside(end) {
-        end -= 1;
+
+    /// The line if it is at most [`EXCERPT_MAX`] bytes, else an excerpt of
+    /// it for a match at byte `at`: from a quarter of the bound before it,
+    /// never splitting a character.
+    pub fn around(line: Arc<str>, at: usize) -> Quote {
+        if line.len() <= EXCERPT_MAX {
+            return Quote::whole(line);
+        }
+        let mut start = at.min(line.len()).saturating_sub(EXCERPT_MAX / 4);
+        while !line.is_char_boundary(start) {
+            start += 1;
+        }
+        let mut end = (start + EXCERPT_MAX).min(line.len());
+        while !line.is_char_boundary(end) {
+            end -= 1;
+        }
+        Quote { line, start, end }
     }
-    (start, end)
+
+    /// Bytes of the whole line (what the quote holds in memory).
+    pub fn line_len(&self) -> usize {
+        self.line.len()
+    }
+
+    /// Where the excerpt starts in the line; `None` for a whole line.
+    pub fn excerpt_start(&self) -> Option<u64> {
+        (self.start > 0 || self.end < self.line.len()).then_some(self.start as u64)
+    }
+}
+
+impl std::ops::Deref for Quote {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.line[self.start..self.end]
+    }
+}
+
+impl From<String> for Quote {
+    fn from(s: String) -> Quote {
+        Quote::whole(s.into())
+    }
+}
+
+impl From<&str> for Quote {
+    fn from(s: &str) -> Quote {
+        Quote::whole(s.into())
+    }
+}
+
+impl Serialize for Quote {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self)
+    }
 }
 
 /// A context line around a grep hit (`-A/-B/-C`).

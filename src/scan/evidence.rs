@@ -5,9 +5,7 @@ use super::rank::RankKey;
 use crate::engine;
 use crate::lines::{Line, LineReader, LineSink, Outcome, clean};
 use crate::location::Location;
-use crate::output::{
-    self, AggregateRecord, Citation, EXCERPT_MAX, EvidenceRecord, Stats, excerpt_bounds,
-};
+use crate::output::{self, AggregateRecord, Citation, EvidenceRecord, Quote, Stats};
 use crate::pack::{AnchoredCaptures, CapType, LiteralCursor, Literals, RuleSet, VariantKind};
 use crate::source::{self, Artifact, Coverage, Limits};
 use regex::bytes::Captures;
@@ -79,7 +77,7 @@ fn record_cost(e: &EvidenceRecord, first_of_line: bool) -> usize {
         .flatten()
         .map(|(k, v)| k.len() + 48 + v.as_str().map_or(0, str::len))
         .sum();
-    let text = if first_of_line { e.text.len() } else { 0 };
+    let text = if first_of_line { e.text.line_len() } else { 0 };
     768 + e.rule.len() + caps + text
 }
 
@@ -848,8 +846,7 @@ impl<'a> MemberScan<'a> {
                 records.push(r);
                 continue;
             };
-            // An excerpt is the record's own text; a whole line is shared.
-            let first = last_line != Some(e.location.line) || e.text_start.is_some();
+            let first = last_line != Some(e.location.line);
             last_line = Some(e.location.line);
             if budget.take(record_cost(&e, first)) {
                 records.push(Record::Evidence(e));
@@ -966,20 +963,15 @@ impl<'a> MemberScan<'a> {
             column: Some(column as u64 + 1),
         };
         // Every record of one line shares its text; a long line is quoted
-        // by an excerpt around each match instead.
-        let (text, text_start, lossy, first) = if text.len() > EXCERPT_MAX {
-            let (start, end) = excerpt_bounds(text, column);
-            let (excerpt, lossy) = output::line_text(&text[start..end]);
-            (excerpt.into(), Some(start as u64), lossy, true)
-        } else {
-            let first = !matches!(&self.line_text, Some((n, _, _)) if *n == line.number);
-            if first {
-                let (text, lossy) = output::line_text(text);
-                self.line_text = Some((line.number, text.into(), lossy));
-            }
-            let (_, text, lossy) = self.line_text.as_ref().expect("line text");
-            (text.clone(), None, *lossy, first)
-        };
+        // by an excerpt around each match.
+        let first = !matches!(&self.line_text, Some((n, _, _)) if *n == line.number);
+        if first {
+            let (text, lossy) = output::line_text(text);
+            self.line_text = Some((line.number, text.into(), lossy));
+        }
+        let (_, shared, lossy) = self.line_text.as_ref().expect("line text");
+        let (text, lossy) = (Quote::around(shared.clone(), column), *lossy);
+        let text_start = text.excerpt_start();
         let e = EvidenceRecord {
             kind: "evidence",
             rule: rule.id.clone(),

@@ -417,3 +417,34 @@ fn samples_scan_the_same_on_one_or_two_threads() {
         assert!(scan("-j2") == one, "{name}: -j2 differs from -j1");
     }
 }
+
+/// An `Env:` line of 300 variables gives 300 records, each quoting at most
+/// 1 KiB of the line around its variable (with `text_start`), so the
+/// output grows with the records, not records times the line's length.
+#[test]
+fn long_lines_are_quoted_by_an_excerpt_around_each_match() {
+    let vars: String = (0..300)
+        .map(|i| format!(" SGLANG_VAR_{i:03}=value_{i}_abcdefghijklmnop"))
+        .collect();
+    let log = format!("2026-10-29 04:01:05 [INFO] Env: A=1{vars}\n");
+    assert!(log.len() > 10_000);
+    let run = artiscan_stdin(
+        &["scan", "--every-match", "--only", "env.var", "-"],
+        log.as_bytes(),
+    );
+    let ev = run.of_type("evidence");
+    assert_eq!(ev.len(), 301);
+    let line = log.trim_end();
+    for e in &ev {
+        let text = e["text"].as_str().unwrap();
+        let at = e["text_start"].as_u64().expect("an excerpt") as usize;
+        assert!(text.len() <= 1024);
+        assert_eq!(&line[at..at + text.len()], text);
+        let name = e["captures"]["name"].as_str().unwrap();
+        assert!(
+            text.contains(&format!("{name}=")),
+            "{name} not in its excerpt"
+        );
+    }
+    assert!(run.stdout.len() < 301 * 2048, "{} bytes", run.stdout.len());
+}
