@@ -11,9 +11,10 @@
 //! `commands` → `audit` → `check` → `scan` ⇄ `pack` → `engine` (threads,
 //! hashing, coverage wording) → `lines` → `source` → `output` ⇄ `location`
 //! (the wire format, citations and escaping, at the bottom because every
-//! layer writes records or citations). Known exceptions, to be removed
-//! (issue 15): `audit` calls `commands::check` (judging) and
-//! `commands::scan` (rule loading); `pack::selftest` runs `scan`;
+//! layer writes records or citations). Nothing in the library uses
+//! `commands`: rule loading is [`pack::load_rules`], check set-up and
+//! judging are in [`check::load`]. Known exceptions, to be removed
+//! (issue 15): `pack::selftest` runs `scan`;
 //! `check::scope` parses artifact names with `audit::names`;
 //! `output::records` writes `source`'s coverage errors and notes as they
 //! are (`source::MemberError`, `source::Note`). `main.rs` parses arguments
@@ -37,3 +38,44 @@ pub mod scan;
 pub mod source;
 
 pub use location::Location;
+
+#[cfg(test)]
+mod tests {
+    /// Dependencies point down: no library module names `commands`
+    /// (only `main.rs` and the commands themselves do).
+    #[test]
+    fn the_library_does_not_use_commands() {
+        fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for e in std::fs::read_dir(dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    walk(&p, out);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    out.push(p);
+                }
+            }
+        }
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        walk(&src, &mut files);
+        let needle = ["commands", "::"].concat();
+        for f in files {
+            let rel = f.strip_prefix(&src).unwrap();
+            if rel.starts_with("commands") || rel == std::path::Path::new("main.rs") {
+                continue;
+            }
+            for (i, line) in std::fs::read_to_string(&f).unwrap().lines().enumerate() {
+                let code = line.trim_start();
+                if code.starts_with("//") {
+                    continue;
+                }
+                assert!(
+                    !code.contains(&needle),
+                    "{}:{}: the library uses commands: {code}",
+                    rel.display(),
+                    i + 1
+                );
+            }
+        }
+    }
+}

@@ -96,7 +96,7 @@ impl PackSel {
             only: self.only.clone(),
             skip: self.skip.clone(),
         };
-        commands::scan::load_rules(&self.packs, &sel, true)
+        artiscan::pack::load_rules(&self.packs, &sel, true)
     }
 }
 
@@ -499,7 +499,7 @@ fn packs(c: PacksCommand, out: &mut dyn Write) -> anyhow::Result<i32> {
         if files.is_empty() {
             PackSel::default().rules()
         } else {
-            commands::scan::load_rules(files, &Selection::default(), false)
+            artiscan::pack::load_rules(files, &Selection::default(), false)
         }
     };
     let ok = match c {
@@ -526,9 +526,9 @@ fn check(a: CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
         commands::check::list(&a.sets, &a.checks, out)?;
         return Ok(0);
     }
-    let checks = commands::check::load_checks(&a.checks, &a.sets)?;
-    let params = commands::check::load_params(&checks, &a.params)?;
-    let rules = commands::check::rules_for(&checks, &a.packs)?;
+    let checks = artiscan::check::load::load_checks(&a.checks, &a.sets)?;
+    let params = artiscan::check::load::load_params(&checks, &a.params)?;
+    let rules = artiscan::check::load::rules_for(&checks, &a.packs)?;
     let format = a.format.unwrap_or_else(Format::default_for_stdout);
     let limits = a.member.apply(a.input.limits())?;
     commands::check::run(

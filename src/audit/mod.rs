@@ -27,8 +27,8 @@ pub mod store;
 
 pub use shard::{Shard, ShardBy};
 
+use crate::check::load::judge;
 use crate::check::{self, Check, CheckParams, Status};
-use crate::commands::check::judge;
 use crate::engine;
 use crate::pack::RuleSet;
 use crate::scan::{ArtifactScan, ScanOptions, scan_artifact};
@@ -63,7 +63,7 @@ pub struct CheckSet {
 
 impl CheckSet {
     pub fn load(files: &[PathBuf], sets: &[String], params: &[String]) -> anyhow::Result<CheckSet> {
-        let sources = crate::commands::check::check_sources(files, sets)?;
+        let sources = crate::check::load::check_sources(files, sets)?;
         let params = CheckParams::parse(params).map_err(anyhow::Error::msg)?;
         CheckSet::from_sources(sources, params)
     }

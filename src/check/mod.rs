@@ -6,6 +6,7 @@
 
 mod cond;
 mod judge;
+pub mod load;
 pub mod scope;
 
 use crate::output::EvidenceRecord;

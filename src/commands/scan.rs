@@ -4,11 +4,10 @@ use super::Status;
 use crate::location::Location;
 use crate::output::escape;
 use crate::output::{self, CoverageRecord, SummaryRecord};
-use crate::pack::{self, RuleSet, compile::Selection};
+use crate::pack::RuleSet;
 use crate::scan::{Record, ScanOptions, scan_all};
 use crate::source::{self, Limits};
 use std::io::Write;
-use std::path::PathBuf;
 use std::time::Instant;
 
 /// How records are printed.
@@ -33,23 +32,6 @@ impl Format {
             Format::Jsonl
         }
     }
-}
-
-/// Built-in packs plus `--pack` files or folders, compiled with a selection.
-pub fn load_rules(
-    extra: &[PathBuf],
-    selection: &Selection,
-    builtin: bool,
-) -> anyhow::Result<RuleSet> {
-    let mut packs = if builtin {
-        pack::builtin()?
-    } else {
-        Vec::new()
-    };
-    for p in extra {
-        packs.extend(pack::load_path(p)?);
-    }
-    Ok(RuleSet::compile(&packs, selection)?)
 }
 
 /// Bytes of output held before they are written.

@@ -144,7 +144,7 @@ impl Printer<'_> {
                 column: None,
             };
             let rec = output::ContextRecord {
-                kind: "context",
+                kind: output::ContextRecord::KIND,
                 citation: output::Citation::from(&location),
                 location,
                 text,

@@ -255,3 +255,16 @@ pub fn load_path(path: &Path) -> Result<Vec<LoadedPack>, PackError> {
         })
         .collect()
 }
+
+/// Built-in packs plus `--pack` files or folders, compiled with a selection.
+pub fn load_rules(
+    extra: &[std::path::PathBuf],
+    selection: &compile::Selection,
+    with_builtin: bool,
+) -> anyhow::Result<compile::RuleSet> {
+    let mut packs = if with_builtin { builtin()? } else { Vec::new() };
+    for p in extra {
+        packs.extend(load_path(p)?);
+    }
+    Ok(compile::RuleSet::compile(&packs, selection)?)
+}

@@ -654,7 +654,7 @@ impl Agg {
     ) -> AggregateRecord {
         let at = |(line, _): (u64, u64)| Citation::new(cite.clone(), line).to_string();
         AggregateRecord {
-            kind: "aggregate",
+            kind: AggregateRecord::KIND,
             rule: rule.id.clone(),
             pack: rule.pack.clone(),
             path: path.to_string(),
@@ -973,7 +973,7 @@ impl<'a> MemberScan<'a> {
         let (text, lossy) = (Quote::around(shared.clone(), column), *lossy);
         let text_start = text.excerpt_start();
         let e = EvidenceRecord {
-            kind: "evidence",
+            kind: EvidenceRecord::KIND,
             rule: rule.id.clone(),
             pack: Some(rule.pack.clone()),
             citation: Citation::new(self.cite.clone(), line.number),

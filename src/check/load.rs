@@ -1,0 +1,137 @@
+//! Setting a check run up and judging it: the check files and sets, the
+//! `--param` values, the rules the checks need, and the verdicts over the
+//! scanned artifacts. Shared by `check` and `audit`.
+
+use super::scope::Unit;
+use super::{Check, CheckParams, Scope, Status, VerdictRecord};
+use crate::pack::{RuleSet, compile::Selection};
+use crate::scan::ArtifactScan;
+use std::path::PathBuf;
+
+/// The (file name, text) of each built-in set and check file, in order.
+pub fn check_sources(files: &[PathBuf], sets: &[String]) -> anyhow::Result<Vec<(String, String)>> {
+    let mut sources = Vec::new();
+    for s in sets {
+        let src = super::builtin_set(s).ok_or_else(|| {
+            anyhow::anyhow!(
+                "no built-in check set {s:?} (have: {})",
+                super::builtin_set_names().join(", ")
+            )
+        })?;
+        sources.push((format!("patterns/checks/{s}.toml"), src.to_string()));
+    }
+    for f in files {
+        let src =
+            std::fs::read_to_string(f).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+        sources.push((f.display().to_string(), src));
+    }
+    Ok(sources)
+}
+
+/// Check files and built-in sets, parsed.
+pub fn load_checks(files: &[PathBuf], sets: &[String]) -> anyhow::Result<Vec<Check>> {
+    let mut out = Vec::new();
+    for (name, src) in check_sources(files, sets)? {
+        out.extend(super::parse_checks(&name, &src)?);
+    }
+    if out.is_empty() {
+        anyhow::bail!("no checks: give --checks FILE or --set NAME");
+    }
+    Ok(out)
+}
+
+/// `--param` values, checked against the parameters the checks read: an
+/// unknown name or a non-number where a number is compared is an error.
+pub fn load_params(checks: &[Check], pairs: &[String]) -> anyhow::Result<CheckParams> {
+    let params = CheckParams::parse(pairs).map_err(anyhow::Error::msg)?;
+    let specs = super::merge_specs(checks.iter().flat_map(Check::params));
+    params.validate(&specs).map_err(anyhow::Error::msg)?;
+    Ok(params)
+}
+
+/// The rules the checks need, from the built-in and extra packs.
+pub fn rules_for(checks: &[Check], extra_packs: &[PathBuf]) -> anyhow::Result<RuleSet> {
+    let only: Vec<String> = super::selected_rules(checks).into_iter().collect();
+    let rules = crate::pack::load_rules(extra_packs, &Selection { only, skip: vec![] }, true)?;
+    for c in checks {
+        if rules.rule(&c.rule).is_none() {
+            anyhow::bail!("check {}: no rule {:?} in the packs", c.id, c.rule);
+        }
+    }
+    Ok(rules)
+}
+
+/// Judges every check with each scanned file as its own artifact (the
+/// audit's artifacts are files).
+pub fn judge(
+    checks: &[Check],
+    scans: &[(String, ArtifactScan)],
+    params: &CheckParams,
+) -> Vec<VerdictRecord> {
+    let units: Vec<Unit> = scans
+        .iter()
+        .enumerate()
+        .map(|(i, (p, _))| Unit {
+            name: p.clone(),
+            files: vec![i],
+        })
+        .collect();
+    judge_units(checks, scans, &units, params)
+}
+
+/// Judges every check over the artifacts (`units`, files indexing `scans`):
+/// per artifact, or per run (artifacts of the same folder) for
+/// `scope = "run"` checks. Verdicts come grouped by scope, in walk order.
+pub fn judge_units(
+    checks: &[Check],
+    scans: &[(String, ArtifactScan)],
+    units: &[Unit],
+    params: &CheckParams,
+) -> Vec<VerdictRecord> {
+    let scope_of = |name: String, us: &[&Unit]| Scope {
+        name,
+        artifacts: us.iter().map(|u| u.name.clone()).collect(),
+        scans: us
+            .iter()
+            .flat_map(|u| u.files.iter())
+            .filter_map(|&i| scans.get(i))
+            .map(|(p, s)| (p.as_str(), s))
+            .collect(),
+    };
+    let mut verdicts = Vec::new();
+    for u in units {
+        let scope = scope_of(u.name.clone(), &[u]);
+        for c in checks.iter().filter(|c| !c.run_scope) {
+            verdicts.push(c.judge(&scope, params));
+        }
+    }
+    if checks.iter().any(|c| c.run_scope) {
+        let mut runs: Vec<(String, Vec<&Unit>)> = Vec::new();
+        for u in units {
+            let run = u.run();
+            match runs.iter_mut().find(|(r, _)| *r == run) {
+                Some((_, us)) => us.push(u),
+                None => runs.push((run, vec![u])),
+            }
+        }
+        for (name, us) in runs {
+            let scope = scope_of(name, &us);
+            for c in checks.iter().filter(|c| c.run_scope) {
+                verdicts.push(c.judge(&scope, params));
+            }
+        }
+    }
+    verdicts
+}
+
+/// Exit code: 0 all pass, 1 any fail, 3 any unknown and none fail;
+/// `not_applicable` counts for nothing.
+pub fn exit_code(verdicts: &[VerdictRecord]) -> i32 {
+    if verdicts.iter().any(|v| v.status == Status::Fail) {
+        1
+    } else if verdicts.iter().any(|v| v.status == Status::Unknown) {
+        3
+    } else {
+        0
+    }
+}
