@@ -1,19 +1,19 @@
 //! Pack rules over the lines of a member: evidence records with typed
 //! captures and ranks, aggregates for high-frequency rules.
 
+use super::aggregate::{Agg, AggKey};
 use super::rank::RankKey;
 use crate::engine;
-use crate::lines::{Line, LineReader, LineSink, Outcome, clean};
+use crate::lines::{Line, LineSink, clean};
 use crate::location::Location;
-use crate::output::{self, AggregateRecord, Citation, EvidenceRecord, Quote, Stats};
+use crate::output::{self, AggregateRecord, Citation, EvidenceRecord, Quote};
 use crate::pack::{AnchoredCaptures, CapType, LiteralCursor, Literals, RuleSet, VariantKind};
-use crate::source::{self, Artifact, Coverage, Limits};
+use crate::source::{self, Coverage};
 use regex::bytes::Captures;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
-use std::io::{self, Read};
 use std::sync::Arc;
 
 /// A scan output record, in the order it was found.
@@ -31,9 +31,6 @@ pub struct ScanOptions {
     /// Ignore prefilters: run every rule on every line (pack self-tests).
     pub force: bool,
 }
-
-/// Members in memory at least this big are split across threads.
-const SPLIT_MIN: usize = 8 << 20;
 
 /// Evidence records one artifact keeps. Past this (or
 /// [`MAX_RECORD_BYTES`]), further matching lines are counted in aggregate
@@ -100,454 +97,6 @@ impl ArtifactScan {
     }
 }
 
-/// Scans one artifact with `set`; hashes the file alongside.
-pub fn scan_artifact(
-    set: &RuleSet,
-    artifact: &Artifact,
-    limits: &Limits,
-    opts: ScanOptions,
-) -> ArtifactScan {
-    scan_artifact_on(set, artifact, limits, opts, 1)
-}
-
-/// Scans `artifacts` on `threads` workers and hands each scan to `consume`
-/// in order of completion (input order with one thread). With fewer
-/// artifacts than threads, the spare threads work inside an artifact. A
-/// progress bar runs on a terminal: `consume` gets it to print around it.
-pub fn scan_all(
-    set: &RuleSet,
-    artifacts: &[Artifact],
-    limits: &Limits,
-    opts: ScanOptions,
-    threads: usize,
-    mut consume: impl FnMut(&Artifact, ArtifactScan, &indicatif::ProgressBar),
-) {
-    let member_threads = engine::member_threads(artifacts.len(), threads);
-    let pb = engine::progress(artifacts);
-    let mut done = 0;
-    engine::parallel(
-        artifacts,
-        threads,
-        |a| scan_artifact_on(set, a, limits, opts, member_threads),
-        |a, scan| {
-            done += 1;
-            let size = engine::artifact_size(a);
-            crate::output::progress::advance(&pb, size, done, artifacts.len());
-            consume(a, scan, &pb);
-        },
-    );
-    pb.finish_and_clear();
-}
-
-/// [`scan_artifact`] with `member_threads` threads for one member (for few
-/// artifacts on many cores): a member in memory is split at line ends, a
-/// stream is decoded on one thread and matched on another.
-fn scan_artifact_on(
-    set: &RuleSet,
-    artifact: &Artifact,
-    limits: &Limits,
-    opts: ScanOptions,
-    member_threads: usize,
-) -> ArtifactScan {
-    let (sha256, mut scan) = rayon::join(
-        || engine::sha256_of(artifact),
-        || {
-            let mut scan = ArtifactScan::default();
-            if member_threads > 1 {
-                scan_members_parallel(set, artifact, limits, opts, member_threads, &mut scan);
-                return scan;
-            }
-            let mut lines = LineReader::new(limits.max_line, limits.binary);
-            let mut budget = Budget::default();
-            source::for_each_member(artifact, limits, &mut scan.coverage, |leaf| {
-                let name = member_name(artifact, leaf.members);
-                let mut sink = MemberScan::new(set, &artifact.path, leaf.members, name, opts);
-                let result = match leaf.slice {
-                    Some(bytes) => Ok(scan_in_memory(&mut sink, bytes, &lines, 1)),
-                    None => lines.scan(leaf.reader, &mut sink),
-                };
-                sink.finish_capped(
-                    &mut scan.records,
-                    &mut scan.counts,
-                    &mut budget,
-                    leaf.coverage,
-                );
-                let outcome = result?;
-                engine::account(leaf.coverage, leaf.members, &outcome, limits.max_line);
-                Ok(())
-            });
-            scan
-        },
-    );
-    let key = sha256.clone().unwrap_or_else(|| artifact.path.clone());
-    for r in &mut scan.records {
-        if let Record::Evidence(e) = r {
-            e.id = Some(evidence_id(&key, e));
-        }
-    }
-    scan.sha256 = sha256;
-    scan
-}
-
-/// The name rules are selected by: the innermost member, or the file name.
-fn member_name<'m>(artifact: &'m Artifact, members: &'m [String]) -> &'m str {
-    members
-        .last()
-        .map(String::as_str)
-        .unwrap_or_else(|| artifact.path.rsplit('/').next().unwrap_or(&artifact.path))
-}
-
-/// A member up to this size is read into memory and matched on another
-/// thread while the next one is decoded; a bigger one is matched as it
-/// streams.
-const MEMBER_IN_MEMORY: usize = 8 << 20;
-/// Decoded member bytes waiting for or in matching, at most.
-const MEMBERS_IN_FLIGHT: usize = 12 << 20;
-/// Members matched (or being matched) ahead of the one handed over next,
-/// at most: with [`SOFT_RECORD_BYTES`] each, this bounds the records that
-/// wait for their turn.
-const MAX_PENDING: usize = 8;
-/// Estimated record bytes a member matched ahead of its turn may hold; a
-/// member that makes more stops and is matched again when its turn comes,
-/// under the artifact's budget.
-const SOFT_RECORD_BYTES: usize = 4 << 20;
-
-/// What one member yielded, kept until its turn to be handed over.
-struct MemberDone<'a> {
-    index: usize,
-    sink: MemberScan<'a>,
-    outcome: Outcome,
-    members: Vec<String>,
-    /// Where its notes and errors go among the artifact's (in member
-    /// order), as counted when it started ...
-    notes_at: usize,
-    errors_at: usize,
-    /// ... and how many had been inserted by hand-overs by then.
-    inserted_at: (usize, usize),
-    /// Stopped at [`SOFT_RECORD_BYTES`]: the member's bytes, to match again.
-    redo: Option<Vec<u8>>,
-    /// Bytes counted in `in_flight` until the hand-over.
-    charge: usize,
-}
-
-/// Hands members over in member order, as from one thread.
-struct InOrder<'a> {
-    set: &'a RuleSet,
-    artifact: &'a Artifact,
-    opts: ScanOptions,
-    max_line: usize,
-    reader: LineReader,
-    /// Members started, and handed over.
-    started: usize,
-    next: usize,
-    /// Notes and errors inserted by hand-overs so far.
-    inserted: (usize, usize),
-    budget: Budget,
-}
-
-impl<'a> InOrder<'a> {
-    fn pending(&self) -> usize {
-        self.started - self.next
-    }
-
-    /// Hands over every member whose turn has come.
-    fn drain(
-        &mut self,
-        done: &std::sync::Mutex<Vec<MemberDone<'a>>>,
-        in_flight: &std::sync::atomic::AtomicUsize,
-        coverage: &mut Coverage,
-        records: &mut Vec<Record>,
-        counts: &mut BTreeMap<String, u64>,
-    ) {
-        loop {
-            let d = {
-                let mut list = done.lock().unwrap_or_else(|p| p.into_inner());
-                match list.iter().position(|d| d.index == self.next) {
-                    Some(i) => list.swap_remove(i),
-                    None => return,
-                }
-            };
-            self.next += 1;
-            let (mut sink, mut outcome) = (d.sink, d.outcome);
-            if let Some(buf) = &d.redo {
-                let name = member_name(self.artifact, &d.members);
-                sink = MemberScan::new(self.set, &self.artifact.path, &d.members, name, self.opts);
-                outcome = self.reader.scan_slice(buf, 0, 1, &mut sink);
-            }
-            in_flight.fetch_sub(d.charge, std::sync::atomic::Ordering::SeqCst);
-            let mut mine = Coverage::default();
-            sink.finish_capped(records, counts, &mut self.budget, &mut mine);
-            engine::account(&mut mine, &d.members, &outcome, self.max_line);
-            coverage.bytes += mine.bytes;
-            let at = d.notes_at + self.inserted.0 - d.inserted_at.0;
-            let at = at.min(coverage.notes.len());
-            self.inserted.0 += mine.notes.len();
-            coverage.notes.splice(at..at, mine.notes);
-            let at = d.errors_at + self.inserted.1 - d.inserted_at.1;
-            let at = at.min(coverage.errors.len());
-            self.inserted.1 += mine.errors.len();
-            coverage.errors.splice(at..at, mine.errors);
-        }
-    }
-
-    /// Waits (helping the thread pool) until every member started is
-    /// handed over (after the last member).
-    fn drain_all(
-        &mut self,
-        done: &std::sync::Mutex<Vec<MemberDone<'a>>>,
-        in_flight: &std::sync::atomic::AtomicUsize,
-        coverage: &mut Coverage,
-        records: &mut Vec<Record>,
-        counts: &mut BTreeMap<String, u64>,
-    ) {
-        self.drain_until(0, done, in_flight, coverage, records, counts);
-    }
-
-    /// Waits until at most `pending` members started are not handed over
-    /// (1: all but the one being read now).
-    fn drain_until(
-        &mut self,
-        pending: usize,
-        done: &std::sync::Mutex<Vec<MemberDone<'a>>>,
-        in_flight: &std::sync::atomic::AtomicUsize,
-        coverage: &mut Coverage,
-        records: &mut Vec<Record>,
-        counts: &mut BTreeMap<String, u64>,
-    ) {
-        loop {
-            self.drain(done, in_flight, coverage, records, counts);
-            if self.pending() <= pending {
-                return;
-            }
-            if !matches!(rayon::yield_now(), Some(rayon::Yield::Executed)) {
-                std::thread::sleep(std::time::Duration::from_micros(50));
-            }
-        }
-    }
-}
-
-/// [`scan_artifact_on`] for several threads: the calling thread decodes and
-/// reads members into memory, other threads match them (the calling thread
-/// matches too when too many bytes wait). Members are handed over in
-/// member order as they finish, so records, notes and aggregates come out
-/// as from one thread, and the record budget cuts at the same place.
-fn scan_members_parallel<'a>(
-    set: &'a RuleSet,
-    artifact: &'a Artifact,
-    limits: &Limits,
-    opts: ScanOptions,
-    threads: usize,
-    scan: &mut ArtifactScan,
-) {
-    use std::sync::atomic::Ordering::SeqCst;
-    let done: std::sync::Mutex<Vec<MemberDone<'a>>> = std::sync::Mutex::new(Vec::new());
-    let in_flight = std::sync::atomic::AtomicUsize::new(0);
-    let push = |d: MemberDone<'a>| done.lock().unwrap_or_else(|p| p.into_inner()).push(d);
-    let mut lines = LineReader::new(limits.max_line, limits.binary);
-    let mut order = InOrder {
-        set,
-        artifact,
-        opts,
-        max_line: limits.max_line,
-        reader: LineReader::new(limits.max_line, limits.binary),
-        started: 0,
-        next: 0,
-        inserted: (0, 0),
-        budget: Budget::default(),
-    };
-    let ArtifactScan {
-        records,
-        coverage,
-        counts,
-        ..
-    } = scan;
-    rayon::scope(|sc| {
-        source::for_each_member(artifact, limits, coverage, |leaf| {
-            let (done, in_flight) = (&done, &in_flight);
-            let cov = &mut *leaf.coverage;
-            order.drain_until(MAX_PENDING - 1, done, in_flight, cov, records, counts);
-            let mut here = MemberDone {
-                index: order.started,
-                sink: MemberScan::new(
-                    set,
-                    &artifact.path,
-                    leaf.members,
-                    member_name(artifact, leaf.members),
-                    opts,
-                ),
-                outcome: Outcome::default(),
-                members: leaf.members.to_vec(),
-                notes_at: cov.notes.len(),
-                errors_at: cov.errors.len(),
-                inserted_at: order.inserted,
-                redo: None,
-                charge: 0,
-            };
-            order.started += 1;
-            if let Some(bytes) = leaf.slice {
-                // Matched in its turn, split across threads.
-                order.drain_until(1, done, in_flight, cov, records, counts);
-                here.outcome = scan_in_memory(&mut here.sink, bytes, &lines, threads);
-                push(here);
-                order.drain(done, in_flight, cov, records, counts);
-                return Ok(());
-            }
-            let mut buf = Vec::new();
-            let read = leaf
-                .reader
-                .take(MEMBER_IN_MEMORY as u64 + 1)
-                .read_to_end(&mut buf);
-            let len = buf.len();
-            let whole = read.is_ok() && len <= MEMBER_IN_MEMORY;
-            let queued = in_flight.load(SeqCst);
-            if whole && queued + len <= MEMBERS_IN_FLIGHT {
-                in_flight.fetch_add(len, SeqCst);
-                here.charge = len;
-                here.sink.soft_limit = Some(SOFT_RECORD_BYTES);
-                sc.spawn(move |_| {
-                    let mut d = here;
-                    let reader = LineReader::new(limits.max_line, limits.binary);
-                    d.outcome = reader.scan_slice(&buf, 0, 1, &mut d.sink);
-                    if d.sink.aborted {
-                        d.redo = Some(buf);
-                    }
-                    push(d);
-                });
-                return Ok(());
-            }
-            if whole {
-                // Matched here while others are matched elsewhere: ahead
-                // of its turn unless nothing is pending.
-                let ahead = order.pending() > 1;
-                if ahead {
-                    here.sink.soft_limit = Some(SOFT_RECORD_BYTES);
-                }
-                here.outcome = lines.scan_slice(&buf, 0, 1, &mut here.sink);
-                if here.sink.aborted {
-                    in_flight.fetch_add(len, SeqCst);
-                    here.charge = len;
-                    here.redo = Some(buf);
-                }
-                push(here);
-                order.drain(done, in_flight, cov, records, counts);
-                return Ok(());
-            }
-            // A big member (or a read error after some bytes): matched in
-            // its turn as it streams, what was read first.
-            order.drain_until(1, done, in_flight, cov, records, counts);
-            let mut d = here;
-            let mut r = io::Cursor::new(buf).chain(Failed(read.err()).chain(leaf.reader));
-            let (lines, sink) = (&mut lines, &mut d.sink);
-            let result = crate::lines::read_ahead(&mut r, move |r| lines.scan(r, sink));
-            if let Ok(outcome) = &result {
-                d.outcome = *outcome;
-            }
-            push(d);
-            order.drain(done, in_flight, cov, records, counts);
-            result.map(|_| ())
-        });
-    });
-    order.drain_all(&done, &in_flight, coverage, records, counts);
-}
-
-/// A reader that fails once with the error a read of the stream met, or
-/// yields nothing.
-struct Failed(Option<io::Error>);
-
-impl Read for Failed {
-    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
-        match self.0.take() {
-            Some(e) => Err(e),
-            None => Ok(0),
-        }
-    }
-}
-
-/// Scans a member held in memory; a big one is split at line ends into one
-/// part per thread. Each part knows its first line number (newlines counted
-/// first); a block still open at the end of a part is followed into the
-/// next part by the same scanner until it closes, so records are those of
-/// one pass.
-fn scan_in_memory(
-    first: &mut MemberScan<'_>,
-    bytes: &[u8],
-    reader: &LineReader,
-    threads: usize,
-) -> Outcome {
-    let whole = crate::lines::read_whole(bytes, reader.binary);
-    if threads <= 1 || bytes.len() < SPLIT_MIN || whole {
-        return reader.scan_slice(bytes, 0, 1, first);
-    }
-    let mut cuts = vec![0];
-    for i in 1..threads {
-        let want = (bytes.len() / threads * i).max(*cuts.last().expect("cut"));
-        match memchr::memchr(b'\n', &bytes[want..]) {
-            Some(j) if want + j + 1 < bytes.len() => cuts.push(want + j + 1),
-            _ => break,
-        }
-    }
-    cuts.push(bytes.len());
-    cuts.dedup();
-    let parts: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
-    let newlines: Vec<u64> = std::thread::scope(|s| {
-        let counting: Vec<_> = parts
-            .iter()
-            .map(|&(a, b)| s.spawn(move || bytecount::count(&bytes[a..b], b'\n') as u64))
-            .collect();
-        counting
-            .into_iter()
-            .map(|h| h.join().expect("count newlines"))
-            .collect()
-    });
-    let first_line: Vec<u64> = newlines
-        .iter()
-        .scan(1, |n, c| {
-            let here = *n;
-            *n += c;
-            Some(here)
-        })
-        .collect();
-    let part = |sink: &mut MemberScan<'_>, k: usize| {
-        let (a, b) = parts[k];
-        let out = reader.scan_slice(&bytes[a..b], a as u64, first_line[k], sink);
-        if !sink.blocks.is_empty() && k + 1 < parts.len() {
-            sink.overrun = true;
-            reader.scan_slice(&bytes[b..], b as u64, first_line[k + 1], sink);
-            sink.overrun = false;
-        }
-        out
-    };
-    let (mut total, rest) = std::thread::scope(|s| {
-        let running: Vec<_> = (1..parts.len())
-            .map(|k| {
-                let mut sink = first.fork();
-                let part = &part;
-                s.spawn(move || {
-                    let out = part(&mut sink, k);
-                    (sink, out)
-                })
-            })
-            .collect();
-        let out = part(first, 0);
-        let rest: Vec<_> = running
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect();
-        (out, rest)
-    });
-    for (sink, out) in rest {
-        total.bytes += out.bytes;
-        total.lines += out.lines;
-        total.long_lines += out.long_lines;
-        if total.first_long_line == 0 {
-            total.first_long_line = out.first_long_line;
-        }
-        first.absorb(sink);
-    }
-    first.sort_by_line();
-    total
-}
-
 /// Stable id of an evidence record: artifact sha256 (or path for stdin),
 /// members, line, rule and column.
 pub fn evidence_id(artifact_key: &str, e: &EvidenceRecord) -> String {
@@ -569,112 +118,6 @@ pub fn evidence_id(artifact_key: &str, e: &EvidenceRecord) -> String {
     engine::hex(&h.finalize()[..12])
 }
 
-/// A compensated (Neumaier) sum: near exact, so that a mean does not depend
-/// on how a member was split across threads.
-#[derive(Debug, Clone, Copy, Default)]
-struct Sum {
-    hi: f64,
-    lo: f64,
-}
-
-impl Sum {
-    fn add(&mut self, x: f64) {
-        let t = self.hi + x;
-        self.lo += if self.hi.abs() >= x.abs() {
-            (self.hi - t) + x
-        } else {
-            (x - t) + self.hi
-        };
-        self.hi = t;
-    }
-
-    fn add_sum(&mut self, other: Sum) {
-        self.add(other.hi);
-        self.lo += other.lo;
-    }
-
-    /// The mean to 12 significant digits (what a log's decimals carry, and
-    /// the same whatever the order of the additions).
-    fn mean(self, count: u64) -> f64 {
-        let m = (self.hi + self.lo) / count as f64;
-        if m == 0.0 || !m.is_finite() {
-            return m;
-        }
-        format!("{m:.11e}").parse().unwrap_or(m)
-    }
-}
-
-/// Rule, rank and the values of the other group captures.
-type AggKey = (usize, RankKey, String);
-
-struct Agg {
-    group: Map<String, Value>,
-    count: u64,
-    first: (u64, u64),
-    last: (u64, u64),
-    stats: BTreeMap<String, (f64, f64, Sum)>,
-}
-
-impl Agg {
-    /// Adds the counts of the same group from another part of the member
-    /// (first and last by line: parts may come in any order).
-    fn merge(&mut self, b: Agg) {
-        self.count += b.count;
-        self.first = self.first.min(b.first);
-        self.last = self.last.max(b.last);
-        for (name, (min, max, sum)) in b.stats {
-            let s = self.stats.entry(name).or_insert((min, max, Sum::default()));
-            s.0 = s.0.min(min);
-            s.1 = s.1.max(max);
-            s.2.add_sum(sum);
-        }
-    }
-
-    fn add_stat(&mut self, name: &str, x: f64) {
-        match self.stats.get_mut(name) {
-            Some(s) => {
-                s.0 = s.0.min(x);
-                s.1 = s.1.max(x);
-                s.2.add(x);
-            }
-            None => {
-                let mut sum = Sum::default();
-                sum.add(x);
-                self.stats.insert(name.to_string(), (x, x, sum));
-            }
-        }
-    }
-
-    fn record(
-        self,
-        rule: &crate::pack::compile::Rule,
-        path: &Arc<str>,
-        members: &Arc<[String]>,
-        cite: &Arc<str>,
-    ) -> AggregateRecord {
-        let at = |(line, _): (u64, u64)| Citation::new(cite.clone(), line).to_string();
-        AggregateRecord {
-            kind: AggregateRecord::KIND,
-            rule: rule.id.clone(),
-            pack: rule.pack.clone(),
-            path: path.to_string(),
-            members: members.to_vec(),
-            group: self.group,
-            count: self.count,
-            stats: self
-                .stats
-                .into_iter()
-                .map(|(k, (min, max, sum))| {
-                    let mean = sum.mean(self.count);
-                    (k, Stats { min, max, mean })
-                })
-                .collect(),
-            first: at(self.first),
-            last: at(self.last),
-        }
-    }
-}
-
 /// Rule matching over one member's lines.
 pub struct MemberScan<'a> {
     set: &'a RuleSet,
@@ -689,8 +132,8 @@ pub struct MemberScan<'a> {
     budget: Budget,
     /// Matched out of order: stop once records cost more than this, to be
     /// matched again in order (`aborted`).
-    soft_limit: Option<usize>,
-    aborted: bool,
+    pub(super) soft_limit: Option<usize>,
+    pub(super) aborted: bool,
     /// Lines past the budget, by rule and rank.
     overflow: HashMap<(usize, String), Agg, foldhash::fast::RandomState>,
     active: Vec<bool>,
@@ -699,7 +142,7 @@ pub struct MemberScan<'a> {
     every_line: bool,
     opts: ScanOptions,
     /// Open blocks: variant and the captures of the line that opened it.
-    blocks: Vec<(usize, Map<String, Value>)>,
+    pub(super) blocks: Vec<(usize, Map<String, Value>)>,
     hits: Vec<usize>,
     /// Reused match slots of anchored regexes, by variant.
     anchored_caps: Vec<Option<AnchoredCaptures>>,
@@ -713,7 +156,7 @@ pub struct MemberScan<'a> {
     counts: Vec<u64>,
     /// Past the end of its part of a split member: only follows the open
     /// blocks, and stops when they close.
-    overrun: bool,
+    pub(super) overrun: bool,
 }
 
 impl<'a> MemberScan<'a> {
@@ -772,7 +215,7 @@ impl<'a> MemberScan<'a> {
     }
 
     /// A fresh scanner for another part of the same member.
-    fn fork(&self) -> MemberScan<'a> {
+    pub(super) fn fork(&self) -> MemberScan<'a> {
         MemberScan::with(
             self.set,
             (self.path.clone(), self.members.clone(), self.cite.clone()),
@@ -783,7 +226,7 @@ impl<'a> MemberScan<'a> {
     }
 
     /// Takes in what the scanner of the next part of the member found.
-    fn absorb(&mut self, later: MemberScan<'a>) {
+    pub(super) fn absorb(&mut self, later: MemberScan<'a>) {
         self.records.extend(later.records);
         for (key, b) in later.overflow {
             match self.overflow.get_mut(&key) {
@@ -811,7 +254,7 @@ impl<'a> MemberScan<'a> {
 
     /// Records in line order (a block followed across a part's end adds
     /// records after those of the next part's first lines).
-    fn sort_by_line(&mut self) {
+    pub(super) fn sort_by_line(&mut self) {
         self.records.sort_by_key(|r| match r {
             Record::Evidence(e) => e.location.line,
             Record::Aggregate(_) => 0,

@@ -1,0 +1,115 @@
+//! Aggregate records: per rule and group (rank, captured fields), the
+//! count of matching lines, the first and last, and min/max/mean of the
+//! numeric captures, mergeable across the parts of a split member.
+
+use super::rank::RankKey;
+use crate::output::{AggregateRecord, Citation, Stats};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// A compensated (Neumaier) sum: near exact, so that a mean does not depend
+/// on how a member was split across threads.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Sum {
+    hi: f64,
+    lo: f64,
+}
+
+impl Sum {
+    pub(super) fn add(&mut self, x: f64) {
+        let t = self.hi + x;
+        self.lo += if self.hi.abs() >= x.abs() {
+            (self.hi - t) + x
+        } else {
+            (x - t) + self.hi
+        };
+        self.hi = t;
+    }
+
+    pub(super) fn add_sum(&mut self, other: Sum) {
+        self.add(other.hi);
+        self.lo += other.lo;
+    }
+
+    /// The mean to 12 significant digits (what a log's decimals carry, and
+    /// the same whatever the order of the additions).
+    pub(super) fn mean(self, count: u64) -> f64 {
+        let m = (self.hi + self.lo) / count as f64;
+        if m == 0.0 || !m.is_finite() {
+            return m;
+        }
+        format!("{m:.11e}").parse().unwrap_or(m)
+    }
+}
+
+/// Rule, rank and the values of the other group captures.
+pub(super) type AggKey = (usize, RankKey, String);
+
+pub(super) struct Agg {
+    pub(super) group: Map<String, Value>,
+    pub(super) count: u64,
+    pub(super) first: (u64, u64),
+    pub(super) last: (u64, u64),
+    pub(super) stats: BTreeMap<String, (f64, f64, Sum)>,
+}
+
+impl Agg {
+    /// Adds the counts of the same group from another part of the member
+    /// (first and last by line: parts may come in any order).
+    pub(super) fn merge(&mut self, b: Agg) {
+        self.count += b.count;
+        self.first = self.first.min(b.first);
+        self.last = self.last.max(b.last);
+        for (name, (min, max, sum)) in b.stats {
+            let s = self.stats.entry(name).or_insert((min, max, Sum::default()));
+            s.0 = s.0.min(min);
+            s.1 = s.1.max(max);
+            s.2.add_sum(sum);
+        }
+    }
+
+    pub(super) fn add_stat(&mut self, name: &str, x: f64) {
+        match self.stats.get_mut(name) {
+            Some(s) => {
+                s.0 = s.0.min(x);
+                s.1 = s.1.max(x);
+                s.2.add(x);
+            }
+            None => {
+                let mut sum = Sum::default();
+                sum.add(x);
+                self.stats.insert(name.to_string(), (x, x, sum));
+            }
+        }
+    }
+
+    pub(super) fn record(
+        self,
+        rule: &crate::pack::compile::Rule,
+        path: &Arc<str>,
+        members: &Arc<[String]>,
+        cite: &Arc<str>,
+    ) -> AggregateRecord {
+        let at = |(line, _): (u64, u64)| Citation::new(cite.clone(), line).to_string();
+        AggregateRecord {
+            kind: AggregateRecord::KIND,
+            rule: rule.id.clone(),
+            pack: rule.pack.clone(),
+            path: path.to_string(),
+            members: members.to_vec(),
+            group: self.group,
+            count: self.count,
+            stats: self
+                .stats
+                .into_iter()
+                .map(|(k, (min, max, sum))| {
+                    let mean = sum.mean(self.count);
+                    (k, Stats { min, max, mean })
+                })
+                .collect(),
+            first: at(self.first),
+            last: at(self.last),
+        }
+    }
+}

@@ -1,0 +1,600 @@
+//! Scheduling scans: artifacts over worker threads, members of one
+//! artifact decoded on one thread and matched on another, and a big member
+//! in memory split at line ends across threads. What a member's lines
+//! yield is [`MemberScan`]'s business; the order and merging of its
+//! results are this module's.
+
+use super::evidence::{ArtifactScan, Budget, MemberScan, Record, ScanOptions, evidence_id};
+use crate::engine;
+use crate::lines::{LineReader, Outcome};
+use crate::pack::RuleSet;
+use crate::source::{self, Artifact, Coverage, Limits};
+use std::collections::BTreeMap;
+use std::io::{self, Read};
+
+/// Members in memory at least this big are split across threads.
+const SPLIT_MIN: usize = 8 << 20;
+
+/// Scans one artifact with `set`; hashes the file alongside.
+pub fn scan_artifact(
+    set: &RuleSet,
+    artifact: &Artifact,
+    limits: &Limits,
+    opts: ScanOptions,
+) -> ArtifactScan {
+    scan_artifact_on(set, artifact, limits, opts, 1)
+}
+
+/// Scans `artifacts` on `threads` workers and hands each scan to `consume`
+/// in order of completion (input order with one thread). With fewer
+/// artifacts than threads, the spare threads work inside an artifact. A
+/// progress bar runs on a terminal: `consume` gets it to print around it.
+pub fn scan_all(
+    set: &RuleSet,
+    artifacts: &[Artifact],
+    limits: &Limits,
+    opts: ScanOptions,
+    threads: usize,
+    mut consume: impl FnMut(&Artifact, ArtifactScan, &indicatif::ProgressBar),
+) {
+    let member_threads = engine::member_threads(artifacts.len(), threads);
+    let pb = engine::progress(artifacts);
+    let mut done = 0;
+    engine::parallel(
+        artifacts,
+        threads,
+        |a| scan_artifact_on(set, a, limits, opts, member_threads),
+        |a, scan| {
+            done += 1;
+            let size = engine::artifact_size(a);
+            crate::output::progress::advance(&pb, size, done, artifacts.len());
+            consume(a, scan, &pb);
+        },
+    );
+    pb.finish_and_clear();
+}
+
+/// [`scan_artifact`] with `member_threads` threads for one member (for few
+/// artifacts on many cores): a member in memory is split at line ends, a
+/// stream is decoded on one thread and matched on another.
+fn scan_artifact_on(
+    set: &RuleSet,
+    artifact: &Artifact,
+    limits: &Limits,
+    opts: ScanOptions,
+    member_threads: usize,
+) -> ArtifactScan {
+    let (sha256, mut scan) = rayon::join(
+        || engine::sha256_of(artifact),
+        || {
+            let mut scan = ArtifactScan::default();
+            if member_threads > 1 {
+                scan_members_parallel(set, artifact, limits, opts, member_threads, &mut scan);
+                return scan;
+            }
+            let mut lines = LineReader::new(limits.max_line, limits.binary);
+            let mut budget = Budget::default();
+            source::for_each_member(artifact, limits, &mut scan.coverage, |leaf| {
+                let name = member_name(artifact, leaf.members);
+                let mut sink = MemberScan::new(set, &artifact.path, leaf.members, name, opts);
+                let result = match leaf.slice {
+                    Some(bytes) => Ok(scan_in_memory(&mut sink, bytes, &lines, 1)),
+                    None => lines.scan(leaf.reader, &mut sink),
+                };
+                sink.finish_capped(
+                    &mut scan.records,
+                    &mut scan.counts,
+                    &mut budget,
+                    leaf.coverage,
+                );
+                let outcome = result?;
+                engine::account(leaf.coverage, leaf.members, &outcome, limits.max_line);
+                Ok(())
+            });
+            scan
+        },
+    );
+    let key = sha256.clone().unwrap_or_else(|| artifact.path.clone());
+    for r in &mut scan.records {
+        if let Record::Evidence(e) = r {
+            e.id = Some(evidence_id(&key, e));
+        }
+    }
+    scan.sha256 = sha256;
+    scan
+}
+
+/// The name rules are selected by: the innermost member, or the file name.
+fn member_name<'m>(artifact: &'m Artifact, members: &'m [String]) -> &'m str {
+    members
+        .last()
+        .map(String::as_str)
+        .unwrap_or_else(|| artifact.path.rsplit('/').next().unwrap_or(&artifact.path))
+}
+
+/// A member up to this size is read into memory and matched on another
+/// thread while the next one is decoded; a bigger one is matched as it
+/// streams.
+const MEMBER_IN_MEMORY: usize = 8 << 20;
+/// Decoded member bytes waiting for or in matching, at most.
+const MEMBERS_IN_FLIGHT: usize = 12 << 20;
+/// Members matched (or being matched) ahead of the one handed over next,
+/// at most: with [`SOFT_RECORD_BYTES`] each, this bounds the records that
+/// wait for their turn.
+const MAX_PENDING: usize = 8;
+/// Estimated record bytes a member matched ahead of its turn may hold; a
+/// member that makes more stops and is matched again when its turn comes,
+/// under the artifact's budget.
+const SOFT_RECORD_BYTES: usize = 4 << 20;
+
+/// What one member yielded, kept until its turn to be handed over.
+struct MemberDone<'a> {
+    index: usize,
+    sink: MemberScan<'a>,
+    outcome: Outcome,
+    members: Vec<String>,
+    /// Where its notes and errors go among the artifact's (in member
+    /// order), as counted when it started ...
+    notes_at: usize,
+    errors_at: usize,
+    /// ... and how many had been inserted by hand-overs by then.
+    inserted_at: (usize, usize),
+    /// Stopped at [`SOFT_RECORD_BYTES`]: the member's bytes, to match again.
+    redo: Option<Vec<u8>>,
+    /// Bytes counted in `in_flight` until the hand-over.
+    charge: usize,
+}
+
+/// Hands members over in member order, as from one thread.
+struct InOrder<'a> {
+    set: &'a RuleSet,
+    artifact: &'a Artifact,
+    opts: ScanOptions,
+    max_line: usize,
+    reader: LineReader,
+    /// Members started, and handed over.
+    started: usize,
+    next: usize,
+    /// Notes and errors inserted by hand-overs so far.
+    inserted: (usize, usize),
+    budget: Budget,
+}
+
+impl<'a> InOrder<'a> {
+    fn pending(&self) -> usize {
+        self.started - self.next
+    }
+
+    /// Hands over every member whose turn has come.
+    fn drain(
+        &mut self,
+        done: &std::sync::Mutex<Vec<MemberDone<'a>>>,
+        in_flight: &std::sync::atomic::AtomicUsize,
+        coverage: &mut Coverage,
+        records: &mut Vec<Record>,
+        counts: &mut BTreeMap<String, u64>,
+    ) {
+        loop {
+            let d = {
+                let mut list = done.lock().unwrap_or_else(|p| p.into_inner());
+                match list.iter().position(|d| d.index == self.next) {
+                    Some(i) => list.swap_remove(i),
+                    None => return,
+                }
+            };
+            self.next += 1;
+            let (mut sink, mut outcome) = (d.sink, d.outcome);
+            if let Some(buf) = &d.redo {
+                let name = member_name(self.artifact, &d.members);
+                sink = MemberScan::new(self.set, &self.artifact.path, &d.members, name, self.opts);
+                outcome = self.reader.scan_slice(buf, 0, 1, &mut sink);
+            }
+            in_flight.fetch_sub(d.charge, std::sync::atomic::Ordering::SeqCst);
+            let mut mine = Coverage::default();
+            sink.finish_capped(records, counts, &mut self.budget, &mut mine);
+            engine::account(&mut mine, &d.members, &outcome, self.max_line);
+            coverage.bytes += mine.bytes;
+            let at = d.notes_at + self.inserted.0 - d.inserted_at.0;
+            let at = at.min(coverage.notes.len());
+            self.inserted.0 += mine.notes.len();
+            coverage.notes.splice(at..at, mine.notes);
+            let at = d.errors_at + self.inserted.1 - d.inserted_at.1;
+            let at = at.min(coverage.errors.len());
+            self.inserted.1 += mine.errors.len();
+            coverage.errors.splice(at..at, mine.errors);
+        }
+    }
+
+    /// Waits (helping the thread pool) until every member started is
+    /// handed over (after the last member).
+    fn drain_all(
+        &mut self,
+        done: &std::sync::Mutex<Vec<MemberDone<'a>>>,
+        in_flight: &std::sync::atomic::AtomicUsize,
+        coverage: &mut Coverage,
+        records: &mut Vec<Record>,
+        counts: &mut BTreeMap<String, u64>,
+    ) {
+        self.drain_until(0, done, in_flight, coverage, records, counts);
+    }
+
+    /// Waits until at most `pending` members started are not handed over
+    /// (1: all but the one being read now).
+    fn drain_until(
+        &mut self,
+        pending: usize,
+        done: &std::sync::Mutex<Vec<MemberDone<'a>>>,
+        in_flight: &std::sync::atomic::AtomicUsize,
+        coverage: &mut Coverage,
+        records: &mut Vec<Record>,
+        counts: &mut BTreeMap<String, u64>,
+    ) {
+        loop {
+            self.drain(done, in_flight, coverage, records, counts);
+            if self.pending() <= pending {
+                return;
+            }
+            if !matches!(rayon::yield_now(), Some(rayon::Yield::Executed)) {
+                std::thread::sleep(std::time::Duration::from_micros(50));
+            }
+        }
+    }
+}
+
+/// [`scan_artifact_on`] for several threads: the calling thread decodes and
+/// reads members into memory, other threads match them (the calling thread
+/// matches too when too many bytes wait). Members are handed over in
+/// member order as they finish, so records, notes and aggregates come out
+/// as from one thread, and the record budget cuts at the same place.
+fn scan_members_parallel<'a>(
+    set: &'a RuleSet,
+    artifact: &'a Artifact,
+    limits: &Limits,
+    opts: ScanOptions,
+    threads: usize,
+    scan: &mut ArtifactScan,
+) {
+    use std::sync::atomic::Ordering::SeqCst;
+    let done: std::sync::Mutex<Vec<MemberDone<'a>>> = std::sync::Mutex::new(Vec::new());
+    let in_flight = std::sync::atomic::AtomicUsize::new(0);
+    let push = |d: MemberDone<'a>| done.lock().unwrap_or_else(|p| p.into_inner()).push(d);
+    let mut lines = LineReader::new(limits.max_line, limits.binary);
+    let mut order = InOrder {
+        set,
+        artifact,
+        opts,
+        max_line: limits.max_line,
+        reader: LineReader::new(limits.max_line, limits.binary),
+        started: 0,
+        next: 0,
+        inserted: (0, 0),
+        budget: Budget::default(),
+    };
+    let ArtifactScan {
+        records,
+        coverage,
+        counts,
+        ..
+    } = scan;
+    rayon::scope(|sc| {
+        source::for_each_member(artifact, limits, coverage, |leaf| {
+            let (done, in_flight) = (&done, &in_flight);
+            let cov = &mut *leaf.coverage;
+            order.drain_until(MAX_PENDING - 1, done, in_flight, cov, records, counts);
+            let mut here = MemberDone {
+                index: order.started,
+                sink: MemberScan::new(
+                    set,
+                    &artifact.path,
+                    leaf.members,
+                    member_name(artifact, leaf.members),
+                    opts,
+                ),
+                outcome: Outcome::default(),
+                members: leaf.members.to_vec(),
+                notes_at: cov.notes.len(),
+                errors_at: cov.errors.len(),
+                inserted_at: order.inserted,
+                redo: None,
+                charge: 0,
+            };
+            order.started += 1;
+            if let Some(bytes) = leaf.slice {
+                // Matched in its turn, split across threads.
+                order.drain_until(1, done, in_flight, cov, records, counts);
+                here.outcome = scan_in_memory(&mut here.sink, bytes, &lines, threads);
+                push(here);
+                order.drain(done, in_flight, cov, records, counts);
+                return Ok(());
+            }
+            let mut buf = Vec::new();
+            let read = leaf
+                .reader
+                .take(MEMBER_IN_MEMORY as u64 + 1)
+                .read_to_end(&mut buf);
+            let len = buf.len();
+            let whole = read.is_ok() && len <= MEMBER_IN_MEMORY;
+            let queued = in_flight.load(SeqCst);
+            if whole && queued + len <= MEMBERS_IN_FLIGHT {
+                in_flight.fetch_add(len, SeqCst);
+                here.charge = len;
+                here.sink.soft_limit = Some(SOFT_RECORD_BYTES);
+                sc.spawn(move |_| {
+                    let mut d = here;
+                    let reader = LineReader::new(limits.max_line, limits.binary);
+                    d.outcome = reader.scan_slice(&buf, 0, 1, &mut d.sink);
+                    if d.sink.aborted {
+                        d.redo = Some(buf);
+                    }
+                    push(d);
+                });
+                return Ok(());
+            }
+            if whole {
+                // Matched here while others are matched elsewhere: ahead
+                // of its turn unless nothing is pending.
+                let ahead = order.pending() > 1;
+                if ahead {
+                    here.sink.soft_limit = Some(SOFT_RECORD_BYTES);
+                }
+                here.outcome = lines.scan_slice(&buf, 0, 1, &mut here.sink);
+                if here.sink.aborted {
+                    in_flight.fetch_add(len, SeqCst);
+                    here.charge = len;
+                    here.redo = Some(buf);
+                }
+                push(here);
+                order.drain(done, in_flight, cov, records, counts);
+                return Ok(());
+            }
+            // A big member (or a read error after some bytes): matched in
+            // its turn as it streams, what was read first.
+            order.drain_until(1, done, in_flight, cov, records, counts);
+            let mut d = here;
+            let mut r = io::Cursor::new(buf).chain(Failed(read.err()).chain(leaf.reader));
+            let (lines, sink) = (&mut lines, &mut d.sink);
+            let result = crate::lines::read_ahead(&mut r, move |r| lines.scan(r, sink));
+            if let Ok(outcome) = &result {
+                d.outcome = *outcome;
+            }
+            push(d);
+            order.drain(done, in_flight, cov, records, counts);
+            result.map(|_| ())
+        });
+    });
+    order.drain_all(&done, &in_flight, coverage, records, counts);
+}
+
+/// A reader that fails once with the error a read of the stream met, or
+/// yields nothing.
+struct Failed(Option<io::Error>);
+
+impl Read for Failed {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        match self.0.take() {
+            Some(e) => Err(e),
+            None => Ok(0),
+        }
+    }
+}
+
+/// Scans a member held in memory; a big one is split at line ends into one
+/// part per thread. Each part knows its first line number (newlines counted
+/// first); a block still open at the end of a part is followed into the
+/// next part by the same scanner until it closes, so records are those of
+/// one pass.
+fn scan_in_memory(
+    first: &mut MemberScan<'_>,
+    bytes: &[u8],
+    reader: &LineReader,
+    threads: usize,
+) -> Outcome {
+    let whole = crate::lines::read_whole(bytes, reader.binary);
+    if threads <= 1 || bytes.len() < SPLIT_MIN || whole {
+        return reader.scan_slice(bytes, 0, 1, first);
+    }
+    let mut cuts = vec![0];
+    for i in 1..threads {
+        let want = (bytes.len() / threads * i).max(*cuts.last().expect("cut"));
+        match memchr::memchr(b'\n', &bytes[want..]) {
+            Some(j) if want + j + 1 < bytes.len() => cuts.push(want + j + 1),
+            _ => break,
+        }
+    }
+    cuts.push(bytes.len());
+    cuts.dedup();
+    scan_parts(first, bytes, reader, &cuts)
+}
+
+/// Scans `bytes` in the parts between `cuts` (line starts, from 0 to the
+/// end), one thread each, and merges what the parts found into `first`.
+fn scan_parts(
+    first: &mut MemberScan<'_>,
+    bytes: &[u8],
+    reader: &LineReader,
+    cuts: &[usize],
+) -> Outcome {
+    let parts: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
+    let newlines: Vec<u64> = std::thread::scope(|s| {
+        let counting: Vec<_> = parts
+            .iter()
+            .map(|&(a, b)| s.spawn(move || bytecount::count(&bytes[a..b], b'\n') as u64))
+            .collect();
+        counting
+            .into_iter()
+            .map(|h| h.join().expect("count newlines"))
+            .collect()
+    });
+    let first_line: Vec<u64> = newlines
+        .iter()
+        .scan(1, |n, c| {
+            let here = *n;
+            *n += c;
+            Some(here)
+        })
+        .collect();
+    let part = |sink: &mut MemberScan<'_>, k: usize| {
+        let (a, b) = parts[k];
+        let out = reader.scan_slice(&bytes[a..b], a as u64, first_line[k], sink);
+        if !sink.blocks.is_empty() && k + 1 < parts.len() {
+            sink.overrun = true;
+            reader.scan_slice(&bytes[b..], b as u64, first_line[k + 1], sink);
+            sink.overrun = false;
+        }
+        out
+    };
+    let (mut total, rest) = std::thread::scope(|s| {
+        let running: Vec<_> = (1..parts.len())
+            .map(|k| {
+                let mut sink = first.fork();
+                let part = &part;
+                s.spawn(move || {
+                    let out = part(&mut sink, k);
+                    (sink, out)
+                })
+            })
+            .collect();
+        let out = part(first, 0);
+        let rest: Vec<_> = running
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect();
+        (out, rest)
+    });
+    for (sink, out) in rest {
+        total.bytes += out.bytes;
+        total.lines += out.lines;
+        total.long_lines += out.long_lines;
+        if total.first_long_line == 0 {
+            total.first_long_line = out.first_long_line;
+        }
+        first.absorb(sink);
+    }
+    first.sort_by_line();
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    //! One member through every path a scan can take (streamed in small
+    //! reads, whole in memory, split in 2 to 4 parts at every line start):
+    //! the records, aggregates and counts must be the same, whatever the
+    //! cuts (blocks followed across them, aggregates merged).
+    use super::*;
+    use crate::pack::compile::Selection;
+
+    /// Every example line of every built-in rule (blocks included), with
+    /// the decode lines aggregating rules count in between.
+    fn member_text(set: &RuleSet) -> Vec<u8> {
+        let mut text = String::new();
+        for round in 0..1 {
+            for r in &set.rules {
+                for e in &r.examples {
+                    for l in e.line.iter().chain(e.lines.iter().flatten()) {
+                        text.push_str(l);
+                        text.push('\n');
+                    }
+                }
+                text.push_str(&format!(
+                    "[2026-10-29 04:30:0{round} TP{round} EP{round}] Decode batch, #running-req: 13, \
+                     accept len: 3.{round}7, accept rate: 0.55, cuda graph: True, gen throughput \
+                     (token/s): 1012.55, #queue-req: 0\n"
+                ));
+            }
+        }
+        text.into_bytes()
+    }
+
+    /// At most `n` bytes per read: line and buffer edges meet everywhere.
+    struct Trickle<'a>(&'a [u8], usize);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.1.min(buf.len()).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    fn finish(sink: MemberScan<'_>) -> (Vec<String>, BTreeMap<String, u64>) {
+        let (mut records, mut counts) = (Vec::new(), BTreeMap::new());
+        sink.finish(&mut records, &mut counts);
+        let json = records
+            .iter()
+            .map(|r| serde_json::to_string(r).unwrap())
+            .collect();
+        (json, counts)
+    }
+
+    /// Equal, or the first record that differs.
+    fn same(
+        got: (Vec<String>, BTreeMap<String, u64>),
+        want: &(Vec<String>, BTreeMap<String, u64>),
+        how: &str,
+    ) {
+        assert_eq!(got.1, want.1, "counts, {how}");
+        assert_eq!(got.0.len(), want.0.len(), "records, {how}");
+        if let Some((g, w)) = got.0.iter().zip(&want.0).find(|(g, w)| g != w) {
+            panic!("{how}:\n got {g}\nwant {w}");
+        }
+    }
+
+    #[test]
+    fn every_path_and_every_cut_finds_the_same() {
+        let packs = crate::pack::builtin().unwrap();
+        let set = RuleSet::compile(&packs, &Selection::default()).unwrap();
+        let text = member_text(&set);
+        let members = vec!["server.log".to_string()];
+        let reader = LineReader::new(1 << 20, false);
+        for opts in [
+            ScanOptions::default(),
+            ScanOptions {
+                every_match: true,
+                force: false,
+            },
+        ] {
+            let sink = || MemberScan::new(&set, "a.zip", &members, "server.log", opts);
+            let mut whole = sink();
+            let lines = reader.scan_slice(&text, 0, 1, &mut whole).lines;
+            let want = finish(whole);
+            assert!(want.0.len() > 100, "{} records", want.0.len());
+            for chunk in [1, 7, 4096] {
+                let mut s = sink();
+                LineReader::new(1 << 20, false)
+                    .scan(&mut Trickle(&text, chunk), &mut s)
+                    .unwrap();
+                same(finish(s), &want, &format!("streamed in reads of {chunk}"));
+            }
+            let starts: Vec<usize> = std::iter::once(0)
+                .chain(memchr::memchr_iter(b'\n', &text).map(|i| i + 1))
+                .filter(|&i| i < text.len())
+                .collect();
+            // Every line start for one mode, every 7th for the other (the
+            // suite's time).
+            let step = if opts.every_match { 7 } else { 1 };
+            for (k, &cut) in starts.iter().enumerate().skip(1).step_by(step) {
+                let mut s = sink();
+                let out = scan_parts(&mut s, &text, &reader, &[0, cut, text.len()]);
+                assert_eq!(out.lines, lines);
+                same(finish(s), &want, &format!("cut at line {}", k + 1));
+            }
+            // Three and four parts, cuts spread over the member.
+            for step in [3, 5, 11] {
+                let n = starts.len();
+                for parts in [3, 4] {
+                    let mut cuts: Vec<usize> = (1..parts)
+                        .map(|p| starts[(n * p / parts + step) % n])
+                        .collect();
+                    cuts.push(0);
+                    cuts.push(text.len());
+                    cuts.sort_unstable();
+                    cuts.dedup();
+                    let mut s = sink();
+                    scan_parts(&mut s, &text, &reader, &cuts);
+                    same(finish(s), &want, &format!("cuts {cuts:?}"));
+                }
+            }
+        }
+    }
+}
