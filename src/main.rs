@@ -1,7 +1,7 @@
 //! The `artiscan` binary: parse arguments, run a command, map the outcome
 //! to an exit code. All logic lives in the library.
 
-use artiscan::commands::scan::Format;
+use artiscan::commands::scan::OutputFormat;
 use artiscan::commands::{self, InputArgs};
 use artiscan::output::ColorChoice;
 use artiscan::pack::RuleSet;
@@ -125,7 +125,7 @@ struct CheckArgs {
     packs: Vec<PathBuf>,
     /// Output format (default: jsonl, or text on a terminal)
     #[arg(long, value_enum)]
-    format: Option<Format>,
+    format: Option<OutputFormat>,
     #[command(flatten)]
     member: commands::MemberArgs,
     #[command(flatten)]
@@ -206,7 +206,7 @@ struct ScanArgs {
     every_match: bool,
     /// Output format (default: jsonl, or text on a terminal)
     #[arg(long, value_enum)]
-    format: Option<Format>,
+    format: Option<OutputFormat>,
     #[command(flatten)]
     member: commands::MemberArgs,
     #[command(flatten)]
@@ -476,8 +476,8 @@ fn scan(a: ScanArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
         every_match: a.every_match,
         force: false,
     };
-    let format = a.format.unwrap_or_else(Format::default_for_stdout);
-    if format == Format::Markdown {
+    let format = a.format.unwrap_or_else(OutputFormat::default_for_stdout);
+    if format == OutputFormat::Markdown {
         anyhow::bail!("scan has no Markdown output (check has): use --format text, jsonl or json");
     }
     let limits = a.member.apply(a.input.limits())?;
@@ -529,7 +529,7 @@ fn check(a: CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
     let checks = artiscan::check::load::load_checks(&a.checks, &a.sets)?;
     let params = artiscan::check::load::load_params(&checks, &a.params)?;
     let rules = artiscan::check::load::rules_for(&checks, &a.packs)?;
-    let format = a.format.unwrap_or_else(Format::default_for_stdout);
+    let format = a.format.unwrap_or_else(OutputFormat::default_for_stdout);
     let limits = a.member.apply(a.input.limits())?;
     commands::check::run(
         &a.paths,

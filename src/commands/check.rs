@@ -1,6 +1,6 @@
 //! `artiscan check --checks FILE|--set NAME ARTIFACTS...`: verdicts.
 
-use super::scan::Format;
+use super::scan::OutputFormat;
 use crate::check::load::{check_sources, exit_code, judge_units};
 use crate::check::scope::walk_units;
 use crate::check::{self, Check, CheckParams, Layout, Status, VerdictRecord};
@@ -59,7 +59,7 @@ pub fn run(
     params: &CheckParams,
     limits: &Limits,
     threads: usize,
-    format: Format,
+    format: OutputFormat,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
@@ -89,7 +89,7 @@ pub fn run(
     let verdicts = judge_units(checks, &scans, &units, params);
     let mut buf = Vec::new();
     match format {
-        Format::Jsonl => {
+        OutputFormat::Jsonl => {
             for v in &verdicts {
                 output::write_jsonl(&mut buf, v);
             }
@@ -100,7 +100,7 @@ pub fn run(
                 );
             }
         }
-        Format::Json => {
+        OutputFormat::Json => {
             let coverage: Vec<_> = scans
                 .iter()
                 .map(|(p, s)| CoverageRecord::new(p, s.sha256.clone(), &s.coverage))
@@ -108,8 +108,8 @@ pub fn run(
             let doc = serde_json::json!({"schema_version": SCHEMA_VERSION, "verdicts": verdicts, "coverage": coverage});
             output::write_jsonl(&mut buf, &doc);
         }
-        Format::Markdown => markdown(&mut buf, &verdicts),
-        Format::Text => text(&mut buf, &verdicts),
+        OutputFormat::Markdown => markdown(&mut buf, &verdicts),
+        OutputFormat::Text => text(&mut buf, &verdicts),
     }
     out.write_all(&buf)?;
     out.flush()?;

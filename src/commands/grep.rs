@@ -1,6 +1,6 @@
 //! `artiscan grep PATTERN ARTIFACTS...`
 
-use super::Status;
+use super::Found;
 use crate::engine;
 use crate::lines::LineReader;
 use crate::location::Location;
@@ -26,7 +26,7 @@ pub fn run(
     threads: usize,
     out: &mut (dyn Write + Send),
     err: &mut dyn Write,
-) -> anyhow::Result<Status> {
+) -> anyhow::Result<Found> {
     let start = Instant::now();
     let matcher = GrepMatcher::new(opts)?;
     let (artifacts, walk_errors) = source::walk(inputs);
@@ -108,7 +108,7 @@ pub fn run(
         output::write_jsonl(&mut tail, &summary);
     }
     shared.finish(&tail)?;
-    Ok(Status {
+    Ok(Found {
         found: summary.matches > 0,
         errors: summary.errors > 0,
     })

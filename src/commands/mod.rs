@@ -24,12 +24,12 @@ pub fn report_walk_errors(err: &mut dyn Write, errors: &[(String, io::Error)]) -
 
 /// What a command found, for the exit code.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Status {
+pub struct Found {
     pub found: bool,
     pub errors: bool,
 }
 
-impl Status {
+impl Found {
     /// grep's convention: 0 found, 1 nothing found, 2 an error and nothing found.
     pub fn exit_code(self) -> i32 {
         match (self.found, self.errors) {

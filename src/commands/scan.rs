@@ -1,6 +1,6 @@
 //! `artiscan scan ARTIFACTS...`: evidence JSON Lines from the pack rules.
 
-use super::Status;
+use super::Found;
 use crate::location::Location;
 use crate::output::escape;
 use crate::output::{self, CoverageRecord, SummaryRecord};
@@ -12,7 +12,7 @@ use std::time::Instant;
 
 /// How records are printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub enum OutputFormat {
     /// One JSON record per line (default when stdout is not a terminal).
     Jsonl,
     /// One JSON document: `{"schema_version", "records": [...]}`.
@@ -23,13 +23,13 @@ pub enum Format {
     Markdown,
 }
 
-impl Format {
-    pub fn default_for_stdout() -> Format {
+impl OutputFormat {
+    pub fn default_for_stdout() -> OutputFormat {
         use std::io::IsTerminal;
         if std::io::stdout().is_terminal() {
-            Format::Text
+            OutputFormat::Text
         } else {
-            Format::Jsonl
+            OutputFormat::Jsonl
         }
     }
 }
@@ -44,16 +44,16 @@ pub fn run(
     opts: ScanOptions,
     limits: &Limits,
     threads: usize,
-    format: Format,
+    format: OutputFormat,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> anyhow::Result<Status> {
+) -> anyhow::Result<Found> {
     let start = Instant::now();
     let (artifacts, walk_errors) = source::walk(inputs);
     let mut summary = SummaryRecord::new();
     super::report_walk_errors(err, &walk_errors)?;
     summary.errors += walk_errors.len() as u64;
-    let json_doc = format == Format::Json;
+    let json_doc = format == OutputFormat::Json;
     if json_doc {
         write!(
             out,
@@ -97,7 +97,7 @@ pub fn run(
         };
         let mut buf = Vec::new();
         match format {
-            Format::Jsonl | Format::Json => {
+            OutputFormat::Jsonl | OutputFormat::Json => {
                 for r in &scan.records {
                     if json_doc && !std::mem::take(&mut first) {
                         buf.push(b',');
@@ -112,7 +112,7 @@ pub fn run(
                 }
                 output::write_jsonl(&mut buf, &coverage);
             }
-            Format::Text | Format::Markdown => {
+            OutputFormat::Text | OutputFormat::Markdown => {
                 text(&mut buf, &a.path, &scan.records, &coverage, &mut spill)
             }
         }
@@ -122,15 +122,15 @@ pub fn run(
     summary.elapsed_s = start.elapsed().as_secs_f64();
     let mut buf = Vec::new();
     match format {
-        Format::Jsonl => output::write_jsonl(&mut buf, &summary),
-        Format::Json => {
+        OutputFormat::Jsonl => output::write_jsonl(&mut buf, &summary),
+        OutputFormat::Json => {
             if !first {
                 buf.push(b',');
             }
             output::write_jsonl(&mut buf, &summary);
             buf.extend_from_slice(b"]}\n");
         }
-        Format::Text | Format::Markdown => {
+        OutputFormat::Text | OutputFormat::Markdown => {
             let _ = writeln!(
                 buf,
                 "{} artifact(s), {} incomplete, {} member(s), {} evidence line(s), {:.2}s",
@@ -144,7 +144,7 @@ pub fn run(
     }
     out.write_all(&buf)?;
     out.flush()?;
-    Ok(Status {
+    Ok(Found {
         found: summary.matches > 0,
         errors: summary.errors > 0,
     })

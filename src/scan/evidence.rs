@@ -45,13 +45,13 @@ pub const MAX_RECORD_BYTES: usize = 64 << 20;
 /// What the records kept so far cost: a prefix of the records in member
 /// and line order, so the cut is the same on any number of threads.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Budget {
+pub struct RecordBudget {
     records: usize,
     bytes: usize,
     full: bool,
 }
 
-impl Budget {
+impl RecordBudget {
     /// Takes one more record of `cost`, unless the budget is spent.
     fn take(&mut self, cost: usize) -> bool {
         if self.full || self.records + 1 > MAX_RECORDS || self.bytes + cost > MAX_RECORD_BYTES {
@@ -129,7 +129,7 @@ pub struct MemberScan<'a> {
     line_text: Option<(u64, Arc<str>, bool)>,
     /// This scanner's own records (bounds memory before the artifact's
     /// budget is applied in order, in `finish_capped`).
-    budget: Budget,
+    budget: RecordBudget,
     /// Matched out of order: stop once records cost more than this, to be
     /// matched again in order (`aborted`).
     pub(super) soft_limit: Option<usize>,
@@ -192,7 +192,7 @@ impl<'a> MemberScan<'a> {
             members,
             cite,
             line_text: None,
-            budget: Budget::default(),
+            budget: RecordBudget::default(),
             soft_limit: None,
             aborted: false,
             overflow: HashMap::default(),
@@ -267,7 +267,7 @@ impl<'a> MemberScan<'a> {
         self.finish_capped(
             records,
             counts,
-            &mut Budget::default(),
+            &mut RecordBudget::default(),
             &mut Coverage::default(),
         );
     }
@@ -279,7 +279,7 @@ impl<'a> MemberScan<'a> {
         mut self,
         records: &mut Vec<Record>,
         counts: &mut BTreeMap<String, u64>,
-        budget: &mut Budget,
+        budget: &mut RecordBudget,
         coverage: &mut Coverage,
     ) {
         let mut last_line = None;

@@ -4,7 +4,7 @@
 //! yield is [`MemberScan`]'s business; the order and merging of its
 //! results are this module's.
 
-use super::evidence::{ArtifactScan, Budget, MemberScan, Record, ScanOptions, evidence_id};
+use super::evidence::{ArtifactScan, MemberScan, Record, RecordBudget, ScanOptions, evidence_id};
 use crate::engine;
 use crate::lines::{LineReader, Outcome};
 use crate::pack::RuleSet;
@@ -73,7 +73,7 @@ fn scan_artifact_on(
                 return scan;
             }
             let mut lines = LineReader::new(limits.max_line, limits.binary);
-            let mut budget = Budget::default();
+            let mut budget = RecordBudget::default();
             source::for_each_member(artifact, limits, &mut scan.coverage, |leaf| {
                 let name = member_name(artifact, leaf.members);
                 let mut sink = MemberScan::new(set, &artifact.path, leaf.members, name, opts);
@@ -157,7 +157,7 @@ struct InOrder<'a> {
     next: usize,
     /// Notes and errors inserted by hand-overs so far.
     inserted: (usize, usize),
-    budget: Budget,
+    budget: RecordBudget,
 }
 
 impl<'a> InOrder<'a> {
@@ -268,7 +268,7 @@ fn scan_members_parallel<'a>(
         started: 0,
         next: 0,
         inserted: (0, 0),
-        budget: Budget::default(),
+        budget: RecordBudget::default(),
     };
     let ArtifactScan {
         records,
