@@ -54,6 +54,32 @@ impl LineSink for Grab {
     }
 }
 
+/// The artifact file a citation's path names (inside `root` when given),
+/// or `None` after saying on `err` why there is none.
+pub fn open_artifact(
+    path: &str,
+    root: Option<&str>,
+    err: &mut dyn Write,
+) -> std::io::Result<Option<(PathBuf, Artifact)>> {
+    let shown = location::escape(path);
+    let file = match resolve(path, root) {
+        Ok(f) => f,
+        Err(why) => {
+            writeln!(err, "artiscan: {shown}: {}", escape::text(&why))?;
+            return Ok(None);
+        }
+    };
+    if !file.is_file() {
+        writeln!(err, "artiscan: {shown}: no such artifact")?;
+        return Ok(None);
+    }
+    let artifact = Artifact {
+        path: path.to_string(),
+        kind: ArtifactKind::File(file.clone()),
+    };
+    Ok(Some((file, artifact)))
+}
+
 /// Where the citation's path is opened.
 ///
 /// Without `root`: as given, like any file argument (relative to the
@@ -116,21 +142,8 @@ pub fn run(
             o.context
         )?;
     }
-    let shown = location::escape(&path);
-    let file = match resolve(&path, o.root.as_deref()) {
-        Ok(f) => f,
-        Err(why) => {
-            writeln!(err, "artiscan: {shown}: {}", escape::text(&why))?;
-            return Ok(2);
-        }
-    };
-    if !file.is_file() {
-        writeln!(err, "artiscan: {shown}: no such artifact")?;
+    let Some((file, artifact)) = open_artifact(&path, o.root.as_deref(), err)? else {
         return Ok(2);
-    }
-    let artifact = Artifact {
-        path: path.clone(),
-        kind: ArtifactKind::File(file.clone()),
     };
     let sha = engine::sha256_file(&file)?;
     // Tar names are cited without a leading `./`; accept them as written.

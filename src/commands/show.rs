@@ -2,12 +2,12 @@
 //! member, or a line range of it, like `tar -xO` piped to `sed -n A,Bp`,
 //! bounded and escaped.
 
-use super::cite::resolve;
+use super::cite::open_artifact;
 use crate::engine;
 use crate::lines::{Line, LineReader, LineSink};
-use crate::location::{self, Location};
+use crate::location::Location;
 use crate::output::{self, ShowRecord, escape};
-use crate::source::{self, Artifact, ArtifactKind, Coverage, Limits};
+use crate::source::{self, Coverage, Limits};
 use std::io::{self, Write};
 
 /// Default `--max-lines`: the same bound as cite's ranges.
@@ -213,21 +213,8 @@ pub fn run(
         )?;
         return Ok(2);
     };
-    let shown = location::escape(&spec.path);
-    let file = match resolve(&spec.path, o.root.as_deref()) {
-        Ok(f) => f,
-        Err(why) => {
-            writeln!(err, "artiscan: {shown}: {}", escape::text(&why))?;
-            return Ok(2);
-        }
-    };
-    if !file.is_file() {
-        writeln!(err, "artiscan: {shown}: no such artifact")?;
+    let Some((file, artifact)) = open_artifact(&spec.path, o.root.as_deref(), err)? else {
         return Ok(2);
-    }
-    let artifact = Artifact {
-        path: spec.path.clone(),
-        kind: ArtifactKind::File(file.clone()),
     };
     let member_cite = Location::member_citation(&spec.path, &spec.members);
     let mut printer = Printer {

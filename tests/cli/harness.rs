@@ -158,6 +158,31 @@ pub fn vm_hwm_kib(pid: u32) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// Waits for `child`, polling its peak resident memory (VmHWM, KiB); kills
+/// it and fails the test `case` once `limit` has passed since `start`.
+pub fn wait_polling_peak(
+    child: &mut std::process::Child,
+    case: &str,
+    start: std::time::Instant,
+    limit: std::time::Duration,
+) -> (std::process::ExitStatus, u64) {
+    let pid = child.id();
+    let mut peak = 0;
+    loop {
+        if let Some(k) = vm_hwm_kib(pid) {
+            peak = peak.max(k);
+        }
+        if let Some(s) = child.try_wait().expect("wait") {
+            return (s, peak);
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("{case}: still running after {} s", limit.as_secs());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(3));
+    }
+}
+
 /// Runs `artiscan ARGS` in `dir`, polling its peak resident memory (VmHWM)
 /// until it exits; kills it past `limit`. Prints what it measured under
 /// `case` and checks that it did not panic and stayed under [`MAX_RSS_KIB`].
@@ -168,7 +193,7 @@ pub fn measure_within(
     limit: std::time::Duration,
 ) -> Measured {
     use std::io::Read;
-    use std::time::{Duration, Instant};
+    use std::time::Instant;
     let start = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_artiscan"))
         .args(args)
@@ -179,7 +204,6 @@ pub fn measure_within(
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn artiscan");
-    let pid = child.id();
     let mut out = child.stdout.take().unwrap();
     let mut err = child.stderr.take().unwrap();
     let out_t = std::thread::spawn(move || {
@@ -192,20 +216,7 @@ pub fn measure_within(
         let _ = err.read_to_end(&mut v);
         v
     });
-    let mut peak = 0;
-    let status = loop {
-        if let Some(k) = vm_hwm_kib(pid) {
-            peak = peak.max(k);
-        }
-        if let Some(s) = child.try_wait().expect("wait") {
-            break s;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("{case}: still running after {} s", limit.as_secs());
-        }
-        std::thread::sleep(Duration::from_millis(3));
-    };
+    let (status, peak) = wait_polling_peak(&mut child, case, start, limit);
     let secs = start.elapsed().as_secs_f64();
     let run = Run {
         code: status.code().unwrap_or(-1),

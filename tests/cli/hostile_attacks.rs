@@ -8,7 +8,7 @@
 //! and `check`. Inputs are generated here; peak memory (VmHWM) is polled
 //! from `/proc`.
 
-use super::harness::{MAX_RSS_KIB, Run, measure_within, vm_hwm_kib};
+use super::harness::{MAX_RSS_KIB, Run, measure_within, wait_polling_peak};
 use super::hostile_output::{absent_check, assert_inert, outside_code_spans, verdict, zip};
 use serde_json::Value;
 use std::io::{Read, Write};
@@ -45,7 +45,6 @@ fn measure_stdout_counted(case: &str, dir: &Path, args: &[&str], limit: Duration
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn artiscan");
-    let pid = child.id();
     let mut out = child.stdout.take().unwrap();
     let mut err = child.stderr.take().unwrap();
     let out_t = std::thread::spawn(move || {
@@ -72,20 +71,7 @@ fn measure_stdout_counted(case: &str, dir: &Path, args: &[&str], limit: Duration
         let _ = err.read_to_end(&mut v);
         v
     });
-    let mut peak = 0;
-    let status = loop {
-        if let Some(k) = vm_hwm_kib(pid) {
-            peak = peak.max(k);
-        }
-        if let Some(s) = child.try_wait().expect("wait") {
-            break s;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("{case}: still running after {} s", limit.as_secs());
-        }
-        std::thread::sleep(Duration::from_millis(3));
-    };
+    let (status, peak) = wait_polling_peak(&mut child, case, start, limit);
     let (stdout_bytes, head, tail) = out_t.join().unwrap();
     let c = Counted {
         code: status.code().unwrap_or(-1),
