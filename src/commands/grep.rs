@@ -3,8 +3,6 @@
 use super::Found;
 use crate::engine;
 use crate::lines::LineReader;
-use crate::location::Location;
-use crate::output::escape;
 use crate::output::shared::{ARTIFACT_BUFFER, SharedOut, Spill};
 use crate::output::{self, CoverageRecord, SummaryRecord};
 use crate::scan::grep::{GrepMatcher, GrepOptions, GrepSink};
@@ -94,11 +92,7 @@ pub fn run(
             .count() as u64;
         summary.incomplete += u64::from(!done.coverage.complete());
         pb.suspend(|| {
-            for e in done.coverage.errors.iter().filter(|e| super::reported(e)) {
-                let cite = Location::member_citation(&a.path, &e.members);
-                let msg = escape::text(&e.message);
-                let _ = writeln!(err, "artiscan: {cite}: {:?}: {msg}", e.kind);
-            }
+            let _ = super::report_coverage_errors(err, &a.path, &done.coverage);
         });
     });
     pb.finish_and_clear();

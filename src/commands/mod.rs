@@ -9,6 +9,8 @@ pub mod packs;
 pub mod scan;
 pub mod show;
 
+use crate::location::Location;
+use crate::output::escape;
 use crate::source::Limits;
 use std::io::{self, Write};
 
@@ -104,6 +106,49 @@ impl MemberArgs {
 /// (members the user left out with `-g` on purpose).
 pub fn reported(e: &crate::source::MemberError) -> bool {
     e.kind != crate::source::ErrorKind::Excluded
+}
+
+/// Errors of one kind shown per artifact on stderr; the coverage record
+/// (JSON) lists them all.
+const SHOWN_PER_KIND: usize = 20;
+
+/// An artifact's coverage errors on stderr, escaped, at most
+/// [`SHOWN_PER_KIND`] of each kind, then how many more there are (an
+/// artifact past the record cap has one per member).
+pub fn report_coverage_errors(
+    err: &mut dyn Write,
+    path: &str,
+    coverage: &crate::source::Coverage,
+) -> io::Result<()> {
+    let mut shown: Vec<(crate::source::ErrorKind, usize)> = Vec::new();
+    for e in coverage.errors.iter().filter(|e| reported(e)) {
+        let n = match shown.iter_mut().find(|(k, _)| *k == e.kind) {
+            Some((_, n)) => n,
+            None => {
+                shown.push((e.kind, 0));
+                &mut shown.last_mut().expect("pushed").1
+            }
+        };
+        *n += 1;
+        if *n <= SHOWN_PER_KIND {
+            let cite = Location::member_citation(path, &e.members);
+            writeln!(
+                err,
+                "artiscan: {cite}: {:?}: {}",
+                e.kind,
+                escape::text(&e.message)
+            )?;
+        }
+    }
+    for (kind, n) in shown.into_iter().filter(|(_, n)| *n > SHOWN_PER_KIND) {
+        writeln!(
+            err,
+            "artiscan: {}: {} more {kind:?} error(s) not shown; the coverage record lists them all",
+            crate::location::escape(path),
+            n - SHOWN_PER_KIND
+        )?;
+    }
+    Ok(())
 }
 
 /// A byte count with an optional binary suffix: `1048576`, `1M`, `64G`

@@ -80,11 +80,7 @@ pub fn run(
         }
         let coverage = CoverageRecord::new(&a.path, scan.sha256.clone(), &scan.coverage);
         pb.suspend(|| {
-            for e in scan.coverage.errors.iter().filter(|e| super::reported(e)) {
-                let cite = Location::member_citation(&a.path, &e.members);
-                let msg = escape::text(&e.message);
-                let _ = writeln!(err, "artiscan: {cite}: {:?}: {msg}", e.kind);
-            }
+            let _ = super::report_coverage_errors(err, &a.path, &scan.coverage);
         });
         // Written out in chunks: records share a long line or member name
         // in memory, but each serialized record repeats it, so one

@@ -448,3 +448,38 @@ fn long_lines_are_quoted_by_an_excerpt_around_each_match() {
     }
     assert!(run.stdout.len() < 301 * 2048, "{} bytes", run.stdout.len());
 }
+
+/// stderr shows at most 20 coverage errors of a kind per artifact, then how
+/// many more; the coverage record keeps every one.
+#[test]
+fn stderr_shows_twenty_errors_of_a_kind_then_a_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = tar::Builder::new(Vec::new());
+    for i in 0..30 {
+        let data = b"\0core dump\n";
+        let mut h = tar::Header::new_gnu();
+        h.set_size(data.len() as u64);
+        h.set_mode(0o644);
+        h.set_cksum();
+        b.append_data(&mut h, format!("core.{i}"), &data[..])
+            .unwrap();
+    }
+    std::fs::write(dir.path().join("cores.tar"), b.into_inner().unwrap()).unwrap();
+    let run = artiscan_in(dir.path(), &["scan", "cores.tar"]);
+    let cov = &run.of_type("coverage")[0];
+    assert_eq!(cov["errors"].as_array().unwrap().len(), 30);
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(
+        lines.iter().filter(|l| l.contains(": Skipped: ")).count(),
+        20,
+        "{}",
+        run.stderr
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("cores.tar: 10 more Skipped error(s) not shown")),
+        "{}",
+        run.stderr
+    );
+}
