@@ -113,7 +113,7 @@ pub fn reported(e: &crate::source::MemberError) -> bool {
 const SHOWN_PER_KIND: usize = 20;
 
 /// An artifact's coverage errors on stderr, escaped, at most
-/// [`SHOWN_PER_KIND`] of each kind, then how many more there are (an
+/// `SHOWN_PER_KIND` of each kind, then how many more there are (an
 /// artifact past the record cap has one per member).
 pub fn report_coverage_errors(
     err: &mut dyn Write,
