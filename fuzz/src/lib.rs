@@ -8,7 +8,7 @@ use artiscan::Location;
 use artiscan::lines::{Line, LineReader, LineSink};
 use artiscan::pack::compile::Selection;
 use artiscan::pack::{RuleSet, parse_pack, selftest};
-use artiscan::scan::evidence::{ScanOptions, scan_artifact};
+use artiscan::scan::{ScanOptions, scan_artifact};
 use artiscan::source::{Artifact, ArtifactKind, Coverage, Limits, for_each_member};
 use std::path::PathBuf;
 use std::sync::OnceLock;
