@@ -54,6 +54,21 @@ impl LineSink for Grab {
     }
 }
 
+/// Member names as cited: tar names are cited without a leading `./`, so
+/// a citation that writes it is accepted as written.
+pub fn without_dot_slash(members: Vec<String>) -> Vec<String> {
+    members
+        .into_iter()
+        .map(|m| {
+            let mut m = m.as_str();
+            while let Some(rest) = m.strip_prefix("./") {
+                m = rest;
+            }
+            m.to_string()
+        })
+        .collect()
+}
+
 /// The artifact file a citation's path names (inside `root` when given),
 /// or `None` after saying on `err` why there is none.
 pub fn open_artifact(
@@ -146,17 +161,7 @@ pub fn run(
         return Ok(2);
     };
     let sha = engine::sha256_file(&file)?;
-    // Tar names are cited without a leading `./`; accept them as written.
-    let members: Vec<String> = members
-        .into_iter()
-        .map(|m| {
-            let mut m = m.as_str();
-            while let Some(rest) = m.strip_prefix("./") {
-                m = rest;
-            }
-            m.to_string()
-        })
-        .collect();
+    let members = without_dot_slash(members);
     let context = o.context.min(MAX_CONTEXT);
     let after_context = match range_end {
         Some(end) if end >= line => {

@@ -2,7 +2,7 @@
 //! member, or a line range of it, like `tar -xO` piped to `sed -n A,Bp`,
 //! bounded and escaped.
 
-use super::cite::open_artifact;
+use super::cite::{open_artifact, without_dot_slash};
 use crate::engine;
 use crate::lines::{Line, LineReader, LineSink};
 use crate::location::Location;
@@ -69,17 +69,7 @@ pub fn parse_spec(spec: &str) -> Option<ShowSpec> {
     if path.is_empty() {
         return None;
     }
-    // Tar names are cited without a leading `./`; accept them as written.
-    let members = members
-        .into_iter()
-        .map(|m| {
-            let mut m = m.as_str();
-            while let Some(rest) = m.strip_prefix("./") {
-                m = rest;
-            }
-            m.to_string()
-        })
-        .collect();
+    let members = without_dot_slash(members);
     Some(ShowSpec {
         path,
         members,
