@@ -158,6 +158,19 @@ pub fn vm_hwm_kib(pid: u32) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// `artiscan ARGS` started in `dir`, stdin empty, stdout and stderr piped.
+pub fn spawn_piped(dir: &Path, args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_artiscan"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn artiscan")
+}
+
 /// Waits for `child`, polling its peak resident memory (VmHWM, KiB); kills
 /// it and fails the test `case` once `limit` has passed since `start`.
 pub fn wait_polling_peak(
@@ -195,15 +208,7 @@ pub fn measure_within(
     use std::io::Read;
     use std::time::Instant;
     let start = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_artiscan"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn artiscan");
+    let mut child = spawn_piped(dir, args);
     let mut out = child.stdout.take().unwrap();
     let mut err = child.stderr.take().unwrap();
     let out_t = std::thread::spawn(move || {

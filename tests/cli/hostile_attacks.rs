@@ -8,12 +8,12 @@
 //! and `check`. Inputs are generated here; peak memory (VmHWM) is polled
 //! from `/proc`.
 
-use super::harness::{MAX_RSS_KIB, Run, measure_within, wait_polling_peak};
+use super::harness::{MAX_RSS_KIB, Run, measure_within, spawn_piped, wait_polling_peak};
 use super::hostile_output::{absent_check, assert_inert, outside_code_spans, verdict, zip};
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn measure(case: &str, dir: &Path, args: &[&str], secs: u64) -> (Run, u64, f64) {
@@ -36,15 +36,7 @@ struct Counted {
 
 fn measure_stdout_counted(case: &str, dir: &Path, args: &[&str], limit: Duration) -> Counted {
     let start = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_artiscan"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn artiscan");
+    let mut child = spawn_piped(dir, args);
     let mut out = child.stdout.take().unwrap();
     let mut err = child.stderr.take().unwrap();
     let out_t = std::thread::spawn(move || {
