@@ -28,6 +28,10 @@ pub struct Line<'a> {
     /// Byte offset of the line start within the decompressed member.
     pub offset: u64,
     pub raw: &'a [u8],
+    /// `raw` followed by the rest of the buffer it was read from (whole
+    /// lines): a literal search that passes the line's end finds the next
+    /// candidate in the same call.
+    pub hay: &'a [u8],
     /// The line was longer than the cap; `raw` is its first `max_line` bytes.
     pub truncated: bool,
 }
@@ -314,6 +318,7 @@ impl LineReader {
                     number: st.line_no,
                     offset: st.base + start as u64,
                     raw: &buf[start..start + self.max_line],
+                    hay: &buf[start..start + self.max_line],
                     truncated: true,
                 };
                 st.out.long(st.line_no);
@@ -404,6 +409,7 @@ impl State {
                 number: self.line_no,
                 offset,
                 raw,
+                hay: &region[ls..],
                 truncated,
             };
             if !sink.line(&line) {

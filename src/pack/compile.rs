@@ -720,14 +720,23 @@ impl Literals {
         memchr::memchr(0x1b, &hay[..m.unwrap_or(hay.len())]).or(m)
     }
 
-    /// Variants (sorted) whose literal is in `line` (raw, at member offset
-    /// `at`), plus the unfiltered ones; moves the cursor past the line.
-    pub fn hits_at(&self, cur: &mut LiteralCursor, line: &[u8], at: u64, out: &mut Vec<usize>) {
+    /// Variants (sorted) whose literal is in the line `hay[..len]` (raw, at
+    /// member offset `at`), plus the unfiltered ones; moves the cursor past
+    /// the line. The search runs on into the rest of `hay`, so that the
+    /// next candidate is known without searching again.
+    pub fn hits_at(
+        &self,
+        cur: &mut LiteralCursor,
+        hay: &[u8],
+        len: usize,
+        at: u64,
+        out: &mut Vec<usize>,
+    ) {
         out.clear();
-        let end = at + line.len() as u64;
+        let end = at + len as u64;
         for (g, next) in self.groups.iter().zip(&mut cur.next) {
             if !next.answers(at, end) {
-                *next = g.search(line, at, 0);
+                *next = g.search(hay, at, 0);
             }
             while let Next::Hit {
                 start,
@@ -740,7 +749,7 @@ impl Literals {
                 }
                 out.extend_from_slice(&g.implied[literal]);
                 let from = if g.chained { start + 1 } else { e };
-                *next = g.search(line, at, (from - at) as usize);
+                *next = g.search(hay, at, (from - at) as usize);
             }
         }
         out.extend_from_slice(&self.unfiltered);
@@ -982,7 +991,8 @@ mod tests {
             }
             let le = memchr::memchr(b'\n', &text[ls..]).map_or(text.len(), |j| ls + j);
             let line = &text[ls..le];
-            set.hits_at(&mut cur, line, ls as u64, &mut out);
+            // The search may run on past the line, as the scan's does.
+            set.hits_at(&mut cur, &text[ls..], line.len(), ls as u64, &mut out);
             set.hits(line, &mut plain);
             let want = naive(&lits, line);
             assert_eq!(out, want, "line {:?}", String::from_utf8_lossy(line));

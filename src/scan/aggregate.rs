@@ -51,10 +51,44 @@ pub(super) struct Agg {
     pub(super) count: u64,
     pub(super) first: (u64, u64),
     pub(super) last: (u64, u64),
+    /// Min, max and sum by capture name (overflow groups).
     pub(super) stats: BTreeMap<String, (f64, f64, Sum)>,
+    /// The same by position in the rule's `numeric` captures (rule groups:
+    /// no name looked up per line).
+    slots: Vec<Option<(f64, f64, Sum)>>,
+}
+
+fn add_to(s: &mut (f64, f64, Sum), x: f64) {
+    s.0 = s.0.min(x);
+    s.1 = s.1.max(x);
+    s.2.add(x);
+}
+
+fn first_value(x: f64) -> (f64, f64, Sum) {
+    let mut sum = Sum::default();
+    sum.add(x);
+    (x, x, sum)
+}
+
+fn merge_into(s: &mut (f64, f64, Sum), (min, max, sum): (f64, f64, Sum)) {
+    s.0 = s.0.min(min);
+    s.1 = s.1.max(max);
+    s.2.add_sum(sum);
 }
 
 impl Agg {
+    /// An empty group whose first line is at `at` (line, offset).
+    pub(super) fn new(group: Map<String, Value>, at: (u64, u64)) -> Agg {
+        Agg {
+            group,
+            count: 0,
+            first: at,
+            last: at,
+            stats: BTreeMap::new(),
+            slots: Vec::new(),
+        }
+    }
+
     /// Adds the counts of the same group from another part of the member
     /// (first and last by line: parts may come in any order).
     pub(super) fn merge(&mut self, b: Agg) {
@@ -63,24 +97,37 @@ impl Agg {
         self.last = self.last.max(b.last);
         for (name, (min, max, sum)) in b.stats {
             let s = self.stats.entry(name).or_insert((min, max, Sum::default()));
-            s.0 = s.0.min(min);
-            s.1 = s.1.max(max);
-            s.2.add_sum(sum);
+            merge_into(s, (min, max, sum));
+        }
+        if self.slots.len() < b.slots.len() {
+            self.slots.resize(b.slots.len(), None);
+        }
+        for (a, b) in self.slots.iter_mut().zip(b.slots) {
+            match (a.as_mut(), b) {
+                (Some(a), Some(b)) => merge_into(a, b),
+                (None, b) => *a = b,
+                (_, None) => {}
+            }
         }
     }
 
     pub(super) fn add_stat(&mut self, name: &str, x: f64) {
         match self.stats.get_mut(name) {
-            Some(s) => {
-                s.0 = s.0.min(x);
-                s.1 = s.1.max(x);
-                s.2.add(x);
-            }
+            Some(s) => add_to(s, x),
             None => {
-                let mut sum = Sum::default();
-                sum.add(x);
-                self.stats.insert(name.to_string(), (x, x, sum));
+                self.stats.insert(name.to_string(), first_value(x));
             }
+        }
+    }
+
+    /// Adds `x` to the rule's numeric capture number `slot`.
+    pub(super) fn add_slot(&mut self, slot: usize, x: f64) {
+        if self.slots.len() <= slot {
+            self.slots.resize(slot + 1, None);
+        }
+        match &mut self.slots[slot] {
+            Some(s) => add_to(s, x),
+            s @ None => *s = Some(first_value(x)),
         }
     }
 
@@ -91,6 +138,17 @@ impl Agg {
         members: &Arc<[String]>,
         cite: &Arc<str>,
     ) -> AggregateRecord {
+        let mut stats = self.stats;
+        for (name, slot) in rule.numeric.iter().zip(self.slots) {
+            if let Some(v) = slot {
+                match stats.get_mut(name) {
+                    Some(s) => merge_into(s, v),
+                    None => {
+                        stats.insert(name.clone(), v);
+                    }
+                }
+            }
+        }
         let at = |(line, _): (u64, u64)| Citation::new(cite.clone(), line).to_string();
         AggregateRecord {
             kind: AggregateRecord::KIND,
@@ -100,8 +158,7 @@ impl Agg {
             members: members.to_vec(),
             group: self.group,
             count: self.count,
-            stats: self
-                .stats
+            stats: stats
                 .into_iter()
                 .map(|(k, (min, max, sum))| {
                     let mean = sum.mean(self.count);

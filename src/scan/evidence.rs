@@ -148,8 +148,12 @@ pub struct MemberScan<'a> {
     anchored_caps: Vec<Option<AnchoredCaptures>>,
     scratch: Vec<u8>,
     records: Vec<Record>,
-    aggs: HashMap<AggKey, Agg, foldhash::fast::RandomState>,
-    agg_order: Vec<AggKey>,
+    /// Aggregate groups in the order first seen, and where each key is.
+    aggs: Vec<(AggKey, Agg)>,
+    agg_index: HashMap<AggKey, usize, foldhash::fast::RandomState>,
+    /// Per rule, the group its last line went to: consecutive lines of a
+    /// rule mostly share one, found then without hashing the key.
+    agg_last: Vec<usize>,
     /// Reused text of the aggregate group being looked up.
     agg_key: String,
     /// Matching lines per rule index.
@@ -206,8 +210,9 @@ impl<'a> MemberScan<'a> {
             anchored_caps: (0..set.variants.len()).map(|_| None).collect(),
             scratch: Vec::new(),
             records: Vec::new(),
-            aggs: HashMap::default(),
-            agg_order: Vec::new(),
+            aggs: Vec::new(),
+            agg_index: HashMap::default(),
+            agg_last: vec![usize::MAX; set.rules.len()],
             agg_key: String::new(),
             counts: vec![0; set.rules.len()],
             overrun: false,
@@ -239,14 +244,12 @@ impl<'a> MemberScan<'a> {
         for (c, n) in self.counts.iter_mut().zip(later.counts) {
             *c += n;
         }
-        let mut aggs = later.aggs;
-        for key in later.agg_order {
-            let b = aggs.remove(&key).expect("aggregate");
-            match self.aggs.get_mut(&key) {
-                Some(a) => a.merge(b),
+        for (key, b) in later.aggs {
+            match self.agg_index.get(&key) {
+                Some(&i) => self.aggs[i].1.merge(b),
                 None => {
-                    self.agg_order.push(key.clone());
-                    self.aggs.insert(key, b);
+                    self.agg_index.insert(key.clone(), self.aggs.len());
+                    self.aggs.push((key, b));
                 }
             }
         }
@@ -305,8 +308,7 @@ impl<'a> MemberScan<'a> {
             }
             self.spill(rule, &e);
         }
-        for key in std::mem::take(&mut self.agg_order) {
-            let a = self.aggs.remove(&key).expect("aggregate");
+        for (key, a) in std::mem::take(&mut self.aggs) {
             let rule = &self.set.rules[key.0];
             records.push(Record::Aggregate(a.record(
                 rule,
@@ -368,13 +370,7 @@ impl<'a> MemberScan<'a> {
                 group.insert(k.clone(), Value::from(*v));
             }
             group.insert("overflow".into(), Value::Bool(true));
-            Agg {
-                group,
-                count: 0,
-                first: at,
-                last: at,
-                stats: BTreeMap::new(),
-            }
+            Agg::new(group, at)
         });
         agg.count += 1;
         agg.first = agg.first.min(at);
@@ -475,51 +471,57 @@ impl<'a> MemberScan<'a> {
         extra.clear();
         for k in rule.aggregate.iter().filter(|k| *k != "rank") {
             match group(k) {
-                Some(b) => extra.push_str(&String::from_utf8_lossy(b)),
+                Some(b) => match std::str::from_utf8(b) {
+                    Ok(t) => extra.push_str(t),
+                    Err(_) => extra.push_str(&String::from_utf8_lossy(b)),
+                },
                 None => extra.push_str(&set_text(k).unwrap_or_default()),
             }
             extra.push('\0');
         }
-        let mut key = (rule_index, rank, extra);
         let at = (line.number, line.offset);
-        if !self.aggs.contains_key(&key) {
-            let mut fields = Map::new();
-            for k in &rule.aggregate {
-                if k == "rank" {
-                    for (n, v) in rank.to_map().into_iter().flatten() {
-                        fields.insert(n, Value::from(v));
-                    }
-                } else if let Some(b) = group(k) {
-                    let t = rule.captures.get(k).copied().unwrap_or(CapType::Str);
-                    fields.insert(k.clone(), t.convert(&String::from_utf8_lossy(b)));
-                } else if let Some(val) = v.set.get(k) {
-                    fields.insert(k.clone(), val.clone());
-                }
+        let last = self.agg_last[rule_index];
+        let i = match self.aggs.get(last) {
+            Some(((_, r, e), _)) if *r == rank && *e == extra => {
+                self.agg_key = extra;
+                last
             }
-            self.agg_order.push(key.clone());
-            self.aggs.insert(
-                key.clone(),
-                Agg {
-                    group: fields,
-                    count: 0,
-                    first: at,
-                    last: at,
-                    stats: BTreeMap::new(),
-                },
-            );
-        }
-        let agg = self.aggs.get_mut(&key).expect("aggregate");
-        // The key's text buffer serves the next line.
-        self.agg_key = std::mem::take(&mut key.2);
+            _ => {
+                let key = (rule_index, rank, extra);
+                let i = match self.agg_index.get(&key) {
+                    Some(&i) => i,
+                    None => {
+                        let mut fields = Map::new();
+                        for k in &rule.aggregate {
+                            if k == "rank" {
+                                for (n, v) in rank.to_map().into_iter().flatten() {
+                                    fields.insert(n, Value::from(v));
+                                }
+                            } else if let Some(b) = group(k) {
+                                let t = rule.captures.get(k).copied().unwrap_or(CapType::Str);
+                                fields.insert(k.clone(), t.convert(&String::from_utf8_lossy(b)));
+                            } else if let Some(val) = v.set.get(k) {
+                                fields.insert(k.clone(), val.clone());
+                            }
+                        }
+                        self.agg_index.insert(key.clone(), self.aggs.len());
+                        self.aggs.push((key.clone(), Agg::new(fields, at)));
+                        self.aggs.len() - 1
+                    }
+                };
+                // The key's text buffer serves the next line.
+                self.agg_key = key.2;
+                self.agg_last[rule_index] = i;
+                i
+            }
+        };
+        let agg = &mut self.aggs[i].1;
         agg.count += 1;
         agg.last = at;
-        for name in &rule.numeric {
-            let Some(x) =
-                group(name).and_then(|m| std::str::from_utf8(m).ok()?.trim().parse::<f64>().ok())
-            else {
-                continue;
-            };
-            agg.add_stat(name, x);
+        for (slot, name) in rule.numeric.iter().enumerate() {
+            if let Some(x) = group(name).and_then(parse_number) {
+                agg.add_slot(slot, x);
+            }
         }
     }
 
@@ -561,8 +563,13 @@ impl<'a> MemberScan<'a> {
             hits.clear();
             hits.extend((0..self.set.variants.len()).filter(|&v| self.active[v]));
         } else if raw {
-            self.literals
-                .hits_at(&mut self.cursor, line.raw, line.offset, &mut hits);
+            self.literals.hits_at(
+                &mut self.cursor,
+                line.hay,
+                line.raw.len(),
+                line.offset,
+                &mut hits,
+            );
         } else {
             self.literals.hits(text, &mut hits);
         }
@@ -671,6 +678,13 @@ impl LineSink for MemberScan<'_> {
         self.scratch = scratch;
         !self.aborted
     }
+}
+
+/// A numeric capture's value: ASCII blanks around it are common and cheap
+/// to trim; any other white space the way `str::trim` does.
+fn parse_number(m: &[u8]) -> Option<f64> {
+    let t = std::str::from_utf8(m.trim_ascii()).ok()?;
+    t.parse().ok().or_else(|| t.trim().parse().ok())
 }
 
 /// A capture group's bytes by name, from the first of `caps` that has it.
