@@ -128,6 +128,9 @@ pub struct AnchoredRegex {
     shape: Option<Shape>,
     /// Capture group index by name.
     groups: Vec<(String, usize)>,
+    /// The group of each of the rule's fields (aggregate keys, then numeric
+    /// captures) by position: looked up once, not by name on every line.
+    fields: Vec<Option<usize>>,
 }
 
 /// Reusable match slots of an [`AnchoredRegex`]: the walk's or the regex's.
@@ -139,7 +142,8 @@ pub struct AnchoredCaptures {
 }
 
 impl AnchoredRegex {
-    fn new(src: &str) -> Option<AnchoredRegex> {
+    /// `fields`: the names [`Self::field`] asks for by position.
+    fn new(src: &str, fields: &[&str]) -> Option<AnchoredRegex> {
         use regex_automata::{meta, util::syntax};
         let [literal] = derive_literals(src).try_into().ok()?;
         let re = meta::Regex::builder()
@@ -147,17 +151,22 @@ impl AnchoredRegex {
             .configure(meta::Config::new().nfa_size_limit(Some(32 << 20)))
             .build(src)
             .ok()?;
-        let groups = re
+        let groups: Vec<(String, usize)> = re
             .group_info()
             .pattern_names(regex_automata::PatternID::ZERO)
             .enumerate()
             .filter_map(|(i, n)| Some((n?.to_string(), i)))
+            .collect();
+        let fields = fields
+            .iter()
+            .map(|f| groups.iter().find(|(n, _)| n == f).map(|(_, g)| *g))
             .collect();
         Some(AnchoredRegex {
             literal: memchr::memmem::Finder::new(literal.as_bytes()).into_owned(),
             re,
             shape: Shape::new(src),
             groups,
+            fields,
         })
     }
 
@@ -225,15 +234,24 @@ impl AnchoredRegex {
         name: &str,
     ) -> Option<&'t [u8]> {
         let (_, g) = self.groups.iter().find(|(n, _)| n == name)?;
+        Self::at(text, caps, *g)
+    }
+
+    /// The bytes of the rule's field number `i` (see [`Self::new`]).
+    pub fn field<'t>(&self, text: &'t [u8], caps: &AnchoredCaptures, i: usize) -> Option<&'t [u8]> {
+        Self::at(text, caps, (*self.fields.get(i)?)?)
+    }
+
+    fn at<'t>(text: &'t [u8], caps: &AnchoredCaptures, g: usize) -> Option<&'t [u8]> {
         if caps.walked {
             return caps
                 .spans
-                .get(*g)
+                .get(g)
                 .copied()
                 .flatten()
                 .map(|(s, e)| &text[s..e]);
         }
-        caps.caps.get_group(*g).map(|s| &text[s.range()])
+        caps.caps.get_group(g).map(|s| &text[s.range()])
     }
 }
 
@@ -248,6 +266,10 @@ pub struct Rule {
     pub tags: Vec<String>,
     pub captures: BTreeMap<String, CapType>,
     pub aggregate: Vec<String>,
+    /// Whether `aggregate` groups by rank, and the positions in it of the
+    /// other keys (captures), worked out once rather than on every line.
+    pub by_rank: bool,
+    pub capture_keys: Vec<usize>,
     /// The numeric captures (int, float): what aggregates summarise.
     pub numeric: Vec<String>,
     pub variants: Vec<usize>,
@@ -401,14 +423,25 @@ impl RuleSet {
                         )));
                     }
                 }
+                let numeric: Vec<String> = captures
+                    .iter()
+                    .filter(|(_, t)| matches!(t, CapType::Int | CapType::Float))
+                    .map(|(n, _)| n.clone())
+                    .collect();
                 if !def.aggregate.is_empty() {
+                    let fields: Vec<&str> = def
+                        .aggregate
+                        .iter()
+                        .chain(&numeric)
+                        .map(String::as_str)
+                        .collect();
                     for &vi in &vids {
                         let v: &mut Variant = &mut variants[vi];
                         if v.kind == VariantKind::Line && v.each.is_none() {
                             v.anchored = v
                                 .regex
                                 .as_ref()
-                                .and_then(|re| AnchoredRegex::new(re.as_str()));
+                                .and_then(|re| AnchoredRegex::new(re.as_str(), &fields));
                         }
                     }
                 }
@@ -419,12 +452,12 @@ impl RuleSet {
                     description: def.description.clone(),
                     source: def.source.clone(),
                     tags: def.tags.clone(),
-                    numeric: captures
-                        .iter()
-                        .filter(|(_, t)| matches!(t, CapType::Int | CapType::Float))
-                        .map(|(n, _)| n.clone())
-                        .collect(),
+                    numeric,
                     captures,
+                    by_rank: def.aggregate.iter().any(|k| k == "rank"),
+                    capture_keys: (0..def.aggregate.len())
+                        .filter(|&i| def.aggregate[i] != "rank")
+                        .collect(),
                     aggregate: def.aggregate.clone(),
                     variants: vids,
                     examples: def.examples.clone(),
@@ -939,7 +972,7 @@ mod tests {
         // Some as aggregating rules' (hot, grouped apart): literals that
         // contain or are contained in another end up in different groups.
         for i in [0, 2, 5] {
-            variants[i].anchored = AnchoredRegex::new(r"accept len: (\d+)");
+            variants[i].anchored = AnchoredRegex::new(r"accept len: (\d+)", &[]);
         }
         let active = vec![true; variants.len()];
         let set = Literals::new(&variants, &active);
@@ -1009,7 +1042,7 @@ mod tests {
     fn anchored_regex_finds_the_leftmost_match() {
         let src =
             r"accept len: (?P<value>\d+(?:\.\d+)?)(?:, accept rate: (?P<rate>\d+(?:\.\d+)?))?";
-        let a = AnchoredRegex::new(src).expect("one literal prefix");
+        let a = AnchoredRegex::new(src, &[]).expect("one literal prefix");
         let re = build_regex(src).unwrap();
         let mut caps = a.new_captures();
         for text in [
@@ -1034,7 +1067,7 @@ mod tests {
             }
         }
         // No single literal starts every match: no anchored form.
-        assert!(AnchoredRegex::new(r"(?:foo|bar)baz\d").is_none());
+        assert!(AnchoredRegex::new(r"(?:foo|bar)baz\d", &[]).is_none());
     }
 
     /// Issue 13: a 1 MiB line repeating the literal of an anchored regex
@@ -1043,7 +1076,7 @@ mod tests {
     #[test]
     fn anchored_regex_is_linear_on_a_line_repeating_its_literal() {
         let src = r"SpecDecoding metrics: .*?\bMean acceptance length: (?P<value>\d+(?:\.\d+)?)";
-        let a = AnchoredRegex::new(src).expect("one literal prefix");
+        let a = AnchoredRegex::new(src, &[]).expect("one literal prefix");
         let mut caps = a.new_captures();
         let mut line = "SpecDecoding metrics: ".repeat((1 << 20) / 22).into_bytes();
         let t = std::time::Instant::now();

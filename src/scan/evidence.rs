@@ -449,13 +449,13 @@ impl<'a> MemberScan<'a> {
         variant: usize,
         line: &Line<'_>,
         text: &[u8],
-        group: &dyn Fn(&str) -> Option<&'t [u8]>,
+        group: &dyn Fn(usize, &str) -> Option<&'t [u8]>,
     ) {
         let v = &self.set.variants[variant];
         let rule_index = v.rule;
         let rule = &self.set.rules[rule_index];
         self.counts[rule_index] += 1;
-        let rank = if rule.aggregate.iter().any(|k| k == "rank") {
+        let rank = if rule.by_rank {
             RankKey::parse(text)
         } else {
             RankKey::default()
@@ -469,8 +469,9 @@ impl<'a> MemberScan<'a> {
         };
         let mut extra = std::mem::take(&mut self.agg_key);
         extra.clear();
-        for k in rule.aggregate.iter().filter(|k| *k != "rank") {
-            match group(k) {
+        for &i in &rule.capture_keys {
+            let k = &rule.aggregate[i];
+            match group(i, k) {
                 Some(b) => match std::str::from_utf8(b) {
                     Ok(t) => extra.push_str(t),
                     Err(_) => extra.push_str(&String::from_utf8_lossy(b)),
@@ -492,12 +493,12 @@ impl<'a> MemberScan<'a> {
                     Some(&i) => i,
                     None => {
                         let mut fields = Map::new();
-                        for k in &rule.aggregate {
+                        for (i, k) in rule.aggregate.iter().enumerate() {
                             if k == "rank" {
                                 for (n, v) in rank.to_map().into_iter().flatten() {
                                     fields.insert(n, Value::from(v));
                                 }
-                            } else if let Some(b) = group(k) {
+                            } else if let Some(b) = group(i, k) {
                                 let t = rule.captures.get(k).copied().unwrap_or(CapType::Str);
                                 fields.insert(k.clone(), t.convert(&String::from_utf8_lossy(b)));
                             } else if let Some(val) = v.set.get(k) {
@@ -518,8 +519,9 @@ impl<'a> MemberScan<'a> {
         let agg = &mut self.aggs[i].1;
         agg.count += 1;
         agg.last = at;
+        let fields = rule.aggregate.len();
         for (slot, name) in rule.numeric.iter().enumerate() {
-            if let Some(x) = group(name).and_then(parse_number) {
+            if let Some(x) = group(fields + slot, name).and_then(super::aggregate::parse_number) {
                 agg.add_slot(slot, x);
             }
         }
@@ -587,7 +589,7 @@ impl<'a> MemberScan<'a> {
                         .unwrap_or_else(|| a.new_captures());
                     let found = a.captures(text, &mut caps);
                     if found {
-                        self.aggregate(vi, line, text, &|name| a.group(text, &caps, name));
+                        self.aggregate(vi, line, text, &|i, _| a.field(text, &caps, i));
                     }
                     self.anchored_caps[vi] = Some(caps);
                     found
@@ -680,16 +682,9 @@ impl LineSink for MemberScan<'_> {
     }
 }
 
-/// A numeric capture's value: ASCII blanks around it are common and cheap
-/// to trim; any other white space the way `str::trim` does.
-fn parse_number(m: &[u8]) -> Option<f64> {
-    let t = std::str::from_utf8(m.trim_ascii()).ok()?;
-    t.parse().ok().or_else(|| t.trim().parse().ok())
-}
-
 /// A capture group's bytes by name, from the first of `caps` that has it.
-fn named<'a, 't>(caps: &'a [&'a Captures<'t>]) -> impl Fn(&str) -> Option<&'t [u8]> + 'a {
-    move |name| caps.iter().find_map(|c| c.name(name)).map(|m| m.as_bytes())
+fn named<'a, 't>(caps: &'a [&'a Captures<'t>]) -> impl Fn(usize, &str) -> Option<&'t [u8]> + 'a {
+    move |_, name| caps.iter().find_map(|c| c.name(name)).map(|m| m.as_bytes())
 }
 
 /// Blank lines and `#` comments do not end a block (YAML recipes have both).
