@@ -268,3 +268,36 @@ pub fn load_rules(
     }
     Ok(compile::RuleSet::compile(&packs, selection)?)
 }
+
+#[cfg(test)]
+mod tests {
+    /// The README's table of built-in packs names every built-in rule (by
+    /// its id, or by the part after the pack name in the pack's row).
+    #[test]
+    fn readme_lists_every_builtin_rule() {
+        let readme = include_str!("../../README.md");
+        let start = readme.find("| pack | rules |").expect("pack table");
+        let table: Vec<&str> = readme[start..]
+            .lines()
+            .take_while(|l| l.starts_with('|'))
+            .collect();
+        let words = |row: &str| -> Vec<String> {
+            row.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+                .filter(|w| !w.is_empty())
+                .map(str::to_string)
+                .collect()
+        };
+        for pack in super::builtin().unwrap() {
+            for rule in &pack.def.rules {
+                let id: &str = rule.id.get_ref();
+                let short = id.split_once('.').map_or(id, |(_, s)| s);
+                let listed = table.iter().any(|row| {
+                    let w = words(row);
+                    w.iter().any(|x| x == id)
+                        || (w.first() == Some(&pack.def.name) && w.iter().any(|x| x == short))
+                });
+                assert!(listed, "README's pack table does not list {id}");
+            }
+        }
+    }
+}
