@@ -20,6 +20,8 @@
 #   NO_MEM=1               skip the memory and -j pass (peak RssAnon at -j1/-j2, -j1 vs -j2 output)
 #   NO_INSTALL=1           never apt-get / pip install; commands whose tool is missing are skipped
 #   STRICT=1               exit 1 when a target is not met
+#   SKIP_RULES=id,id,...   also time `artiscan scan --skip` of these rules on each workload
+#                          (artiscan-skip): what those rules cost, with a 5% target
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -183,6 +185,18 @@ add g artiscan    "$RES/g.artiscan.jsonl" "$ARTISCAN" "$ARTISCAN" "${AA[@]}" "$D
 add g rapidgzip   /dev/null         "$RG"     "$RG" -P 1 -d -c "$DIR/small.tar.gz"
 add g pigz        /dev/null         pigz      pigz -dc "$DIR/small.tar.gz"
 add g ugrep       "$RES/g.ugrep.txt" ugrep    ugrep -z --zmax=2 -c -f "$PATS" "$DIR/small.tar.gz"
+if [ -n "${SKIP_RULES:-}" ]; then
+  SK=()
+  IFS=, read -ra skip_ids <<< "$SKIP_RULES"
+  for r in "${skip_ids[@]}"; do SK+=(--skip "$r"); done
+  add a artiscan-skip /dev/null "$ARTISCAN" "$ARTISCAN" "${AA[@]}" "${SK[@]}" "$DIR/logs.tar.gz"
+  add b artiscan-skip /dev/null "$ARTISCAN" "$ARTISCAN" "${AA[@]}" "${SK[@]}" "$DIR/logs.tar.zst"
+  add c artiscan-skip /dev/null "$ARTISCAN" "$ARTISCAN" "${AA[@]}" "${SK[@]}" "$DIR/big.log"
+  add d artiscan-skip /dev/null "$ARTISCAN" "$ARTISCAN" "${AA[@]}" "${SK[@]}" -j 2 "$DIR/zips"
+  add e artiscan-skip /dev/null "$ARTISCAN" "$ARTISCAN" "${AA[@]}" "${SK[@]}" "$DIR/sparse.tar.gz"
+  add f artiscan-skip /dev/null "$ARTISCAN" "$ARTISCAN" "${AA[@]}" "${SK[@]}" "$ENVJ"
+  add g artiscan-skip /dev/null "$ARTISCAN" "$ARTISCAN" "${AA[@]}" "${SK[@]}" "$DIR/small.tar.gz"
+fi
 
 # run_one INDEX RUN   -> appends "w id run wall_s rss_kib rc cpu_s" to $RAW (RUN=0: warm-up, not recorded)
 run_one() {
@@ -331,6 +345,8 @@ PAIRS = {"a": [("artiscan", r) for r in ("floor", "rapidgzip", "pigz", "gzip", "
          "e": [("artiscan", r) for r in ("floor", "ugrep")],
          "f": [("artiscan", "floor"), ("artiscan", "ugrep"), ("audit", "artiscan")],
          "g": [("artiscan", r) for r in ("floor", "ugrep")]}
+for w in PAIRS:  # SKIP_RULES: what the skipped rules cost
+    PAIRS[w].append(("artiscan-j2" if w == "d" else "artiscan", "artiscan-skip"))
 # (workload, a, b, op, limit, text): ratio = median over runs of time(a)/time(b)
 FLOOR = "within 1.5x of the decoder floor (rapidgzip -P 1 / pigz -dc)"
 TARGETS = [
@@ -350,7 +366,8 @@ TARGETS = [
     ("f", "audit", "artiscan", "<=", 1.2, "env/JSON tar.gz folder: audit (fresh store) within 1.2x of scan"),
     ("g", "artiscan", "ugrep", "<", 1.0, "small-member tar.gz: faster than ugrep -z -c"),
     ("g", "artiscan", "floor", "<=", 1.5, "small-member tar.gz: " + FLOOR),
-]
+] + [(w, "artiscan-j2" if w == "d" else "artiscan", "artiscan-skip", "<=", 1.05,
+      f"{w}: the SKIP_RULES rules cost at most 5%") for w in "abcdefg"]
 RSS_LIMIT = 64.0
 ELAPSED = re.compile(rb'"elapsed_s":[0-9.eE+-]+')
 ARCHIVES = "abdefg"
