@@ -54,6 +54,34 @@ fn matcher(c: &mut Criterion) {
             })
         });
     }
+    // What one aggregating rule costs on the line a log repeats most:
+    // every rule, against every rule but it (issue 14 allows a few percent).
+    let without = RuleSet::compile(
+        &pack::builtin().unwrap(),
+        &Selection {
+            only: Vec::new(),
+            skip: vec!["sglang.batch_throughput".into()],
+        },
+    )
+    .unwrap();
+    g.bench_function("aggregate_without_batch_throughput", |b| {
+        let members = vec!["server.log".to_string()];
+        let mut reader = LineReader::new(1 << 20, false);
+        b.iter(|| {
+            let mut sink = MemberScan::new(
+                &without,
+                "bench",
+                &members,
+                "server.log",
+                Default::default(),
+            );
+            let mut r = &data[..];
+            reader.scan(&mut r, &mut sink).unwrap();
+            let (mut recs, mut counts) = (Vec::new(), Default::default());
+            sink.finish(&mut recs, &mut counts);
+            recs.len()
+        })
+    });
     g.finish();
 }
 
