@@ -29,6 +29,7 @@ pub mod audit;
 pub mod check;
 pub mod commands;
 pub mod engine;
+pub mod limits;
 pub mod lines;
 pub mod location;
 pub mod member_glob;

@@ -128,30 +128,41 @@ pub enum NoteKind {
     LongName,
 }
 
-/// Safety limits. The defaults let a real 10 GiB log through and stop bombs.
-/// Serialised (field names as written) into the audit fingerprint, and
-/// each field is a row of the README's limits table (tests check both).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// Archive limits, enforced in this layer: depth and the zip spool by the
+/// walker, bytes and ratio by [`Budget`]. The defaults let a real 10 GiB
+/// log through and stop bombs. With the line reader's
+/// [`crate::lines::LineLimits`] they make [`crate::limits::ReadLimits`]:
+/// the flags, the audit fingerprint (field names as written) and the
+/// README's limits table (tests check all three). A field's doc comment is
+/// its `--help` text; a field without a flag is `#[arg(skip)]`.
+#[derive(clap::Args, Clone, Debug, Serialize, Deserialize)]
 pub struct Limits {
-    /// Nesting of compression layers and containers.
+    /// Deepest nesting of compression layers and containers
+    #[arg(long, default_value_t = Limits::default().max_depth)]
     pub max_depth: usize,
-    /// Decompressed bytes per artifact, all layers together.
+    /// Decompressed bytes allowed per artifact
+    // All layers together.
+    #[arg(long, default_value_t = Limits::default().max_bytes, value_parser = crate::limits::parse_size)]
     pub max_bytes: u64,
-    /// Decompressed bytes of one member (one decoder output).
+    /// Decompressed bytes allowed per member
+    // One decoder's output.
+    #[arg(long, default_value_t = Limits::default().max_member_bytes, value_parser = crate::limits::parse_size)]
     pub max_member_bytes: u64,
-    /// Decompressed/compressed ratio of one member, checked past `ratio_grace` bytes.
+    /// Largest decompressed/compressed ratio of a member (checked past 64 MiB)
+    // Past `ratio_grace` bytes, whose default is the 64 MiB above.
+    #[arg(long, default_value_t = Limits::default().max_ratio)]
     pub max_ratio: f64,
+    #[arg(skip = Limits::default().ratio_grace)]
     pub ratio_grace: u64,
-    /// A zip inside a stream is spooled in memory up to this size, then read
-    /// from its local headers instead.
+    // A zip inside a stream is spooled in memory up to this size, then read
+    // from its local headers instead.
+    #[arg(skip = Limits::default().spool_cap)]
     pub spool_cap: usize,
-    /// Longest line searched; the rest of a longer line is skipped with a note.
-    pub max_line: usize,
-    /// Search members that look binary.
-    pub binary: bool,
-    /// `-g/--member`: only these members are read (see [`crate::member_glob`]).
-    /// Not a limit of the audit fingerprint: `audit` reads every member.
+    // `-g/--member`: only these members are read (see
+    // `crate::member_glob`; the flag is the commands' `MemberArgs`). Not a
+    // limit of the audit fingerprint: `audit` reads every member.
     #[serde(skip)]
+    #[arg(skip)]
     pub members: Option<std::sync::Arc<crate::member_glob::MemberGlobs>>,
 }
 
@@ -164,8 +175,6 @@ impl Default for Limits {
             max_ratio: 1000.0,
             ratio_grace: 64 << 20,
             spool_cap: 64 << 20,
-            max_line: 1 << 20,
-            binary: false,
             members: None,
         }
     }
