@@ -324,6 +324,16 @@ impl<R: BufRead> BufRead for Counted<R> {
     }
 }
 
+/// Whether a layer's output counts against the byte budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Charge {
+    /// Decompressed (or streamed) bytes: counted against `--max-bytes` and
+    /// `--max-member-bytes`.
+    Counted,
+    /// Bytes counted already where they lie (a plain tar member's data).
+    Free,
+}
+
 /// The output of one layer (a decoder, or a container member).
 pub struct Layer<'b, R> {
     inner: R,
@@ -333,8 +343,7 @@ pub struct Layer<'b, R> {
     budget: &'b Budget,
     /// Compressed bytes consumed, for the ratio limit.
     consumed: Option<Rc<Cell<u64>>>,
-    /// Whether this layer decompresses (counts against the budget).
-    decodes: bool,
+    charge: Charge,
     out: u64,
 }
 
@@ -345,7 +354,7 @@ impl<'b, R: Read> Layer<'b, R> {
         what: &'static str,
         budget: &'b Budget,
         consumed: Option<Rc<Cell<u64>>>,
-        decodes: bool,
+        charge: Charge,
     ) -> Self {
         Layer {
             inner,
@@ -353,7 +362,7 @@ impl<'b, R: Read> Layer<'b, R> {
             what,
             budget,
             consumed,
-            decodes,
+            charge,
             out: 0,
         }
     }
@@ -407,7 +416,7 @@ impl<R: Read> Read for Layer<'_, R> {
                 return Err(io::Error::other(Tagged::new(&self.members, kind, message)));
             }
         };
-        if self.decodes && n > 0 {
+        if self.charge == Charge::Counted && n > 0 {
             self.out += n as u64;
             self.check(n as u64)?;
         }
