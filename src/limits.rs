@@ -1,12 +1,13 @@
 //! Every read limit, in one place to look: [`ReadLimits`] gathers the
-//! archive limits of [`source::Limits`] (enforced in `source`: depth and
-//! spool in the walker, bytes and ratio in `source::Budget`) and the line
+//! archive limits of [`source::Limits`] (enforced in `source`: depth by the
+//! walker, bytes, ratio and spool by [`source::Budget`]) and the line
 //! reader's [`lines::LineLimits`] (enforced in `lines::LineReader`:
-//! `max_line`, `binary`). Each field is declared once, with its flag, help
-//! and default; from there it is a command-line flag (`clap` flattens both
-//! structs into the commands' arguments), a key of the audit fingerprint
-//! ([`ReadLimits::stored_json`]) and a row of the README's limits table
-//! (the tests below check both).
+//! `max_line`, `binary`). Each limit is one field, with its flag and help
+//! on it and its value in its struct's `Default`; from there it is a
+//! command-line flag (`clap` flattens both structs into the commands'
+//! arguments), a key of the audit fingerprint ([`ReadLimits::stored_json`])
+//! and a row of the README's limits table (the tests below check both, and
+//! that each flag defaults to the `Default` value).
 
 use crate::{lines, source};
 use serde::{Deserialize, Serialize};

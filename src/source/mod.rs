@@ -129,13 +129,15 @@ pub enum NoteKind {
     LongName,
 }
 
-/// Archive limits, enforced in this layer: depth and the zip spool by the
-/// walker, bytes and ratio by [`Budget`]. The defaults let a real 10 GiB
-/// log through and stop bombs. With the line reader's
-/// [`crate::lines::LineLimits`] they make [`crate::limits::ReadLimits`]:
-/// the flags, the audit fingerprint (field names as written) and the
-/// README's limits table (tests check all three). A field's doc comment is
-/// its `--help` text; a field without a flag is `#[arg(skip)]`.
+/// Archive limits, enforced in this layer: depth by the walker, bytes,
+/// ratio and the zip spool by [`Budget`] (and the layers charged to it).
+/// The defaults let a real 10 GiB log through and stop bombs. With the
+/// line reader's [`crate::lines::LineLimits`] they make
+/// [`crate::limits::ReadLimits`]: the flags, the audit fingerprint (field
+/// names as written) and the README's limits table (tests check all
+/// three). A field's doc comment is its `--help` text, its default is in
+/// `Default` below (the flag shows that one); a field without a flag is
+/// `#[arg(skip)]`.
 #[derive(clap::Args, Clone, Debug, Serialize, Deserialize)]
 pub struct Limits {
     /// Deepest nesting of compression layers and containers
