@@ -26,9 +26,8 @@ fn scratch(tag: &str) -> PathBuf {
     ))
 }
 
-/// Small limits so one input stays fast; the logic is the same. A zero
-/// spool sends every nested zip through the local-header reader.
-fn small_limits(binary: bool, spool: bool) -> ReadLimits {
+/// Small limits so one input stays fast; the logic is the same.
+fn small_limits() -> ReadLimits {
     ReadLimits {
         source: Limits {
             max_depth: 8,
@@ -36,12 +35,12 @@ fn small_limits(binary: bool, spool: bool) -> ReadLimits {
             max_member_bytes: 16 << 20,
             max_ratio: 1000.0,
             ratio_grace: 1 << 20,
-            spool_cap: if spool { 1 << 20 } else { 0 },
+            spool_cap: 1 << 20,
             members: None,
         },
         lines: LineLimits {
             max_line: 4 << 10,
-            binary,
+            binary: false,
         },
     }
 }
@@ -77,7 +76,13 @@ pub fn source(data: &[u8]) {
         kind: ArtifactKind::File(p.clone()),
     };
     let last = data.last().copied().unwrap_or(0);
-    let limits = small_limits(last & 1 == 1, last & 2 == 0);
+    let mut limits = small_limits();
+    // The input's last byte picks the settings, so the fuzzer reaches them.
+    limits.lines.binary = last & 1 == 1;
+    if last & 2 != 0 {
+        // A zero spool sends every nested zip through the local-header reader.
+        limits.source.spool_cap = 0;
+    }
     let mut coverage = Coverage::default();
     let mut reader = LineReader::new(limits.lines);
     let mut bytes = 0u64;
