@@ -77,13 +77,14 @@ pub fn classify(e: &io::Error) -> ErrorKind {
     }
 }
 
-/// Decompressed bytes of one artifact, against `--max-bytes`.
+/// What one artifact has used of its limits: decompressed bytes (against
+/// `--max-bytes`; each [`Layer`] checks its member's bytes and ratio) and
+/// the zip spool.
 pub struct Budget {
     used: Cell<u64>,
-    max_bytes: u64,
-    max_member_bytes: u64,
-    max_ratio: f64,
-    ratio_grace: u64,
+    /// The limits, whole (not copied field by field: a new one is here
+    /// without an edit).
+    limits: Limits,
     /// Bytes of zip spool still allowed (all nested spools together).
     spool_left: Cell<usize>,
 }
@@ -92,10 +93,7 @@ impl Budget {
     pub fn new(limits: &Limits) -> Budget {
         Budget {
             used: Cell::new(0),
-            max_bytes: limits.max_bytes,
-            max_member_bytes: limits.max_member_bytes,
-            max_ratio: limits.max_ratio,
-            ratio_grace: limits.ratio_grace,
+            limits: limits.clone(),
             spool_left: Cell::new(limits.spool_cap),
         }
     }
@@ -380,24 +378,24 @@ impl<'b, R: Read> Layer<'b, R> {
         let b = self.budget;
         let used = b.used.get() + n;
         b.used.set(used);
-        if used > b.max_bytes {
+        if used > b.limits.max_bytes {
             return Err(self.limit(format!(
                 "artifact decompresses past --max-bytes {}",
-                b.max_bytes
+                b.limits.max_bytes
             )));
         }
-        if self.out > b.max_member_bytes {
+        if self.out > b.limits.max_member_bytes {
             return Err(self.limit(format!(
                 "member decompresses past --max-member-bytes {}",
-                b.max_member_bytes
+                b.limits.max_member_bytes
             )));
         }
-        if self.out > b.ratio_grace {
+        if self.out > b.limits.ratio_grace {
             let input = self.consumed.as_ref().map_or(u64::MAX, |c| c.get());
-            if self.out as f64 > b.max_ratio * input.max(1) as f64 {
+            if self.out as f64 > b.limits.max_ratio * input.max(1) as f64 {
                 return Err(self.limit(format!(
                     "{} member expands more than --max-ratio {} ({} bytes from {})",
-                    self.what, b.max_ratio, self.out, input
+                    self.what, b.limits.max_ratio, self.out, input
                 )));
             }
         }
