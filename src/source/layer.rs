@@ -78,7 +78,7 @@ pub fn classify(e: &io::Error) -> ErrorKind {
 }
 
 /// What one artifact has used of its limits: decompressed bytes (against
-/// `--max-bytes`; each [`Layer`] checks its member's bytes and ratio) and
+/// `--max-bytes`; each layer checks its member's bytes and ratio) and
 /// the zip spool.
 pub struct Budget {
     used: Cell<u64>,
