@@ -2,7 +2,7 @@
 //! decoder path of the source layer. `cargo bench --bench matcher`.
 //! Whole-tool comparisons against gzip/zstd/ugrep/rg live in compare.sh.
 
-use artiscan::lines::LineReader;
+use artiscan::lines::{LineLimits, LineReader};
 use artiscan::pack::{self, RuleSet, compile::Selection};
 use artiscan::scan::evidence::{MemberScan, ScanOptions};
 use artiscan::source::{self, Artifact, ArtifactKind, Coverage, Limits};
@@ -39,7 +39,7 @@ fn matcher(c: &mut Criterion) {
     for (name, every_match) in [("aggregate", false), ("every_match", true)] {
         g.bench_function(name, |b| {
             let members = vec!["server.log".to_string()];
-            let mut reader = LineReader::new(1 << 20, false);
+            let mut reader = LineReader::new(LineLimits::default());
             b.iter(|| {
                 let opts = ScanOptions {
                     every_match,

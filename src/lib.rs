@@ -9,7 +9,8 @@
 //!
 //! Modules depend downwards in this order (each may use those below it):
 //! `commands` → `audit` → `check` → `scan` ⇄ `pack` → `engine` (threads,
-//! hashing, coverage wording) → `lines` → `source` → `output` ⇄ `location`
+//! hashing, coverage wording) → `limits` → `lines` → `source` (with
+//! `member_glob`) → `output` ⇄ `location`
 //! (the wire format, citations and escaping, at the bottom because every
 //! layer writes records or citations). Nothing in the library uses
 //! `commands`: rule loading is [`pack::load_rules`], check set-up and
@@ -22,13 +23,18 @@
 //!
 //! Where to look: a JSON record's shape is in [`output::records`] (with the
 //! format's description); a citation is built and parsed by [`Location`];
-//! a read limit is a field of [`source::Limits`], enforced in `source`
-//! (depth, bytes, ratio, spool) or `lines` (`max_line`, `binary`).
+//! every read limit is a field of [`limits::ReadLimits`] (its flag, help
+//! and default declared on the field), enforced in one place each: depth
+//! by `source`'s walker, bytes, ratio and spool by [`source::Budget`] (and
+//! the layers charged to it), `max_line` and `binary` by
+//! [`lines::LineReader`]. `limits` gathers the
+//! two structs it names (and they name its size parser for their flags).
 
 pub mod audit;
 pub mod check;
 pub mod commands;
 pub mod engine;
+pub mod limits;
 pub mod lines;
 pub mod location;
 pub mod member_glob;

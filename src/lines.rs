@@ -4,8 +4,35 @@
 //! matching sees. The sink decides where to look next, so a
 //! prefilter can skip whole runs of lines without visiting them.
 
+use serde::{Deserialize, Serialize};
 use std::io::{self, Read};
 use std::sync::mpsc;
+
+/// The line reader's settings, enforced here by [`LineReader`] (apart from
+/// the archive limits of [`crate::source::Limits`], which this module never
+/// reads). Part of [`crate::limits::ReadLimits`]: flags, audit fingerprint,
+/// README table. A field's doc comment is its `--help` text.
+#[derive(clap::Args, Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct LineLimits {
+    /// Longest line searched, in bytes
+    // The rest of a longer line is skipped, with a `long_line` note.
+    #[arg(long, default_value_t = LineLimits::default().max_line, value_parser = crate::limits::parse_size_usize)]
+    pub max_line: usize,
+    /// Search binary members too (`-a`/`--text` as in grep)
+    // Off, a member with a NUL in its first `BINARY_PROBE` bytes is a
+    // `skipped` coverage error.
+    #[arg(short = 'a', long, visible_alias = "text")]
+    pub binary: bool,
+}
+
+impl Default for LineLimits {
+    fn default() -> Self {
+        LineLimits {
+            max_line: 1 << 20,
+            binary: false,
+        }
+    }
+}
 
 /// A reader that fails once with a stored error (or yields nothing).
 struct ErrorOnce(Option<io::Error>);
@@ -131,11 +158,19 @@ pub struct LineReader {
 }
 
 impl LineReader {
-    pub fn new(max_line: usize, binary: bool) -> LineReader {
+    pub fn new(limits: LineLimits) -> LineReader {
         LineReader {
             buf: Vec::new(),
-            max_line: max_line.max(1),
-            binary,
+            max_line: limits.max_line.max(1),
+            binary: limits.binary,
+        }
+    }
+
+    /// The settings this reader was built with (`max_line` at least 1).
+    pub fn limits(&self) -> LineLimits {
+        LineLimits {
+            max_line: self.max_line,
+            binary: self.binary,
         }
     }
 
@@ -152,7 +187,7 @@ impl LineReader {
         if offset == 0 {
             if let Some(le) = utf16_bom(bytes) {
                 let mut dec = Utf16Reader::new(&bytes[2..], le);
-                let mut reader = LineReader::new(self.max_line, self.binary);
+                let mut reader = LineReader::new(self.limits());
                 let mut out = reader.scan_plain(&mut dec, sink).unwrap_or_default();
                 out.bytes = bytes.len() as u64;
                 out.utf16 = true;
@@ -799,9 +834,12 @@ mod tests {
     fn lines(data: &[u8], max_line: usize) -> (Vec<(u64, u64, String, bool)>, Outcome) {
         let mut sink = Collect(Vec::new());
         let mut r = data;
-        let out = LineReader::new(max_line, false)
-            .scan(&mut r, &mut sink)
-            .unwrap();
+        let out = LineReader::new(LineLimits {
+            max_line,
+            binary: false,
+        })
+        .scan(&mut r, &mut sink)
+        .unwrap();
         (sink.0, out)
     }
 
@@ -848,16 +886,25 @@ mod tests {
         data.extend(std::iter::repeat_n(b'c', 100));
         data.extend_from_slice(b"\n");
         data.extend(std::iter::repeat_n(b'd', 257));
-        let reader = LineReader::new(256, false);
+        let reader = LineReader::new(LineLimits {
+            max_line: 256,
+            binary: false,
+        });
         let out = reader.scan_slice(&data, 0, 1, &mut OnlyX);
         assert_eq!((out.long_lines, out.first_long_line), (3, 2));
-        let mut streamed = LineReader::new(256, false);
+        let mut streamed = LineReader::new(LineLimits {
+            max_line: 256,
+            binary: false,
+        });
         let out = streamed.scan(&mut &data[..], &mut OnlyX).unwrap();
         assert_eq!((out.long_lines, out.first_long_line), (3, 2));
         // One line longer than the whole buffer, then a short one.
         let mut big = vec![b'z'; 600 << 10];
         big.extend_from_slice(b"\nok\n");
-        let mut streamed = LineReader::new(256, false);
+        let mut streamed = LineReader::new(LineLimits {
+            max_line: 256,
+            binary: false,
+        });
         let out = streamed.scan(&mut &big[..], &mut OnlyX).unwrap();
         assert_eq!((out.long_lines, out.first_long_line, out.lines), (1, 1, 2));
     }
@@ -908,7 +955,7 @@ mod tests {
             assert_eq!(l[1].2, "zwei \u{1f600} ok\r");
             // The same from memory.
             let mut sink = Collect(Vec::new());
-            let out = LineReader::new(1 << 20, false).scan_slice(&data, 0, 1, &mut sink);
+            let out = LineReader::new(LineLimits::default()).scan_slice(&data, 0, 1, &mut sink);
             assert_eq!((sink.0.len(), out.utf16), (2, true));
             assert!(read_whole(&data, false));
         }
@@ -954,12 +1001,12 @@ mod tests {
         }
         let data = b"{\"log\":\"a\\n\",\"stream\":\"stdout\"}\n{\"log\":\"b\\n\"}\n";
         let mut sink = Nothing(0);
-        LineReader::new(1 << 20, false)
+        LineReader::new(LineLimits::default())
             .scan(&mut &data[..], &mut sink)
             .unwrap();
         assert_eq!(sink.0, 2);
         let mut sink = Nothing(0);
-        LineReader::new(1 << 20, false).scan_slice(data, 0, 1, &mut sink);
+        LineReader::new(LineLimits::default()).scan_slice(data, 0, 1, &mut sink);
         assert_eq!(sink.0, 2);
         assert!(read_whole(data, false));
         assert!(!read_whole(b"plain\n", false));

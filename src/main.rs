@@ -182,7 +182,7 @@ struct ShowArgs {
     #[arg(long, default_value_t = commands::show::DEFAULT_MAX_LINES)]
     max_lines: u64,
     /// Most bytes of line text printed (suffixes K, M, G); more is cut with a message (exit 1)
-    #[arg(long, default_value_t = commands::show::DEFAULT_MAX_OUTPUT, value_parser = commands::parse_size)]
+    #[arg(long, default_value_t = commands::show::DEFAULT_MAX_OUTPUT, value_parser = artiscan::limits::parse_size)]
     max_output: u64,
     /// Open the artifact only inside this folder (as `cite --root`)
     #[arg(long)]
@@ -349,9 +349,13 @@ fn main() -> ExitCode {
             out.flush().map(|()| 0).map_err(anyhow::Error::from)
         }
         Command::Man { command } => man(command.as_deref(), &mut out),
-        Command::Ls(a) => {
-            commands::ls::run(&a.paths, &a.input.limits(), a.json, &mut out, &mut err)
-        }
+        Command::Ls(a) => commands::ls::run(
+            &a.paths,
+            &a.input.limits().source,
+            a.json,
+            &mut out,
+            &mut err,
+        ),
         Command::Show(a) => show(a, &mut out, &mut err),
         Command::Audit(a) => commands::audit::run(a, &mut out, &mut err),
         Command::Packs { command } => packs(command, &mut out),

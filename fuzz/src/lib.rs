@@ -5,7 +5,8 @@
 //! here); returning is success.
 
 use artiscan::Location;
-use artiscan::lines::{Line, LineReader, LineSink};
+use artiscan::limits::ReadLimits;
+use artiscan::lines::{Line, LineLimits, LineReader, LineSink};
 use artiscan::pack::compile::Selection;
 use artiscan::pack::{RuleSet, parse_pack, selftest};
 use artiscan::scan::{ScanOptions, scan_artifact};
@@ -25,19 +26,22 @@ fn scratch(tag: &str) -> PathBuf {
     ))
 }
 
-/// Small limits so one input stays fast; the logic is the same. A zero
-/// spool sends every nested zip through the local-header reader.
-fn small_limits(binary: bool, spool: bool) -> Limits {
-    Limits {
-        max_depth: 8,
-        max_bytes: 32 << 20,
-        max_member_bytes: 16 << 20,
-        max_ratio: 1000.0,
-        ratio_grace: 1 << 20,
-        spool_cap: if spool { 1 << 20 } else { 0 },
-        max_line: 4 << 10,
-        binary,
-        members: None,
+/// Small limits so one input stays fast; the logic is the same.
+fn small_limits() -> ReadLimits {
+    ReadLimits {
+        source: Limits {
+            max_depth: 8,
+            max_bytes: 32 << 20,
+            max_member_bytes: 16 << 20,
+            max_ratio: 1000.0,
+            ratio_grace: 1 << 20,
+            spool_cap: 1 << 20,
+            members: None,
+        },
+        lines: LineLimits {
+            max_line: 4 << 10,
+            binary: false,
+        },
     }
 }
 
@@ -72,11 +76,17 @@ pub fn source(data: &[u8]) {
         kind: ArtifactKind::File(p.clone()),
     };
     let last = data.last().copied().unwrap_or(0);
-    let limits = small_limits(last & 1 == 1, last & 2 == 0);
+    let mut limits = small_limits();
+    // The input's last byte picks the settings, so the fuzzer reaches them.
+    limits.lines.binary = last & 1 == 1;
+    if last & 2 != 0 {
+        // A zero spool sends every nested zip through the local-header reader.
+        limits.source.spool_cap = 0;
+    }
     let mut coverage = Coverage::default();
-    let mut reader = LineReader::new(limits.max_line, limits.binary);
+    let mut reader = LineReader::new(limits.lines);
     let mut bytes = 0u64;
-    for_each_member(&artifact, &limits, &mut coverage, |leaf| {
+    for_each_member(&artifact, &limits.source, &mut coverage, |leaf| {
         let loc = Location {
             path: "fuzz.bin".into(),
             members: leaf.members.into(),
@@ -91,7 +101,7 @@ pub fn source(data: &[u8]) {
         let mut sink = Count {
             lines: 0,
             last: 0,
-            max_line: limits.max_line,
+            max_line: limits.lines.max_line,
         };
         let out = reader.scan(leaf.reader, &mut sink)?;
         bytes += out.bytes;
@@ -99,7 +109,7 @@ pub fn source(data: &[u8]) {
     });
     let _ = std::fs::remove_file(&p);
     assert!(
-        bytes <= limits.max_bytes + (1 << 20),
+        bytes <= limits.source.max_bytes + (1 << 20),
         "read {bytes} bytes past --max-bytes"
     );
     for e in &coverage.errors {
@@ -199,10 +209,8 @@ pub fn rules(data: &[u8]) {
         path: name.into(),
         kind: ArtifactKind::File(p.clone()),
     };
-    let limits = Limits {
-        max_line: if ctl & 8 != 0 { 1 << 10 } else { 1 << 20 },
-        ..Limits::default()
-    };
+    let mut limits = ReadLimits::default();
+    limits.lines.max_line = if ctl & 8 != 0 { 1 << 10 } else { 1 << 20 };
     let opts = ScanOptions {
         every_match: ctl & 1 != 0,
         force: ctl & 2 != 0,

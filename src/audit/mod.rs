@@ -30,9 +30,10 @@ pub use shard::{Shard, ShardBy};
 use crate::check::load::judge;
 use crate::check::{self, Check, CheckParams, Status};
 use crate::engine;
+use crate::limits::ReadLimits;
 use crate::pack::RuleSet;
 use crate::scan::{ArtifactScan, ScanOptions, scan_artifact};
-use crate::source::{self, Artifact, ArtifactKind, Limits};
+use crate::source::{self, Artifact, ArtifactKind};
 use rusqlite::{Connection, params};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
@@ -134,16 +135,9 @@ pub struct AuditOptions {
     /// Hash every artifact even when size and mtime are unchanged.
     pub rehash: bool,
     pub threads: usize,
-    pub limits: Limits,
+    pub limits: ReadLimits,
     /// Draw a progress bar on stderr (when it is a terminal).
     pub progress: bool,
-}
-
-/// The read limits as stored and hashed in the fingerprint: every field of
-/// [`Limits`], from its serialisation, so that a new limit cannot be left
-/// out (the keys come out sorted, as the hand-written list they replace did).
-pub fn limits_json(limits: &Limits) -> String {
-    serde_json::to_string(&serde_json::to_value(limits).expect("limits serialize")).expect("json")
 }
 
 /// The fingerprint of an audit: everything that decides the stored results
@@ -152,14 +146,14 @@ pub fn fingerprint(
     rules: &RuleSet,
     checks: &CheckSet,
     every_match: bool,
-    limits: &Limits,
+    limits: &ReadLimits,
 ) -> store::FingerprintRow {
     let packs: BTreeMap<&str, &str> = rules
         .rules
         .iter()
         .map(|r| (r.pack.as_str(), r.pack_version.as_str()))
         .collect();
-    let limits = limits_json(limits);
+    let limits = limits.stored_json();
     let (checks_json, params_json) = (checks.sources_json(), checks.params_json());
     // The checks' text, not their file names: the same file given by
     // another path is the same check set.
@@ -799,116 +793,5 @@ mod tests {
         assert_ne!(k("runs/a\u{FFFD}xFF.zip".as_bytes()), ff);
         assert_ne!(k("runs/a\u{FFFD}.zip".as_bytes()), k(b"runs/a\xff.zip"));
         assert_ne!(k(b"\xff\xfe"), k(b"\xfe\xff"));
-    }
-}
-
-#[cfg(test)]
-mod limits_tests {
-    use super::*;
-    use serde_json::Value;
-
-    /// The limits as the fingerprint spelled them by hand before it was
-    /// derived from `Limits`: stores written then must not all rescan.
-    fn by_hand(l: &Limits) -> String {
-        serde_json::json!({
-            "max_depth": l.max_depth,
-            "max_bytes": l.max_bytes,
-            "max_member_bytes": l.max_member_bytes,
-            "max_ratio": l.max_ratio,
-            "ratio_grace": l.ratio_grace,
-            "spool_cap": l.spool_cap,
-            "max_line": l.max_line,
-            "binary": l.binary,
-        })
-        .to_string()
-    }
-
-    fn fields() -> serde_json::Map<String, Value> {
-        match serde_json::to_value(Limits::default()).unwrap() {
-            Value::Object(m) => m,
-            v => panic!("Limits serialises as {v}"),
-        }
-    }
-
-    #[test]
-    fn limits_json_is_the_stored_format() {
-        let odd = Limits {
-            max_depth: 3,
-            max_ratio: 12.5,
-            binary: true,
-            ..Limits::default()
-        };
-        for l in [Limits::default(), odd] {
-            assert_eq!(limits_json(&l), by_hand(&l));
-        }
-    }
-
-    #[test]
-    fn every_limit_changes_the_fingerprint() {
-        let base = limits_json(&Limits::default());
-        for (name, value) in fields() {
-            let changed = match &value {
-                Value::Bool(b) => Value::Bool(!b),
-                Value::Number(n) => serde_json::json!(n.as_f64().unwrap() + 1.0),
-                v => panic!("{name}: a limit of another type: {v}"),
-            };
-            let mut m = fields();
-            m.insert(name.clone(), changed);
-            // Integers come back as integers: +1.0 on an integer field is
-            // rewritten so the field type accepts it.
-            if let (Value::Number(n), Some(Value::Number(c))) = (&value, m.get(&name)) {
-                if n.is_u64() {
-                    let c = c.as_f64().unwrap() as u64;
-                    m.insert(name.clone(), serde_json::json!(c));
-                }
-            }
-            let l: Limits = serde_json::from_value(Value::Object(m)).unwrap();
-            assert_ne!(limits_json(&l), base, "{name} is not in the fingerprint");
-        }
-    }
-
-    /// The `setting` column of the README's limits table.
-    fn readme_settings() -> Vec<(String, String)> {
-        let readme = include_str!("../../README.md");
-        let table = readme
-            .split("\n## Limits\n")
-            .nth(1)
-            .expect("README has a Limits section")
-            .split("\n## ")
-            .next()
-            .unwrap();
-        let mut rows = table
-            .lines()
-            .filter(|l| l.starts_with('|'))
-            .map(|l| l.split('|').map(str::trim).collect::<Vec<_>>());
-        let header = rows.next().expect("a table");
-        let col = header
-            .iter()
-            .position(|c| *c == "setting")
-            .expect("a setting column");
-        let flag = header
-            .iter()
-            .position(|c| *c == "flag")
-            .expect("a flag column");
-        rows.filter(|r| !r[col].starts_with("---"))
-            .filter_map(|r| {
-                let s = r[col].strip_prefix('`')?.strip_suffix('`')?;
-                Some((s.to_string(), r[flag].to_string()))
-            })
-            .collect()
-    }
-
-    #[test]
-    fn readme_limits_table_names_every_limit() {
-        let mut in_readme: Vec<String> = readme_settings().into_iter().map(|(s, _)| s).collect();
-        in_readme.sort();
-        let ours: Vec<String> = fields().keys().cloned().collect();
-        assert_eq!(in_readme, ours, "README limits table vs source::Limits");
-        // A flag, where there is one, is the setting's name.
-        for (setting, flag) in readme_settings() {
-            if flag != "(fixed)" {
-                assert_eq!(flag, format!("`--{}`", setting.replace('_', "-")));
-            }
-        }
     }
 }

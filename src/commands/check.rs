@@ -4,10 +4,10 @@ use super::scan::OutputFormat;
 use crate::check::load::{check_sources, exit_code, judge_units};
 use crate::check::scope::walk_units;
 use crate::check::{self, Check, CheckParams, Layout, Status, VerdictRecord};
+use crate::limits::ReadLimits;
 use crate::output::{self, CoverageRecord, SCHEMA_VERSION, escape};
 use crate::pack::RuleSet;
 use crate::scan::{ArtifactScan, ScanOptions, scan_all};
-use crate::source::Limits;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -57,7 +57,7 @@ pub fn run(
     checks: &[Check],
     rules: &RuleSet,
     params: &CheckParams,
-    limits: &Limits,
+    limits: &ReadLimits,
     threads: usize,
     format: OutputFormat,
     out: &mut dyn Write,

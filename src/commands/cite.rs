@@ -3,10 +3,11 @@
 //! verify the quoted text and the artifact hash.
 
 use crate::engine;
+use crate::limits::ReadLimits;
 use crate::lines::{Line, LineReader, LineSink, clean};
 use crate::location::{self, Location};
 use crate::output::{self, CiteRecord, escape};
-use crate::source::{self, Artifact, ArtifactKind, Coverage, Limits};
+use crate::source::{self, Artifact, ArtifactKind, Coverage};
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
@@ -135,7 +136,7 @@ pub fn resolve(path: &str, root: Option<&str>) -> Result<PathBuf, String> {
 pub fn run(
     citation: &str,
     o: &CiteOptions,
-    limits: &Limits,
+    limits: &ReadLimits,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
@@ -195,8 +196,11 @@ pub fn run(
     };
     let mut found_member = false;
     let mut coverage = Coverage::default();
-    let mut reader = LineReader::new(limits.max_line, true);
-    source::for_each_member(&artifact, limits, &mut coverage, |leaf| {
+    let mut reader = LineReader::new(crate::lines::LineLimits {
+        binary: true,
+        ..limits.lines
+    });
+    source::for_each_member(&artifact, &limits.source, &mut coverage, |leaf| {
         if leaf.members == members.as_slice() && !found_member {
             found_member = true;
             reader.scan(leaf.reader, &mut grab)?;

@@ -2,11 +2,12 @@
 
 use super::Found;
 use crate::engine;
+use crate::limits::ReadLimits;
 use crate::lines::LineReader;
 use crate::output::shared::{ARTIFACT_BUFFER, SharedOut, Spill};
 use crate::output::{self, CoverageRecord, SummaryRecord};
 use crate::scan::grep::{GrepMatcher, GrepOptions, GrepSink};
-use crate::source::{self, Coverage, Limits};
+use crate::source::{self, Coverage};
 use std::io::Write;
 use std::time::Instant;
 
@@ -20,7 +21,7 @@ struct Done {
 pub fn run(
     inputs: &[String],
     opts: &GrepOptions,
-    limits: &Limits,
+    limits: &ReadLimits,
     threads: usize,
     out: &mut (dyn Write + Send),
     err: &mut dyn Write,
@@ -43,7 +44,7 @@ pub fn run(
         let mut aout = shared.artifact(at.unwrap_or(usize::MAX));
         let mut coverage = Coverage::default();
         let mut matches = 0;
-        let mut lines = LineReader::new(limits.max_line, limits.binary);
+        let mut lines = LineReader::new(limits.lines);
         let (sha256, ()) = rayon::join(
             || {
                 if opts.json {
@@ -53,13 +54,13 @@ pub fn run(
                 }
             },
             || {
-                source::for_each_member(a, limits, &mut coverage, |leaf| {
+                source::for_each_member(a, &limits.source, &mut coverage, |leaf| {
                     let mut sink = GrepSink::new(&matcher, opts, &a.path, leaf.members, &mut aout);
                     let result = lines.scan(leaf.reader, &mut sink);
                     sink.finish();
                     matches += sink.matches;
                     let outcome = result?;
-                    engine::account(leaf.coverage, leaf.members, &outcome, limits.max_line);
+                    engine::account(leaf.coverage, leaf.members, &outcome, limits.lines.max_line);
                     Ok(())
                 })
             },

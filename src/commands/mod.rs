@@ -9,9 +9,9 @@ pub mod packs;
 pub mod scan;
 pub mod show;
 
+use crate::limits::ReadLimits;
 use crate::location::Location;
 use crate::output::escape;
-use crate::source::Limits;
 use std::io::{self, Write};
 
 /// Prints the inputs that could not be walked (a missing path, an
@@ -46,30 +46,16 @@ impl Found {
 /// artifact's buffers) and `-j 1000000` would abort creating them.
 pub const MAX_THREADS: usize = 256;
 
-/// Limits and threads shared by every command that reads artifacts.
+/// Limits and threads shared by every command that reads artifacts. The
+/// limit flags, their help and defaults are declared on the limits
+/// structs themselves ([`ReadLimits`]), flattened in here.
 #[derive(clap::Args, Debug, Clone)]
 pub struct InputArgs {
     /// Worker threads (default: number of cores)
     #[arg(short = 'j', long = "threads")]
     pub threads: Option<usize>,
-    /// Deepest nesting of compression layers and containers
-    #[arg(long, default_value_t = Limits::default().max_depth)]
-    pub max_depth: usize,
-    /// Decompressed bytes allowed per artifact
-    #[arg(long, default_value_t = Limits::default().max_bytes, value_parser = parse_size)]
-    pub max_bytes: u64,
-    /// Decompressed bytes allowed per member
-    #[arg(long, default_value_t = Limits::default().max_member_bytes, value_parser = parse_size)]
-    pub max_member_bytes: u64,
-    /// Largest decompressed/compressed ratio of a member (checked past 64 MiB)
-    #[arg(long, default_value_t = Limits::default().max_ratio)]
-    pub max_ratio: f64,
-    /// Longest line searched, in bytes
-    #[arg(long, default_value_t = Limits::default().max_line, value_parser = parse_size_usize)]
-    pub max_line: usize,
-    /// Search binary members too (`-a`/`--text` as in grep)
-    #[arg(short = 'a', long, visible_alias = "text")]
-    pub binary: bool,
+    #[command(flatten)]
+    pub limits: ReadLimits,
 }
 
 /// `-g/--member GLOB` for the commands that search (grep, scan, check).
@@ -95,8 +81,11 @@ pub struct MemberArgs {
 
 impl MemberArgs {
     /// `limits` with the member globs set.
-    pub fn apply(&self, mut limits: Limits) -> Result<Limits, crate::member_glob::MemberGlobError> {
-        limits.members =
+    pub fn apply(
+        &self,
+        mut limits: ReadLimits,
+    ) -> Result<ReadLimits, crate::member_glob::MemberGlobError> {
+        limits.source.members =
             crate::member_glob::MemberGlobs::new(&self.globs)?.map(std::sync::Arc::new);
         Ok(limits)
     }
@@ -151,49 +140,9 @@ pub fn report_coverage_errors(
     Ok(())
 }
 
-/// A byte count with an optional binary suffix: `1048576`, `1M`, `64G`
-/// (K, M, G, T; a trailing `B` or `iB` is allowed), as rg and ugrep take.
-pub fn parse_size(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let t = t
-        .strip_suffix("iB")
-        .or_else(|| t.strip_suffix('B'))
-        .unwrap_or(t);
-    let (num, shift) = match t.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => {
-            let shift = match c.to_ascii_uppercase() {
-                'K' => 10,
-                'M' => 20,
-                'G' => 30,
-                'T' => 40,
-                _ => return Err(format!("{s:?}: the suffix is K, M, G or T")),
-            };
-            (&t[..i], shift)
-        }
-        _ => (t, 0),
-    };
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("{s:?} is not a size (e.g. 1048576, 512K, 64G)"))?;
-    n.checked_mul(1u64 << shift)
-        .ok_or_else(|| format!("{s:?} is too large"))
-}
-
-fn parse_size_usize(s: &str) -> Result<usize, String> {
-    parse_size(s).and_then(|n| usize::try_from(n).map_err(|_| format!("{s:?} is too large")))
-}
-
 impl InputArgs {
-    pub fn limits(&self) -> Limits {
-        Limits {
-            max_depth: self.max_depth,
-            max_bytes: self.max_bytes,
-            max_member_bytes: self.max_member_bytes,
-            max_ratio: self.max_ratio,
-            max_line: self.max_line,
-            binary: self.binary,
-            ..Limits::default()
-        }
+    pub fn limits(&self) -> ReadLimits {
+        self.limits.clone()
     }
 
     /// `-j`, or the number of cores, clamped to `1..=MAX_THREADS`.
@@ -207,23 +156,5 @@ impl InputArgs {
     pub fn clamp_note(&self) -> Option<String> {
         let j = self.threads?;
         (j > MAX_THREADS).then(|| format!("-j {j} is more than {MAX_THREADS}: using {MAX_THREADS}"))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_size;
-
-    #[test]
-    fn sizes_with_suffixes() {
-        assert_eq!(parse_size("1048576"), Ok(1 << 20));
-        assert_eq!(parse_size("1M"), Ok(1 << 20));
-        assert_eq!(parse_size("64G"), Ok(64 << 30));
-        assert_eq!(parse_size("512k"), Ok(512 << 10));
-        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
-        assert_eq!(parse_size("3TB"), Ok(3 << 40));
-        assert!(parse_size("64X").is_err());
-        assert!(parse_size("G").is_err());
-        assert!(parse_size("99999999999T").is_err());
     }
 }

@@ -1,12 +1,13 @@
 //! `artiscan scan ARTIFACTS...`: evidence JSON Lines from the pack rules.
 
 use super::Found;
+use crate::limits::ReadLimits;
 use crate::location::Location;
 use crate::output::escape;
 use crate::output::{self, CoverageRecord, SummaryRecord};
 use crate::pack::RuleSet;
 use crate::scan::{Record, ScanOptions, scan_all};
-use crate::source::{self, Limits};
+use crate::source;
 use std::io::Write;
 use std::time::Instant;
 
@@ -42,7 +43,7 @@ pub fn run(
     inputs: &[String],
     rules: &RuleSet,
     opts: ScanOptions,
-    limits: &Limits,
+    limits: &ReadLimits,
     threads: usize,
     format: OutputFormat,
     out: &mut dyn Write,

@@ -4,10 +4,11 @@
 
 use super::cite::{open_artifact, without_dot_slash};
 use crate::engine;
+use crate::limits::ReadLimits;
 use crate::lines::{Line, LineReader, LineSink};
 use crate::location::Location;
 use crate::output::{self, ShowRecord, escape};
-use crate::source::{self, Coverage, Limits};
+use crate::source::{self, Coverage};
 use std::io::{self, Write};
 
 /// Default `--max-lines`: the same bound as cite's ranges.
@@ -191,7 +192,7 @@ impl LineSink for Printer<'_> {
 pub fn run(
     spec_text: &str,
     o: &ShowOptions,
-    limits: &Limits,
+    limits: &ReadLimits,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
@@ -227,8 +228,8 @@ pub fn run(
     let mut read_error = None;
     let mut coverage = Coverage::default();
     // Binary members are refused below, not read as text.
-    let mut reader = LineReader::new(limits.max_line, limits.binary);
-    source::for_each_member(&artifact, limits, &mut coverage, |leaf| {
+    let mut reader = LineReader::new(limits.lines);
+    source::for_each_member(&artifact, &limits.source, &mut coverage, |leaf| {
         if found {
             return Ok(());
         }
@@ -314,7 +315,7 @@ pub fn run(
         } else if long_lines > 0 {
             reason = Some(format!(
                 "{long_lines} line(s) longer than --max-line {} printed up to the cap",
-                limits.max_line
+                limits.lines.max_line
             ));
             code = 1;
         } else if printed == 0 || spec.last.is_some_and(|l| last_line < l) {

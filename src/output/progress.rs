@@ -153,12 +153,32 @@ impl Meter {
         IN_FLIGHT.fetch_sub(n.min(IN_FLIGHT.load(Ordering::Relaxed)), Ordering::Relaxed);
     }
 
-    /// `inner` counted into this meter when `on` (the artifact's top layer;
-    /// nested layers are not file bytes).
-    pub fn reader<R>(&self, inner: R, on: bool) -> Metered<R> {
+    /// `inner`, counted into this meter when its bytes are the artifact
+    /// file's own (nested layers are not file bytes).
+    pub fn reader<R>(&self, inner: R, level: Level) -> Metered<R> {
         Metered {
             inner,
-            meter: on.then(|| self.clone()),
+            meter: (level == Level::File).then(|| self.clone()),
+        }
+    }
+}
+
+/// Whose bytes a reader passes on, for [`Meter::reader`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// The artifact file's own bytes: the bar follows them.
+    File,
+    /// Bytes of a member or layer inside the artifact.
+    Nested,
+}
+
+impl Level {
+    /// The level of a reader `members` deep in the artifact.
+    pub fn at(members: usize) -> Level {
+        if members == 0 {
+            Level::File
+        } else {
+            Level::Nested
         }
     }
 }
@@ -199,7 +219,7 @@ mod tests {
     fn a_metered_reader_counts_what_is_consumed() {
         let data = vec![b'x'; 100_000];
         let m = Meter::new();
-        let mut r = m.reader(&data[..], true);
+        let mut r = m.reader(&data[..], Level::File);
         let mut buf = [0u8; 30_000];
         r.read_exact(&mut buf).unwrap();
         assert_eq!(m.consumed(), 30_000);
@@ -211,7 +231,7 @@ mod tests {
         assert_eq!(m.consumed(), 0);
         // Off: nothing counted.
         let off = Meter::new();
-        io::copy(&mut off.reader(&data[..], false), &mut io::sink()).unwrap();
+        io::copy(&mut off.reader(&data[..], Level::Nested), &mut io::sink()).unwrap();
         assert_eq!(off.consumed(), 0);
     }
 }

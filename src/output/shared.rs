@@ -118,11 +118,21 @@ fn write_out(state: &mut State<'_>, failed: &AtomicBool, buf: &[u8]) {
     }
 }
 
+/// What [`ArtifactOut::drain`] does with the artifact's turn to write.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Turn {
+    /// Keep it: more of this artifact follows (a full buffer spills).
+    Keep,
+    /// Pass it on: the artifact is finished.
+    Release,
+}
+
 impl ArtifactOut<'_, '_> {
     /// Writes the buffer out, first waiting for this artifact's turn unless
-    /// it already streams; `release` ends the artifact: the next one's turn
-    /// (and the parked ones after it go out).
-    fn drain(&mut self, release: bool) {
+    /// it already streams; [`Turn::Release`] ends the artifact: the next
+    /// one's turn (and the parked ones after it go out).
+    fn drain(&mut self, turn: Turn) {
+        let release = turn == Turn::Release;
         let shared = self.shared;
         let mut state = shared.state.lock().unwrap_or_else(|p| p.into_inner());
         if !self.streaming {
@@ -165,7 +175,7 @@ impl ArtifactOut<'_, '_> {
 impl Drop for ArtifactOut<'_, '_> {
     fn drop(&mut self) {
         // Even with nothing to write: the turn passes on.
-        self.drain(true);
+        self.drain(Turn::Release);
     }
 }
 
@@ -176,7 +186,7 @@ impl Spill for ArtifactOut<'_, '_> {
 
     fn spill(&mut self) -> bool {
         if self.buf.len() >= self.shared.cap {
-            self.drain(false);
+            self.drain(Turn::Keep);
         }
         !self.shared.failed()
     }

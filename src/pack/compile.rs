@@ -1120,7 +1120,10 @@ mod tests {
                 },
             ] {
                 let mut sink = MemberScan::new(&set, "x", &member, &member[0], opts);
-                let mut reader = LineReader::new(2 << 20, false);
+                let mut reader = LineReader::new(crate::lines::LineLimits {
+                    max_line: 2 << 20,
+                    binary: false,
+                });
                 reader.scan(&mut line.as_bytes(), &mut sink).expect("scan");
                 let (mut records, mut counts) = (Vec::new(), std::collections::BTreeMap::new());
                 sink.finish(&mut records, &mut counts);

@@ -122,7 +122,10 @@ fn run_example_for(set: &RuleSet, ex: &ExampleDef, force: bool, id: &str) -> Vec
         force,
     };
     let mut sink = MemberScan::new(set, "example", &member, &member[0], opts);
-    let mut reader = LineReader::new(1 << 20, true);
+    let mut reader = LineReader::new(crate::lines::LineLimits {
+        binary: true,
+        ..Default::default()
+    });
     let mut bytes = text.as_bytes();
     let _ = reader.scan(&mut bytes, &mut sink);
     let mut records = Vec::new();

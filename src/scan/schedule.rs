@@ -6,9 +6,10 @@
 
 use super::evidence::{ArtifactScan, MemberScan, Record, RecordBudget, ScanOptions, evidence_id};
 use crate::engine;
+use crate::limits::ReadLimits;
 use crate::lines::{LineReader, Outcome};
 use crate::pack::RuleSet;
-use crate::source::{self, Artifact, Coverage, Limits};
+use crate::source::{self, Artifact, Coverage};
 use std::collections::BTreeMap;
 use std::io::{self, Read};
 
@@ -19,7 +20,7 @@ const SPLIT_MIN: usize = 8 << 20;
 pub fn scan_artifact(
     set: &RuleSet,
     artifact: &Artifact,
-    limits: &Limits,
+    limits: &ReadLimits,
     opts: ScanOptions,
 ) -> ArtifactScan {
     scan_artifact_on(set, artifact, limits, opts, 1)
@@ -32,7 +33,7 @@ pub fn scan_artifact(
 pub fn scan_all(
     set: &RuleSet,
     artifacts: &[Artifact],
-    limits: &Limits,
+    limits: &ReadLimits,
     opts: ScanOptions,
     threads: usize,
     mut consume: impl FnMut(&Artifact, ArtifactScan, &indicatif::ProgressBar),
@@ -60,7 +61,7 @@ pub fn scan_all(
 fn scan_artifact_on(
     set: &RuleSet,
     artifact: &Artifact,
-    limits: &Limits,
+    limits: &ReadLimits,
     opts: ScanOptions,
     member_threads: usize,
 ) -> ArtifactScan {
@@ -72,9 +73,9 @@ fn scan_artifact_on(
                 scan_members_parallel(set, artifact, limits, opts, member_threads, &mut scan);
                 return scan;
             }
-            let mut lines = LineReader::new(limits.max_line, limits.binary);
+            let mut lines = LineReader::new(limits.lines);
             let mut budget = RecordBudget::default();
-            source::for_each_member(artifact, limits, &mut scan.coverage, |leaf| {
+            source::for_each_member(artifact, &limits.source, &mut scan.coverage, |leaf| {
                 let name = member_name(artifact, leaf.members);
                 let mut sink = MemberScan::new(set, &artifact.path, leaf.members, name, opts);
                 let result = match leaf.slice {
@@ -88,7 +89,7 @@ fn scan_artifact_on(
                     leaf.coverage,
                 );
                 let outcome = result?;
-                engine::account(leaf.coverage, leaf.members, &outcome, limits.max_line);
+                engine::account(leaf.coverage, leaf.members, &outcome, limits.lines.max_line);
                 Ok(())
             });
             scan
@@ -249,7 +250,7 @@ impl<'a> InOrder<'a> {
 fn scan_members_parallel<'a>(
     set: &'a RuleSet,
     artifact: &'a Artifact,
-    limits: &Limits,
+    limits: &ReadLimits,
     opts: ScanOptions,
     threads: usize,
     scan: &mut ArtifactScan,
@@ -258,13 +259,13 @@ fn scan_members_parallel<'a>(
     let done: std::sync::Mutex<Vec<MemberDone<'a>>> = std::sync::Mutex::new(Vec::new());
     let in_flight = std::sync::atomic::AtomicUsize::new(0);
     let push = |d: MemberDone<'a>| done.lock().unwrap_or_else(|p| p.into_inner()).push(d);
-    let mut lines = LineReader::new(limits.max_line, limits.binary);
+    let mut lines = LineReader::new(limits.lines);
     let mut order = InOrder {
         set,
         artifact,
         opts,
-        max_line: limits.max_line,
-        reader: LineReader::new(limits.max_line, limits.binary),
+        max_line: limits.lines.max_line,
+        reader: LineReader::new(limits.lines),
         started: 0,
         next: 0,
         inserted: (0, 0),
@@ -277,7 +278,7 @@ fn scan_members_parallel<'a>(
         ..
     } = scan;
     rayon::scope(|sc| {
-        source::for_each_member(artifact, limits, coverage, |leaf| {
+        source::for_each_member(artifact, &limits.source, coverage, |leaf| {
             let (done, in_flight) = (&done, &in_flight);
             let cov = &mut *leaf.coverage;
             order.drain_until(MAX_PENDING - 1, done, in_flight, cov, records, counts);
@@ -321,7 +322,7 @@ fn scan_members_parallel<'a>(
                 here.sink.soft_limit = Some(SOFT_RECORD_BYTES);
                 sc.spawn(move |_| {
                     let mut d = here;
-                    let reader = LineReader::new(limits.max_line, limits.binary);
+                    let reader = LineReader::new(limits.lines);
                     d.outcome = reader.scan_slice(&buf, 0, 1, &mut d.sink);
                     if d.sink.aborted {
                         d.redo = Some(buf);
@@ -546,7 +547,7 @@ mod tests {
         let set = RuleSet::compile(&packs, &Selection::default()).unwrap();
         let text = member_text(&set);
         let members = vec!["server.log".to_string()];
-        let reader = LineReader::new(1 << 20, false);
+        let reader = LineReader::new(crate::lines::LineLimits::default());
         for opts in [
             ScanOptions::default(),
             ScanOptions {
@@ -561,7 +562,7 @@ mod tests {
             assert!(want.0.len() > 100, "{} records", want.0.len());
             for chunk in [1, 7, 4096] {
                 let mut s = sink();
-                LineReader::new(1 << 20, false)
+                LineReader::new(crate::lines::LineLimits::default())
                     .scan(&mut Trickle(&text, chunk), &mut s)
                     .unwrap();
                 same(finish(s), &want, &format!("streamed in reads of {chunk}"));

@@ -77,13 +77,14 @@ pub fn classify(e: &io::Error) -> ErrorKind {
     }
 }
 
-/// Decompressed bytes of one artifact, against `--max-bytes`.
+/// What one artifact has used of its limits: decompressed bytes (against
+/// `--max-bytes`; each layer checks its member's bytes and ratio) and
+/// the zip spool.
 pub struct Budget {
     used: Cell<u64>,
-    max_bytes: u64,
-    max_member_bytes: u64,
-    max_ratio: f64,
-    ratio_grace: u64,
+    /// The limits, whole (not copied field by field: a new one is here
+    /// without an edit).
+    limits: Limits,
     /// Bytes of zip spool still allowed (all nested spools together).
     spool_left: Cell<usize>,
 }
@@ -92,10 +93,7 @@ impl Budget {
     pub fn new(limits: &Limits) -> Budget {
         Budget {
             used: Cell::new(0),
-            max_bytes: limits.max_bytes,
-            max_member_bytes: limits.max_member_bytes,
-            max_ratio: limits.max_ratio,
-            ratio_grace: limits.ratio_grace,
+            limits: limits.clone(),
             spool_left: Cell::new(limits.spool_cap),
         }
     }
@@ -324,6 +322,16 @@ impl<R: BufRead> BufRead for Counted<R> {
     }
 }
 
+/// Whether a layer's output counts against the byte budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Charge {
+    /// Decompressed (or streamed) bytes: counted against `--max-bytes` and
+    /// `--max-member-bytes`.
+    Counted,
+    /// Bytes counted already where they lie (a plain tar member's data).
+    Free,
+}
+
 /// The output of one layer (a decoder, or a container member).
 pub struct Layer<'b, R> {
     inner: R,
@@ -333,8 +341,7 @@ pub struct Layer<'b, R> {
     budget: &'b Budget,
     /// Compressed bytes consumed, for the ratio limit.
     consumed: Option<Rc<Cell<u64>>>,
-    /// Whether this layer decompresses (counts against the budget).
-    decodes: bool,
+    charge: Charge,
     out: u64,
 }
 
@@ -345,7 +352,7 @@ impl<'b, R: Read> Layer<'b, R> {
         what: &'static str,
         budget: &'b Budget,
         consumed: Option<Rc<Cell<u64>>>,
-        decodes: bool,
+        charge: Charge,
     ) -> Self {
         Layer {
             inner,
@@ -353,7 +360,7 @@ impl<'b, R: Read> Layer<'b, R> {
             what,
             budget,
             consumed,
-            decodes,
+            charge,
             out: 0,
         }
     }
@@ -371,24 +378,24 @@ impl<'b, R: Read> Layer<'b, R> {
         let b = self.budget;
         let used = b.used.get() + n;
         b.used.set(used);
-        if used > b.max_bytes {
+        if used > b.limits.max_bytes {
             return Err(self.limit(format!(
                 "artifact decompresses past --max-bytes {}",
-                b.max_bytes
+                b.limits.max_bytes
             )));
         }
-        if self.out > b.max_member_bytes {
+        if self.out > b.limits.max_member_bytes {
             return Err(self.limit(format!(
                 "member decompresses past --max-member-bytes {}",
-                b.max_member_bytes
+                b.limits.max_member_bytes
             )));
         }
-        if self.out > b.ratio_grace {
+        if self.out > b.limits.ratio_grace {
             let input = self.consumed.as_ref().map_or(u64::MAX, |c| c.get());
-            if self.out as f64 > b.max_ratio * input.max(1) as f64 {
+            if self.out as f64 > b.limits.max_ratio * input.max(1) as f64 {
                 return Err(self.limit(format!(
                     "{} member expands more than --max-ratio {} ({} bytes from {})",
-                    self.what, b.max_ratio, self.out, input
+                    self.what, b.limits.max_ratio, self.out, input
                 )));
             }
         }
@@ -407,7 +414,7 @@ impl<R: Read> Read for Layer<'_, R> {
                 return Err(io::Error::other(Tagged::new(&self.members, kind, message)));
             }
         };
-        if self.decodes && n > 0 {
+        if self.charge == Charge::Counted && n > 0 {
             self.out += n as u64;
             self.check(n as u64)?;
         }

@@ -33,8 +33,9 @@ pub mod walk;
 mod zipread;
 
 use crate::location;
+use crate::output::progress::Level;
 use detect::{Format, HEAD_LEN, detect};
-use layer::{Layer, Tagged};
+use layer::{Charge, Layer, Tagged};
 use serde::{Deserialize, Serialize};
 use std::io::{self, BufRead, Cursor, Read};
 
@@ -128,30 +129,43 @@ pub enum NoteKind {
     LongName,
 }
 
-/// Safety limits. The defaults let a real 10 GiB log through and stop bombs.
-/// Serialised (field names as written) into the audit fingerprint, and
-/// each field is a row of the README's limits table (tests check both).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// Archive limits, enforced in this layer: depth by the walker, bytes,
+/// ratio and the zip spool by [`Budget`] (and the layers charged to it).
+/// The defaults let a real 10 GiB log through and stop bombs. With the
+/// line reader's [`crate::lines::LineLimits`] they make
+/// [`crate::limits::ReadLimits`]: the flags, the audit fingerprint (field
+/// names as written) and the README's limits table (tests check all
+/// three). A field's doc comment is its `--help` text, its default is in
+/// `Default` below (the flag shows that one); a field without a flag is
+/// `#[arg(skip)]`.
+#[derive(clap::Args, Clone, Debug, Serialize, Deserialize)]
 pub struct Limits {
-    /// Nesting of compression layers and containers.
+    /// Deepest nesting of compression layers and containers
+    #[arg(long, default_value_t = Limits::default().max_depth)]
     pub max_depth: usize,
-    /// Decompressed bytes per artifact, all layers together.
+    /// Decompressed bytes allowed per artifact
+    // All layers together.
+    #[arg(long, default_value_t = Limits::default().max_bytes, value_parser = crate::limits::parse_size)]
     pub max_bytes: u64,
-    /// Decompressed bytes of one member (one decoder output).
+    /// Decompressed bytes allowed per member
+    // One decoder's output.
+    #[arg(long, default_value_t = Limits::default().max_member_bytes, value_parser = crate::limits::parse_size)]
     pub max_member_bytes: u64,
-    /// Decompressed/compressed ratio of one member, checked past `ratio_grace` bytes.
+    /// Largest decompressed/compressed ratio of a member (checked past 64 MiB)
+    // Past `ratio_grace` bytes, whose default is the 64 MiB above.
+    #[arg(long, default_value_t = Limits::default().max_ratio)]
     pub max_ratio: f64,
+    #[arg(skip = Limits::default().ratio_grace)]
     pub ratio_grace: u64,
-    /// A zip inside a stream is spooled in memory up to this size, then read
-    /// from its local headers instead.
+    // A zip inside a stream is spooled in memory up to this size, then read
+    // from its local headers instead.
+    #[arg(skip = Limits::default().spool_cap)]
     pub spool_cap: usize,
-    /// Longest line searched; the rest of a longer line is skipped with a note.
-    pub max_line: usize,
-    /// Search members that look binary.
-    pub binary: bool,
-    /// `-g/--member`: only these members are read (see [`crate::member_glob`]).
-    /// Not a limit of the audit fingerprint: `audit` reads every member.
+    // `-g/--member`: only these members are read (see
+    // `crate::member_glob`; the flag is the commands' `MemberArgs`). Not a
+    // limit of the audit fingerprint: `audit` reads every member.
     #[serde(skip)]
+    #[arg(skip)]
     pub members: Option<std::sync::Arc<crate::member_glob::MemberGlobs>>,
 }
 
@@ -164,8 +178,6 @@ impl Default for Limits {
             max_ratio: 1000.0,
             ratio_grace: 64 << 20,
             spool_cap: 64 << 20,
-            max_line: 1 << 20,
-            binary: false,
             members: None,
         }
     }
@@ -276,12 +288,13 @@ where
             let stdin = io::stdin();
             let mut lock = stdin.lock();
             // Counted against --max-bytes: a stream may never end.
-            let mut layer = Layer::new(&mut lock, &[], "stdin", &budget, None, true);
+            let mut layer = Layer::new(&mut lock, &[], "stdin", &budget, None, Charge::Counted);
             w.stream(&mut layer, 0)
         }
         ArtifactKind::Stream(path) => match open_stream(path) {
             Ok(mut file) => {
-                let mut layer = Layer::new(&mut file, &[], "stream", &budget, None, true);
+                let mut layer =
+                    Layer::new(&mut file, &[], "stream", &budget, None, Charge::Counted);
                 w.stream(&mut layer, 0)
             }
             Err(e) => Err(io::Error::other(Tagged::new(
@@ -391,6 +404,27 @@ pub fn for_each_window(path: &std::path::Path, mut f: impl FnMut(&[u8])) -> io::
     Ok(())
 }
 
+/// Why a zip is read from its local headers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LocalHeaders {
+    /// Too big to spool, or too many entries to hold its directory: the
+    /// zip should still end with a central directory.
+    TooBig,
+    /// The central directory is unusable (that was reported already): the
+    /// zip may end anywhere.
+    DirectoryDamaged,
+}
+
+/// Where a zip entry's data ends.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum EntryEnd {
+    /// Sized by its header or the central directory.
+    Known,
+    /// A streamed entry (data descriptor): whatever the visitor leaves is
+    /// decoded too, to find its end.
+    Unknown,
+}
+
 struct Walker<'l, 'c, F> {
     limits: &'l Limits,
     budget: &'l Budget,
@@ -467,11 +501,11 @@ where
             }
             Format::Text => {
                 let members = self.members.clone();
-                let mut reader = self.meter.reader(bytes, true);
+                let mut reader = self.meter.reader(bytes, Level::File);
                 self.with_layer("text", |w| w.leaf(&members, &mut reader, Some(bytes)))
             }
             _ => {
-                let mut reader = self.meter.reader(bytes, true);
+                let mut reader = self.meter.reader(bytes, Level::File);
                 self.stream(&mut reader, 0)
             }
         }
@@ -515,7 +549,7 @@ where
                     "gzip",
                     self.budget,
                     Some(consumed),
-                    true,
+                    Charge::Counted,
                 );
                 self.stream(&mut layer, depth + 1)
             }
@@ -533,7 +567,7 @@ where
                     "zstd",
                     self.budget,
                     Some(consumed),
-                    true,
+                    Charge::Counted,
                 );
                 self.stream(&mut layer, depth + 1)
             }
@@ -559,8 +593,14 @@ where
                     Format::Bzip2 => (Box::new(bzip2::read::MultiBzDecoder::new(input)), "bzip2"),
                     _ => (Box::new(layer::Lz4::new(input)), "lz4"),
                 };
-                let mut layer =
-                    Layer::new(dec, &self.members, what, self.budget, Some(consumed), true);
+                let mut layer = Layer::new(
+                    dec,
+                    &self.members,
+                    what,
+                    self.budget,
+                    Some(consumed),
+                    Charge::Counted,
+                );
                 self.stream(&mut layer, depth + 1)
             }
             Format::Unsupported(what) => {
@@ -661,7 +701,11 @@ where
                 }
                 item @ (tarread::Item::File | tarread::Item::Sparse(Some(_))) => {
                     let errors = self.coverage.errors.len();
-                    let expands = matches!(item, tarread::Item::Sparse(_));
+                    // Holes expand: a sparse member's output is counted.
+                    let charge = match item {
+                        tarread::Item::Sparse(_) => Charge::Counted,
+                        _ => Charge::Free,
+                    };
                     let (mut plain, mut sparse);
                     // A sparse member is read expanded, holes as zeros:
                     // those bytes count against the budget like any other.
@@ -676,7 +720,7 @@ where
                         }
                     };
                     let mut member =
-                        Layer::new(data, &self.members, "tar", self.budget, None, expands);
+                        Layer::new(data, &self.members, "tar", self.budget, None, charge);
                     member.set_member(name.clone());
                     self.next_stored = Some(entry.size);
                     let result = self.member(name, &mut member, depth, level);
@@ -744,7 +788,7 @@ where
             return self.zip_slice(&spool, depth);
         }
         let mut rest = Cursor::new(spool).chain(r);
-        self.zip_local_headers(&mut rest, depth, false)
+        self.zip_local_headers(&mut rest, depth, LocalHeaders::TooBig)
     }
 
     /// A whole zip in memory: entries from its central directory, or from
@@ -756,8 +800,8 @@ where
             Err(zipread::DirectoryError::TooMany(_)) => {
                 // A huge directory is not held in memory: the local headers
                 // are read in order instead.
-                let top = self.members.is_empty();
-                return self.zip_local_headers(&mut self.meter.reader(data, top), depth, false);
+                let mut r = self.meter.reader(data, Level::at(self.members.len()));
+                return self.zip_local_headers(&mut r, depth, LocalHeaders::TooBig);
             }
             Err(e) => {
                 // A cut download has no central directory (or only one of
@@ -767,9 +811,10 @@ where
                 self.coverage
                     .error(&self.members.clone(), ErrorKind::Truncated, msg);
                 let start = memchr::memmem::find(data, b"PK\x03\x04").unwrap_or(data.len());
-                let top = self.members.is_empty();
-                let mut r = self.meter.reader(&data[start..], top);
-                return self.zip_local_headers(&mut r, depth, true);
+                let mut r = self
+                    .meter
+                    .reader(&data[start..], Level::at(self.members.len()));
+                return self.zip_local_headers(&mut r, depth, LocalHeaders::DirectoryDamaged);
             }
         };
         let entries = &dir.entries;
@@ -815,7 +860,7 @@ where
             let have =
                 &data[start.min(data.len() as u64) as usize..end.min(data.len() as u64) as usize];
             let cut = (have.len() as u64) < e.csize;
-            let mut raw = layer::Counted::new(self.meter.reader(have, level == 0));
+            let mut raw = layer::Counted::new(self.meter.reader(have, Level::at(level)));
             self.next_stored = Some(e.csize);
             self.zip_entry(
                 name,
@@ -824,7 +869,7 @@ where
                 Some((e.crc, e.usize)),
                 depth,
                 level,
-                false,
+                EntryEnd::Known,
             )?;
             if cut && !self.coverage.errors.iter().any(|x| x.members == at) {
                 let msg = format!("zip ends inside this entry's {} bytes", e.csize);
@@ -835,7 +880,7 @@ where
     }
 
     /// Decodes one zip entry from its raw bytes and visits it as member
-    /// `name`. With `to_end`, whatever the visitor left is decoded too, to
+    /// `name`. With [`EntryEnd::Unknown`], whatever the visitor left is decoded too, to
     /// find where the entry ends in a stream. Returns the CRC-32 and length
     /// of the output when its end was reached cleanly.
     #[allow(clippy::too_many_arguments)]
@@ -847,7 +892,7 @@ where
         expect: Option<(u32, u64)>,
         depth: usize,
         level: usize,
-        to_end: bool,
+        end: EntryEnd,
     ) -> io::Result<Option<(u32, u64)>> {
         let consumed = raw.counter();
         let mut at = self.members.clone();
@@ -864,7 +909,11 @@ where
             _ => Box::new(&mut *raw),
         };
         // A decoder that ends cleanly but short is damage, not a cut.
-        let mut checked = zipread::Checked::new(dec, expect, method == zipread::STORED);
+        let short = match method {
+            zipread::STORED => zipread::Short::Cut,
+            _ => zipread::Short::Damage,
+        };
+        let mut checked = zipread::Checked::new(dec, expect, short);
         let sums = checked.sums();
         let mut member = Layer::new(
             &mut checked,
@@ -872,24 +921,27 @@ where
             "zip",
             self.budget,
             Some(consumed),
-            true,
+            Charge::Counted,
         );
         member.set_member(name.clone());
         self.member(name, &mut member, depth, level)?;
-        if to_end && sums.get().is_none() && io::copy(&mut member, &mut io::sink()).is_err() {
+        if end == EntryEnd::Unknown
+            && sums.get().is_none()
+            && io::copy(&mut member, &mut io::sink()).is_err()
+        {
             return Ok(None);
         }
         Ok(sums.get())
     }
 
     /// Reads a zip from its local headers, in order: a zip inside a stream
-    /// too big to spool, or one whose central directory is unreadable
-    /// (`damaged`: that was reported, and the zip may end anywhere).
+    /// too big to spool (or with too many entries), or one whose central
+    /// directory is unreadable.
     fn zip_local_headers(
         &mut self,
         r: &mut dyn Read,
         depth: usize,
-        damaged: bool,
+        why: LocalHeaders,
     ) -> io::Result<()> {
         let level = self.members.len();
         let mut input = io::BufReader::with_capacity(64 << 10, r);
@@ -899,7 +951,7 @@ where
                 Ok(zipread::Next::Entry(h)) => h,
                 Ok(zipread::Next::Directory) => return Ok(()),
                 Ok(zipread::Next::End) => {
-                    if !damaged {
+                    if why == LocalHeaders::TooBig {
                         let msg = "zip ends without a central directory";
                         self.coverage
                             .error(&self.members.clone(), ErrorKind::Truncated, msg);
@@ -950,7 +1002,11 @@ where
                     expect,
                     depth,
                     level,
-                    !size_known,
+                    if size_known {
+                        EntryEnd::Known
+                    } else {
+                        EntryEnd::Unknown
+                    },
                 )?
             };
             // Whatever the decoder left of a sized entry is skipped raw; an

@@ -101,12 +101,20 @@ pub struct Checked<R> {
     done: bool,
     /// The decoder failed: no end to check.
     failed: bool,
-    /// Output shorter than expected means the input was cut (stored data).
-    short_is_cut: bool,
+    short: Short,
+}
+
+/// What output shorter than the header says means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Short {
+    /// The input was cut (stored data: its bytes are its output).
+    Cut,
+    /// The entry is damaged (a decoder that ended cleanly but short).
+    Damage,
 }
 
 impl<R: Read> Checked<R> {
-    pub fn new(inner: R, expect: Option<(u32, u64)>, short_is_cut: bool) -> Self {
+    pub fn new(inner: R, expect: Option<(u32, u64)>, short: Short) -> Self {
         Checked {
             inner,
             crc: crc32fast::Hasher::new(),
@@ -115,7 +123,7 @@ impl<R: Read> Checked<R> {
             sums: Rc::new(Cell::new(None)),
             done: false,
             failed: false,
-            short_is_cut,
+            short,
         }
     }
 
@@ -148,10 +156,9 @@ impl<R: Read> Read for Checked<R> {
         let crc = self.crc.clone().finalize();
         self.sums.set(Some((crc, self.size)));
         match self.expect {
-            Some((_, size)) if self.size < size && self.short_is_cut => Err(truncated(format!(
-                "entry ends after {} of its {size} bytes",
-                self.size
-            ))),
+            Some((_, size)) if self.size < size && self.short == Short::Cut => Err(truncated(
+                format!("entry ends after {} of its {size} bytes", self.size),
+            )),
             Some((_, size)) if self.size != size => Err(corrupt(format!(
                 "entry decodes to {} bytes, its header says {size}",
                 self.size
@@ -643,13 +650,13 @@ mod tests {
         assert!(same > data.len() / 3, "{same} bytes kept");
 
         let ok = deflate(b"abc");
-        let mut c = Checked::new(Inflate::new(&ok[..]), Some((0xdead_beef, 3)), false);
+        let mut c = Checked::new(Inflate::new(&ok[..]), Some((0xdead_beef, 3)), Short::Damage);
         let err = c.read_to_end(&mut Vec::new()).unwrap_err();
         assert!(err.to_string().contains("CRC"));
         let mut c = Checked::new(
             Inflate::new(&ok[..]),
             Some((crc32fast::hash(b"abc"), 3)),
-            false,
+            Short::Damage,
         );
         c.read_to_end(&mut Vec::new()).unwrap();
     }
