@@ -66,7 +66,7 @@ fn matcher(c: &mut Criterion) {
     .unwrap();
     g.bench_function("aggregate_without_batch_throughput", |b| {
         let members = vec!["server.log".to_string()];
-        let mut reader = LineReader::new(1 << 20, false);
+        let mut reader = LineReader::new(LineLimits::default());
         b.iter(|| {
             let mut sink = MemberScan::new(
                 &without,
