@@ -96,7 +96,7 @@ impl PackSel {
             only: self.only.clone(),
             skip: self.skip.clone(),
         };
-        artiscan::pack::load_rules(&self.packs, &sel, true)
+        artiscan::pack::load_rules(&self.packs, &sel, artiscan::pack::Builtin::Included)
     }
 }
 
@@ -503,7 +503,7 @@ fn packs(c: PacksCommand, out: &mut dyn Write) -> anyhow::Result<i32> {
         if files.is_empty() {
             PackSel::default().rules()
         } else {
-            artiscan::pack::load_rules(files, &Selection::default(), false)
+            artiscan::pack::load_rules(files, &Selection::default(), artiscan::pack::Builtin::Left)
         }
     };
     let ok = match c {

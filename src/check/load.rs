@@ -52,7 +52,11 @@ pub fn load_params(checks: &[Check], pairs: &[String]) -> anyhow::Result<CheckPa
 /// The rules the checks need, from the built-in and extra packs.
 pub fn rules_for(checks: &[Check], extra_packs: &[PathBuf]) -> anyhow::Result<RuleSet> {
     let only: Vec<String> = super::selected_rules(checks).into_iter().collect();
-    let rules = crate::pack::load_rules(extra_packs, &Selection { only, skip: vec![] }, true)?;
+    let rules = crate::pack::load_rules(
+        extra_packs,
+        &Selection { only, skip: vec![] },
+        crate::pack::Builtin::Included,
+    )?;
     for c in checks {
         if rules.rule(&c.rule).is_none() {
             anyhow::bail!("check {}: no rule {:?} in the packs", c.id, c.rule);

@@ -307,7 +307,11 @@ fn audit_paths(args: AuditArgs, err: &mut dyn Write) -> anyhow::Result<i32> {
     }
     let checks = CheckSet::load(&args.checks, &sets, &args.params)?;
     // Every built-in rule (evidence for SQL), plus extra packs.
-    let rules = crate::pack::load_rules(&args.packs, &Selection::default(), true)?;
+    let rules = crate::pack::load_rules(
+        &args.packs,
+        &Selection::default(),
+        crate::pack::Builtin::Included,
+    )?;
     for c in &checks.checks {
         if rules.rule(&c.rule).is_none() {
             anyhow::bail!("check {}: no rule {:?} in the packs", c.id, c.rule);

@@ -256,13 +256,24 @@ pub fn load_path(path: &Path) -> Result<Vec<LoadedPack>, PackError> {
         .collect()
 }
 
+/// Whether [`load_rules`] starts from the built-in packs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Builtin {
+    Included,
+    /// Only the packs named (`packs test FILE`).
+    Left,
+}
+
 /// Built-in packs plus `--pack` files or folders, compiled with a selection.
 pub fn load_rules(
     extra: &[std::path::PathBuf],
     selection: &compile::Selection,
-    with_builtin: bool,
+    builtin_packs: Builtin,
 ) -> anyhow::Result<compile::RuleSet> {
-    let mut packs = if with_builtin { builtin()? } else { Vec::new() };
+    let mut packs = match builtin_packs {
+        Builtin::Included => builtin()?,
+        Builtin::Left => Vec::new(),
+    };
     for p in extra {
         packs.extend(load_path(p)?);
     }

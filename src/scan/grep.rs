@@ -10,6 +10,13 @@ use std::collections::VecDeque;
 use std::io::Write;
 use std::sync::Arc;
 
+/// What a printed line is: a match, or context around one (`-A`/`-B`/`-C`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Match,
+    Context,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct GrepOptions {
     pub patterns: Vec<String>,
@@ -174,7 +181,8 @@ impl<'a> GrepSink<'a> {
         }
     }
 
-    fn print(&mut self, number: u64, offset: u64, text: &[u8], is_match: bool, truncated: bool) {
+    fn print(&mut self, number: u64, offset: u64, text: &[u8], role: Role, truncated: bool) {
+        let is_match = role == Role::Match;
         let loc = self.location(number, offset);
         if self.opts.json {
             let (text, lossy) = output::line_text(text);
@@ -310,10 +318,10 @@ impl LineSink for GrepSink<'_> {
                 let before: Vec<_> = self.before.drain(..).collect();
                 for (n, off, t) in before {
                     if n > self.last_printed {
-                        self.print(n, off, &t, false, false);
+                        self.print(n, off, &t, Role::Context, false);
                     }
                 }
-                self.print(line.number, line.offset, text, true, line.truncated);
+                self.print(line.number, line.offset, text, Role::Match, line.truncated);
             }
             self.after_left = self.opts.after;
             if self.opts.max_count.is_some_and(|m| self.matches >= m) {
@@ -326,14 +334,26 @@ impl LineSink for GrepSink<'_> {
         } else {
             if self.maxed && self.after_left <= 1 {
                 if self.after_left == 1 {
-                    self.print(line.number, line.offset, text, false, line.truncated);
+                    self.print(
+                        line.number,
+                        line.offset,
+                        text,
+                        Role::Context,
+                        line.truncated,
+                    );
                 }
                 self.scratch = scratch;
                 return false;
             }
             if self.after_left > 0 && !self.opts.count {
                 self.after_left -= 1;
-                self.print(line.number, line.offset, text, false, line.truncated);
+                self.print(
+                    line.number,
+                    line.offset,
+                    text,
+                    Role::Context,
+                    line.truncated,
+                );
             } else if self.opts.before > 0 {
                 if self.before.len() == self.opts.before {
                     self.before.pop_front();
