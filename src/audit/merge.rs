@@ -63,9 +63,10 @@ const FUTURE_SLACK_NS: i64 = 24 * 3600 * 1_000_000_000;
 const TABLES: &[&str] = &[
     "artifacts",
     "coverage",
-    "coverage_errors",
-    "evidence",
-    "aggregates",
+    "member_chains",
+    "coverage_error_rows",
+    "evidence_rows",
+    "aggregate_rows",
     "aggregate_stats",
 ];
 
@@ -215,7 +216,7 @@ fn refuse(
 
 /// The schema objects (type, name, table, SQL) of `schema` (`main`, `src`),
 /// sorted; SQLite's internal ones left out.
-fn objects(conn: &Connection, schema: &str) -> anyhow::Result<Vec<[Option<String>; 4]>> {
+pub(super) fn objects(conn: &Connection, schema: &str) -> anyhow::Result<Vec<[Option<String>; 4]>> {
     let mut v: Vec<[Option<String>; 4]> = conn
         .prepare(&format!(
             "SELECT type, name, tbl_name, sql FROM {schema}.sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
@@ -245,9 +246,9 @@ fn normalize_sql(sql: &str) -> String {
 const JSON_COLUMNS: &[(&str, &[&str])] = &[
     ("fingerprints", &["packs", "checks", "params", "limits"]),
     ("coverage", &["notes"]),
-    ("coverage_errors", &["members"]),
-    ("evidence", &["members", "captures", "rank"]),
-    ("aggregates", &["members", "group_key", "stats"]),
+    ("member_chains", &["members"]),
+    ("evidence_rows", &["captures", "rank"]),
+    ("aggregate_rows", &["group_key", "stats"]),
     ("verdicts", &["evidence", "missing"]),
 ];
 
@@ -280,14 +281,44 @@ fn row_rules() -> Vec<(&'static str, String, &'static str)> {
             "an artifact verdict names its own artifact",
         ),
         (
-            "coverage_errors",
+            "coverage_error_rows",
             format!(
                 "kind IN ({})",
                 sql_names(ErrorKind::ALL.iter().map(|k| k.as_str()))
             ),
             "a known error kind",
         ),
+        // A row whose chain is missing would drop out of the views (its
+        // evidence unseen: a false pass); the chain is the row's own path's.
+        (
+            "evidence_rows",
+            chain_exists("evidence_rows"),
+            "a member chain of its own artifact",
+        ),
+        (
+            "aggregate_rows",
+            chain_exists("aggregate_rows"),
+            "a member chain of its own artifact",
+        ),
+        (
+            "coverage_error_rows",
+            chain_exists("coverage_error_rows"),
+            "a member chain of its own artifact",
+        ),
+        (
+            "member_chains",
+            "json_type(members) = 'array'".into(),
+            "members a JSON array",
+        ),
     ]
+}
+
+/// A row of `table` whose `(path, chain)` names a `member_chains` row of
+/// the input (columns qualified: `member_chains` has a `path` too).
+fn chain_exists(table: &str) -> String {
+    format!(
+        "EXISTS (SELECT 1 FROM src.member_chains c WHERE c.path = src.{table}.path AND c.chain = src.{table}.chain)"
+    )
 }
 
 /// Refuses an input (attached as `src`) that this artiscan did not write as
@@ -408,9 +439,10 @@ const SMALL_TABLES: &[&str] = &["meta", "fingerprints", "checks", "artifacts", "
 /// so a merge that takes nothing reads none of them.
 const ROW_TABLES: &[&str] = &[
     "coverage",
-    "coverage_errors",
-    "evidence",
-    "aggregates",
+    "member_chains",
+    "coverage_error_rows",
+    "evidence_rows",
+    "aggregate_rows",
     "aggregate_stats",
     "verdicts",
 ];
