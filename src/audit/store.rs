@@ -1032,8 +1032,8 @@ pub fn aggregate_from_row(
 type ChainMap = HashMap<i64, (Arc<[String]>, Arc<str>)>;
 
 fn load_chains(conn: &Connection, path: &str) -> anyhow::Result<ChainMap> {
-    let mut stmt = conn
-        .prepare_cached("SELECT chain, members, citation FROM member_chains WHERE path = ?1")?;
+    let mut stmt =
+        conn.prepare_cached("SELECT chain, members, citation FROM member_chains WHERE path = ?1")?;
     let mut rows = stmt.query([path])?;
     let mut chains = HashMap::new();
     while let Some(r) = rows.next()? {
@@ -1147,7 +1147,10 @@ pub fn load_scan(conn: &Connection, path: &str) -> anyhow::Result<ArtifactScan> 
         let chain: i64 = r.get("chain")?;
         let Some((members, cite)) = chains.get(&chain) else {
             return Err(key
-                .err("chain", format!("no member_chains row {chain} for this path"))
+                .err(
+                    "chain",
+                    format!("no member_chains row {chain} for this path"),
+                )
                 .into());
         };
         let citation = crate::output::Citation::new(cite.clone(), key.count(r, "line")?);
@@ -1196,7 +1199,12 @@ mod tests {
         let cols = "path, seq, run_id, artifact, rule, pack, citation, members, line, byte_offset, col, text, lossy, truncated, captures, rank, id";
         for (seq, cite, members, line) in [
             (0, "runs/a.zip!a.log:3", r#"["a.log"]"#, 3),
-            (1, "runs/a.zip!in%21ner.tgz!b.log:12", r#"["in!ner.tgz","b.log"]"#, 12),
+            (
+                1,
+                "runs/a.zip!in%21ner.tgz!b.log:12",
+                r#"["in!ner.tgz","b.log"]"#,
+                12,
+            ),
             (3, "runs/a.zip!a.log:40", r#"["a.log"]"#, 40),
         ] {
             c.execute(
@@ -1394,7 +1402,10 @@ mod tests {
         // A row whose chain is missing is an error, not a record dropped.
         c.execute("DELETE FROM member_chains", []).unwrap();
         let e = load_scan(&c, "runs/a.zip").unwrap_err().to_string();
-        assert!(e.contains("member_chains") && e.contains("column chain"), "{e}");
+        assert!(
+            e.contains("member_chains") && e.contains("column chain"),
+            "{e}"
+        );
     }
 
     /// A coverage row with one note and one error of the given kinds.

@@ -2255,3 +2255,38 @@ fn kubernetes_recipe_shards_merge_to_the_unsharded_audit() {
     assert!(dump(&dir.path().join("merged.sqlite")) == dump(&dir.path().join("full.sqlite")));
     assert!(runs_per_shard(&stores).values().all(|s| s.len() == 1));
 }
+
+/// `audit report --format jsonl` writes the `audit_*` records of
+/// `src/output/records.rs`, and each validates against
+/// schema/output.schema.json (samples hold failing and damaged artifacts,
+/// so every kind appears).
+#[test]
+fn report_jsonl_records_validate_against_the_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = root().join("samples");
+    let db = dir.path().join("s.sqlite");
+    let (samples, db) = (samples.to_str().unwrap(), db.to_str().unwrap());
+    let r = artiscan_in(dir.path(), &["audit", samples, "--db", db, "--no-progress"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = artiscan_in(
+        dir.path(),
+        &["audit", "report", "--db", db, "--format", "jsonl"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("schema/output.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let v = jsonschema::validator_for(&schema).unwrap();
+    let mut kinds = BTreeSet::new();
+    for line in r.stdout.lines() {
+        let rec: serde_json::Value = serde_json::from_str(line).unwrap();
+        let errors: Vec<String> = v.iter_errors(&rec).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{line}\n{errors:?}");
+        kinds.insert(rec["type"].as_str().unwrap().to_string());
+    }
+    assert_eq!(
+        kinds.into_iter().collect::<Vec<_>>(),
+        ["audit_summary", "check", "fail", "incomplete", "run"]
+    );
+}

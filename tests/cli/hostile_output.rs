@@ -610,5 +610,8 @@ fn long_member_name_on_many_lines_audits_into_a_small_store() {
     // The no-traceback check fails on the one artifact.
     let summary: Value = serde_json::from_str(r.stdout.lines().next().unwrap()).unwrap();
     assert_eq!(summary["type"], "audit_summary");
-    assert_eq!((summary["fail"].as_u64(), summary["artifacts"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(
+        (summary["fail"].as_u64(), summary["artifacts"].as_u64()),
+        (Some(1), Some(1))
+    );
 }
