@@ -9,6 +9,12 @@
 -- rows and writes the new ones in one transaction, so no reader ever sees half
 -- of an artifact, and a killed audit leaves only whole artifacts behind.
 --
+-- Layouts: 1 the first; 2 added `evidence.text_start`; 3 stores each
+-- member chain of an artifact once (`member_chains`) and keeps `evidence`,
+-- `aggregates` and `coverage_errors` as views with their layout-2 columns
+-- over `*_rows` tables that refer to a chain by id, so a store's size no
+-- longer grows with a member name times its matching lines.
+--
 -- JSON columns hold the same values as the fields of the scan's JSON Lines
 -- records (see `src/output/records.rs`); query them with `json_extract` /
 -- `json_each`. Booleans are 0/1. Times: `*_at` is ISO 8601 UTC text,
