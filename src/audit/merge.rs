@@ -509,6 +509,33 @@ fn check_types(conn: &Connection, tables: &[&str], rows: &str) -> anyhow::Result
     Ok(())
 }
 
+/// Refuses a member chain (of the artifacts taken) whose citation is not
+/// the one its path and members make: every evidence citation of the chain
+/// would cite another place. Checked here, not in SQL: the escaping of a
+/// citation is [`crate::Location::member_citation`]'s.
+fn check_chains(conn: &Connection) -> anyhow::Result<()> {
+    let mut stmt = conn.prepare(
+        "SELECT path, chain, members, citation FROM src.member_chains \
+         WHERE path IN (SELECT path FROM temp.take)",
+    )?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let (path, chain, members, citation): (String, i64, String, String) =
+            (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?);
+        let Ok(members) = serde_json::from_str::<Vec<String>>(&members) else {
+            return Err(anyhow::Error::new(Refused(format!(
+                "member chain {chain} of artifact {path:?}: members are not a JSON array of strings"
+            ))));
+        };
+        if citation != crate::Location::member_citation(&path, &members) {
+            return Err(anyhow::Error::new(Refused(format!(
+                "member chain {chain} of artifact {path:?}: its citation is not its members' citation"
+            ))));
+        }
+    }
+    Ok(())
+}
+
 /// With `shards: Some(n)`: the input's declared slice, which must be one of
 /// `n` (a store that declares none, or `1/1`, could hold anything).
 fn expect_slice(conn: &Connection, shards: Option<u64>) -> anyhow::Result<Option<u64>> {
@@ -552,6 +579,7 @@ fn merge_one(
             ROW_TABLES,
             "WHERE path IN (SELECT path FROM temp.take)",
         )?;
+        check_chains(conn)?;
         let taken: i64 = conn.query_row("SELECT count(*) FROM temp.take", [], |r| r.get(0))?;
         let total: i64 = conn.query_row("SELECT count(*) FROM src.artifacts", [], |r| r.get(0))?;
         for t in super::store::TABLES_BY_PATH {

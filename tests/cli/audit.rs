@@ -1886,6 +1886,18 @@ fn merge_refuses_forged_shards() {
             "unexpected view",
         ),
         (
+            "a chain citing another artifact",
+            "UPDATE member_chains SET citation = 'elsewhere.zip!a.log' WHERE rowid = (SELECT min(rowid) FROM member_chains); \
+             UPDATE artifacts SET scanned_ns = scanned_ns + 1000;",
+            "its citation is not its members' citation",
+        ),
+        (
+            "members not strings",
+            "UPDATE member_chains SET members = '[1]', citation = path WHERE rowid = (SELECT min(rowid) FROM member_chains); \
+             UPDATE artifacts SET scanned_ns = scanned_ns + 1000;",
+            "members are not a JSON array of strings",
+        ),
+        (
             "members not an array",
             "UPDATE member_chains SET members = '{}' WHERE rowid = (SELECT min(rowid) FROM member_chains); \
              UPDATE artifacts SET scanned_ns = scanned_ns + 1000;",
