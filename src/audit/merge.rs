@@ -8,8 +8,10 @@
 //! must be this artiscan's, object for object (tables where we have tables,
 //! our views exactly; no triggers); every value must have its column's type;
 //! JSON columns must parse, as must the check files it stored; every row
-//! under a member chain must name a chain of its own artifact; no artifact may be scanned in
-//! the future (a forged `scanned_ns` would win every later merge); and a
+//! under a member chain must name a chain of its own artifact, whose
+//! citation is the one its path and members make (`check_chains`); no
+//! artifact may be scanned in the future (a forged `scanned_ns` would win
+//! every later merge); and a
 //! shard that declares its slice (`meta.shard`) may hold only artifacts of
 //! that slice. An input that fails is refused whole (nothing of it is
 //! taken, the others are merged, the exit code is 2). Each input's merge
