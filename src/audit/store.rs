@@ -67,6 +67,8 @@ SELECT path, row_number() OVER (PARTITION BY path ORDER BY members) - 1, members
     for t in ["coverage_error_rows", "evidence_rows", "aggregate_rows"] {
         sql += &schema_statement(&format!("TABLE {t}"));
     }
+    // Rows find their chain by value: an index for that, dropped after.
+    sql += "CREATE INDEX member_chains_by_members ON member_chains(path, members);\n";
     sql += "INSERT INTO coverage_error_rows (path, seq, chain, kind, message)
 SELECT e.path, e.seq, c.chain, e.kind, e.message FROM coverage_errors e
 JOIN member_chains c ON c.path = e.path AND c.members = e.members;
@@ -80,7 +82,8 @@ SELECT a.path, a.seq, a.run_id, a.artifact, a.rule, a.pack, c.chain, a.group_key
 JOIN member_chains c ON c.path = a.path AND c.members = a.members;
 DROP TABLE coverage_errors;
 DROP TABLE evidence;
-DROP TABLE aggregates;\n";
+DROP TABLE aggregates;
+DROP INDEX member_chains_by_members;\n";
     for o in [
         "VIEW coverage_errors",
         "INDEX evidence_rule",
