@@ -5,10 +5,13 @@
 //! judged again over the merged runs.
 //!
 //! An input is trusted for nothing it cannot show (`validate`): its schema
-//! must be this artiscan's, object for object (tables, not views; no
-//! triggers); every value must have its column's type; JSON columns must
-//! parse, as must the check files it stored; no artifact may be scanned in
-//! the future (a forged `scanned_ns` would win every later merge); and a
+//! must be this artiscan's, object for object (tables where we have tables,
+//! our views exactly; no triggers); every value must have its column's type;
+//! JSON columns must parse, as must the check files it stored; every row
+//! under a member chain must name a chain of its own artifact, whose
+//! citation is the one its path and members make (`check_chains`); no
+//! artifact may be scanned in the future (a forged `scanned_ns` would win
+//! every later merge); and a
 //! shard that declares its slice (`meta.shard`) may hold only artifacts of
 //! that slice. An input that fails is refused whole (nothing of it is
 //! taken, the others are merged, the exit code is 2). Each input's merge
@@ -63,9 +66,10 @@ const FUTURE_SLACK_NS: i64 = 24 * 3600 * 1_000_000_000;
 const TABLES: &[&str] = &[
     "artifacts",
     "coverage",
-    "coverage_errors",
-    "evidence",
-    "aggregates",
+    "member_chains",
+    "coverage_error_rows",
+    "evidence_rows",
+    "aggregate_rows",
     "aggregate_stats",
 ];
 
@@ -215,7 +219,7 @@ fn refuse(
 
 /// The schema objects (type, name, table, SQL) of `schema` (`main`, `src`),
 /// sorted; SQLite's internal ones left out.
-fn objects(conn: &Connection, schema: &str) -> anyhow::Result<Vec<[Option<String>; 4]>> {
+pub(super) fn objects(conn: &Connection, schema: &str) -> anyhow::Result<Vec<[Option<String>; 4]>> {
     let mut v: Vec<[Option<String>; 4]> = conn
         .prepare(&format!(
             "SELECT type, name, tbl_name, sql FROM {schema}.sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
@@ -245,9 +249,9 @@ fn normalize_sql(sql: &str) -> String {
 const JSON_COLUMNS: &[(&str, &[&str])] = &[
     ("fingerprints", &["packs", "checks", "params", "limits"]),
     ("coverage", &["notes"]),
-    ("coverage_errors", &["members"]),
-    ("evidence", &["members", "captures", "rank"]),
-    ("aggregates", &["members", "group_key", "stats"]),
+    ("member_chains", &["members"]),
+    ("evidence_rows", &["captures", "rank"]),
+    ("aggregate_rows", &["group_key", "stats"]),
     ("verdicts", &["evidence", "missing"]),
 ];
 
@@ -280,14 +284,44 @@ fn row_rules() -> Vec<(&'static str, String, &'static str)> {
             "an artifact verdict names its own artifact",
         ),
         (
-            "coverage_errors",
+            "coverage_error_rows",
             format!(
                 "kind IN ({})",
                 sql_names(ErrorKind::ALL.iter().map(|k| k.as_str()))
             ),
             "a known error kind",
         ),
+        // A row whose chain is missing would drop out of the views (its
+        // evidence unseen: a false pass); the chain is the row's own path's.
+        (
+            "evidence_rows",
+            chain_exists("evidence_rows"),
+            "a member chain of its own artifact",
+        ),
+        (
+            "aggregate_rows",
+            chain_exists("aggregate_rows"),
+            "a member chain of its own artifact",
+        ),
+        (
+            "coverage_error_rows",
+            chain_exists("coverage_error_rows"),
+            "a member chain of its own artifact",
+        ),
+        (
+            "member_chains",
+            "json_type(members) = 'array'".into(),
+            "members a JSON array",
+        ),
     ]
+}
+
+/// A row of `table` whose `(path, chain)` names a `member_chains` row of
+/// the input (columns qualified: `member_chains` has a `path` too).
+fn chain_exists(table: &str) -> String {
+    format!(
+        "EXISTS (SELECT 1 FROM src.member_chains c WHERE c.path = src.{table}.path AND c.chain = src.{table}.chain)"
+    )
 }
 
 /// Refuses an input (attached as `src`) that this artiscan did not write as
@@ -408,9 +442,10 @@ const SMALL_TABLES: &[&str] = &["meta", "fingerprints", "checks", "artifacts", "
 /// so a merge that takes nothing reads none of them.
 const ROW_TABLES: &[&str] = &[
     "coverage",
-    "coverage_errors",
-    "evidence",
-    "aggregates",
+    "member_chains",
+    "coverage_error_rows",
+    "evidence_rows",
+    "aggregate_rows",
     "aggregate_stats",
     "verdicts",
 ];
@@ -476,6 +511,33 @@ fn check_types(conn: &Connection, tables: &[&str], rows: &str) -> anyhow::Result
     Ok(())
 }
 
+/// Refuses a member chain (of the artifacts taken) whose citation is not
+/// the one its path and members make: every evidence citation of the chain
+/// would cite another place. Checked here, not in SQL: the escaping of a
+/// citation is [`crate::Location::member_citation`]'s.
+fn check_chains(conn: &Connection) -> anyhow::Result<()> {
+    let mut stmt = conn.prepare(
+        "SELECT path, chain, members, citation FROM src.member_chains \
+         WHERE path IN (SELECT path FROM temp.take)",
+    )?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let (path, chain, members, citation): (String, i64, String, String) =
+            (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?);
+        let Ok(members) = serde_json::from_str::<Vec<String>>(&members) else {
+            return Err(anyhow::Error::new(Refused(format!(
+                "member chain {chain} of artifact {path:?}: members are not a JSON array of strings"
+            ))));
+        };
+        if citation != crate::Location::member_citation(&path, &members) {
+            return Err(anyhow::Error::new(Refused(format!(
+                "member chain {chain} of artifact {path:?}: its citation is not its members' citation"
+            ))));
+        }
+    }
+    Ok(())
+}
+
 /// With `shards: Some(n)`: the input's declared slice, which must be one of
 /// `n` (a store that declares none, or `1/1`, could hold anything).
 fn expect_slice(conn: &Connection, shards: Option<u64>) -> anyhow::Result<Option<u64>> {
@@ -519,6 +581,7 @@ fn merge_one(
             ROW_TABLES,
             "WHERE path IN (SELECT path FROM temp.take)",
         )?;
+        check_chains(conn)?;
         let taken: i64 = conn.query_row("SELECT count(*) FROM temp.take", [], |r| r.get(0))?;
         let total: i64 = conn.query_row("SELECT count(*) FROM src.artifacts", [], |r| r.get(0))?;
         for t in super::store::TABLES_BY_PATH {

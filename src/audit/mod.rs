@@ -530,7 +530,7 @@ fn audit_into(
         let t = Instant::now();
         let scan = scan_artifact(rules, a, &opts.limits, scan_opts);
         let (scan, verdicts) = judge_one(&artifact_checks, &a.path, scan, &checks.params);
-        let (evidence, aggregates, verdicts) = Prepared::rows(&scan, &verdicts);
+        let rows = Prepared::rows(&a.path, &scan, &verdicts);
         Outcome::Scanned(Box::new(Prepared {
             path: a.path.clone(),
             artifact: a.path.rsplit('/').next().unwrap_or(&a.path).to_string(),
@@ -545,9 +545,7 @@ fn audit_into(
             bytes: scan.coverage.bytes as i64,
             errors: scan.coverage.errors.clone(),
             notes_json: serde_json::to_string(&scan.coverage.notes).expect("json"),
-            evidence,
-            aggregates,
-            verdicts,
+            rows,
         }))
     };
 
@@ -591,11 +589,20 @@ fn audit_into(
                     summary.scanned += 1;
                     summary.bytes += p.size as u64;
                     summary.read_bytes += p.bytes as u64;
-                    summary.evidence += p.evidence.len() as u64;
-                    summary.verdicts += p.verdicts.len() as u64;
-                    summary.fail += p.verdicts.iter().filter(|v| v.status == "fail").count() as u64;
-                    summary.unknown +=
-                        p.verdicts.iter().filter(|v| v.status == "unknown").count() as u64;
+                    summary.evidence += p.rows.evidence.len() as u64;
+                    summary.verdicts += p.rows.verdicts.len() as u64;
+                    summary.fail += p
+                        .rows
+                        .verdicts
+                        .iter()
+                        .filter(|v| v.status == "fail")
+                        .count() as u64;
+                    summary.unknown += p
+                        .rows
+                        .verdicts
+                        .iter()
+                        .filter(|v| v.status == "unknown")
+                        .count() as u64;
                     if !p.errors.is_empty() {
                         summary.incomplete += 1;
                         pb.suspend(|| -> std::io::Result<()> {

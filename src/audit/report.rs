@@ -7,7 +7,6 @@ use super::store;
 use crate::check::Status;
 use rusqlite::Connection;
 use rusqlite::types::Value as SqlValue;
-use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Write;
 
@@ -128,7 +127,7 @@ pub enum ReportFormat {
     Jsonl,
 }
 
-#[derive(Debug, Default, Clone, Serialize)]
+#[derive(Debug, Default, Clone)]
 pub struct Counts {
     pub pass: u64,
     pub fail: u64,
@@ -147,24 +146,22 @@ impl Counts {
     }
 }
 
-#[derive(Debug, Default, Clone, Serialize)]
+#[derive(Debug, Default, Clone)]
 pub struct RunRow {
     pub run: String,
     pub artifacts: u64,
     pub incomplete: u64,
-    #[serde(flatten)]
     pub counts: Counts,
 }
 
-#[derive(Debug, Default, Clone, Serialize)]
+#[derive(Debug, Default, Clone)]
 pub struct CheckRow {
     pub check: String,
     pub description: String,
-    #[serde(flatten)]
     pub counts: Counts,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct FailRow {
     pub check: String,
     pub run: String,
@@ -175,7 +172,7 @@ pub struct FailRow {
     pub citation: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct IncompleteRow {
     pub run: String,
     pub artifact: String,
@@ -186,7 +183,7 @@ pub struct IncompleteRow {
 }
 
 /// Everything a report shows.
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default)]
 pub struct AuditReport {
     pub db: String,
     pub artifacts: u64,
@@ -598,34 +595,78 @@ fn csv(r: &AuditReport, buf: &mut Vec<u8>) {
     }
 }
 
+/// The report as `audit_*` records (`crate::output::records`).
 fn jsonl(r: &AuditReport, buf: &mut Vec<u8>) {
-    let tagged = |t: &str, v: serde_json::Value| {
-        let mut m = serde_json::Map::new();
-        m.insert("type".into(), t.into());
-        if let serde_json::Value::Object(o) = v {
-            m.extend(o);
-        }
-        serde_json::Value::Object(m)
+    use crate::output::{
+        AuditCheckRecord, AuditFailRecord, AuditIncompleteRecord, AuditRunRecord,
+        AuditSummaryRecord, write_jsonl,
     };
-    let summary = serde_json::json!({
-        "db": r.db, "artifacts": r.artifacts, "runs": r.runs.len(), "incomplete": r.incomplete,
-        "pass": r.totals.pass, "fail": r.totals.fail, "unknown": r.totals.unknown,
-    });
-    crate::output::write_jsonl(buf, &tagged("audit_summary", summary));
+    write_jsonl(
+        buf,
+        &AuditSummaryRecord {
+            kind: AuditSummaryRecord::KIND,
+            db: r.db.clone(),
+            artifacts: r.artifacts,
+            runs: r.runs.len() as u64,
+            incomplete: r.incomplete,
+            pass: r.totals.pass,
+            fail: r.totals.fail,
+            unknown: r.totals.unknown,
+        },
+    );
     for x in &r.runs {
-        crate::output::write_jsonl(buf, &tagged("run", val(x)));
+        write_jsonl(
+            buf,
+            &AuditRunRecord {
+                kind: AuditRunRecord::KIND,
+                run: x.run.clone(),
+                artifacts: x.artifacts,
+                incomplete: x.incomplete,
+                pass: x.counts.pass,
+                fail: x.counts.fail,
+                unknown: x.counts.unknown,
+            },
+        );
     }
     for x in &r.checks {
-        crate::output::write_jsonl(buf, &tagged("check", val(x)));
+        write_jsonl(
+            buf,
+            &AuditCheckRecord {
+                kind: AuditCheckRecord::KIND,
+                check: x.check.clone(),
+                description: x.description.clone(),
+                pass: x.counts.pass,
+                fail: x.counts.fail,
+                unknown: x.counts.unknown,
+            },
+        );
     }
     for x in &r.failing {
-        crate::output::write_jsonl(buf, &tagged("fail", val(x)));
+        write_jsonl(
+            buf,
+            &AuditFailRecord {
+                kind: AuditFailRecord::KIND,
+                check: x.check.clone(),
+                run: x.run.clone(),
+                artifact: x.artifact.clone(),
+                scope: x.scope.clone(),
+                reason: x.reason.clone(),
+                citation: x.citation.clone(),
+            },
+        );
     }
     for x in &r.damaged {
-        crate::output::write_jsonl(buf, &tagged("incomplete", val(x)));
+        write_jsonl(
+            buf,
+            &AuditIncompleteRecord {
+                kind: AuditIncompleteRecord::KIND,
+                run: x.run.clone(),
+                artifact: x.artifact.clone(),
+                errors: x.errors,
+                error_kind: x.kind.clone(),
+                message: x.message.clone(),
+                citation: x.citation.clone(),
+            },
+        );
     }
-}
-
-fn val<T: Serialize>(v: &T) -> serde_json::Value {
-    serde_json::to_value(v).expect("json")
 }

@@ -1,5 +1,5 @@
--- The `artiscan audit` store: one SQLite file, schema version 1
--- (`PRAGMA user_version = 1`). artiscan creates it on first use and refuses a
+-- The `artiscan audit` store: one SQLite file, schema version 3
+-- (`PRAGMA user_version = 3`). artiscan creates it on first use and refuses a
 -- file with a newer version; a future version adds a migration step from each
 -- older one (see `src/audit/store.rs`, `MIGRATIONS`).
 --
@@ -8,6 +8,12 @@
 -- other table refers to it by `path`. Re-scanning an artifact deletes all of its
 -- rows and writes the new ones in one transaction, so no reader ever sees half
 -- of an artifact, and a killed audit leaves only whole artifacts behind.
+--
+-- Layouts: 1 the first; 2 added `evidence.text_start`; 3 stores each
+-- member chain of an artifact once (`member_chains`) and keeps `evidence`,
+-- `aggregates` and `coverage_errors` as views with their layout-2 columns
+-- over `*_rows` tables that refer to a chain by id, so a store's size no
+-- longer grows with a member name times its matching lines.
 --
 -- JSON columns hold the same values as the fields of the scan's JSON Lines
 -- records (see `src/output/records.rs`); query them with `json_extract` /
@@ -94,27 +100,45 @@ CREATE TABLE coverage (
     notes       TEXT NOT NULL         -- JSON [{members, kind, message}]: skipped on purpose
 );
 
--- Parts of an artifact that could not be read: damaged, truncated, over a limit.
-CREATE TABLE coverage_errors (
+-- Member chains: each distinct chain of members of an artifact, stored once
+-- and referred to by id from the rows below, so that a long member name on
+-- many matching lines costs its bytes once, not once per row (layout 3).
+CREATE TABLE member_chains (
+    path     TEXT NOT NULL,
+    chain    INTEGER NOT NULL,        -- id within the artifact
+    members  TEXT NOT NULL,           -- JSON array
+    citation TEXT NOT NULL,           -- path!member!member: the citation's member part
+    PRIMARY KEY (path, chain)
+);
+
+-- Parts of an artifact that could not be read: damaged, truncated, over a
+-- limit. Query the `coverage_errors` view.
+CREATE TABLE coverage_error_rows (
     path     TEXT NOT NULL,
     seq      INTEGER NOT NULL,
-    citation TEXT NOT NULL,           -- path!member!member where it was noticed
-    members  TEXT NOT NULL,           -- JSON array
+    chain    INTEGER NOT NULL,        -- member_chains(path, chain): where it was noticed
     kind     TEXT NOT NULL,           -- truncated, corrupt, limit, unsupported, io
     message  TEXT NOT NULL,
     PRIMARY KEY (path, seq)
 );
+CREATE VIEW coverage_errors AS
+SELECT e.path AS path, e.seq AS seq,
+       c.citation AS citation,        -- path!member!member where it was noticed
+       c.members AS members,          -- JSON array
+       e.kind AS kind, e.message AS message
+FROM coverage_error_rows e
+LEFT JOIN member_chains c ON c.path = e.path AND c.chain = e.chain;
 
 -- Evidence records: one per matching line (aggregating rules excepted).
-CREATE TABLE evidence (
+-- Query the `evidence` view, which adds the citation and the members.
+CREATE TABLE evidence_rows (
     path        TEXT NOT NULL,
     seq         INTEGER NOT NULL,     -- order within the artifact's scan output
     run_id      TEXT,                 -- copied from artifacts, for short queries
     artifact    TEXT NOT NULL,        -- copied from artifacts
     rule        TEXT NOT NULL,        -- env.var, sglang.monokernel_routing, ...
     pack        TEXT,
-    citation    TEXT NOT NULL,        -- path!member!member:line (artiscan cite reopens it)
-    members     TEXT NOT NULL,        -- JSON array
+    chain       INTEGER NOT NULL,     -- member_chains(path, chain)
     line        INTEGER NOT NULL,
     byte_offset INTEGER NOT NULL,
     col         INTEGER,              -- 1-based byte column of the match
@@ -127,27 +151,48 @@ CREATE TABLE evidence (
     text_start  INTEGER,              -- set when text is an excerpt of a line over 1 KiB: its byte offset
     PRIMARY KEY (path, seq)
 );
-CREATE INDEX evidence_rule ON evidence(rule);
+CREATE INDEX evidence_rule ON evidence_rows(rule);
 -- "Which runs had variable X set": env.var by name.
-CREATE INDEX evidence_env_name ON evidence(json_extract(captures, '$.name')) WHERE rule = 'env.var';
+CREATE INDEX evidence_env_name ON evidence_rows(json_extract(captures, '$.name')) WHERE rule = 'env.var';
+-- The columns of layouts 1 and 2, in their order.
+CREATE VIEW evidence AS
+SELECT e.path AS path, e.seq AS seq, e.run_id AS run_id, e.artifact AS artifact,
+       e.rule AS rule, e.pack AS pack,
+       c.citation || ':' || e.line AS citation, -- path!member!member:line (artiscan cite reopens it)
+       c.members AS members,          -- JSON array
+       e.line AS line, e.byte_offset AS byte_offset, e.col AS col, e.text AS text,
+       e.lossy AS lossy, e.truncated AS truncated, e.captures AS captures,
+       e.rank AS rank, e.id AS id, e.text_start AS text_start
+FROM evidence_rows e
+LEFT JOIN member_chains c ON c.path = e.path AND c.chain = e.chain;
 
--- Aggregates of high-frequency rules (spec.accept_len): count and stats per member and group.
-CREATE TABLE aggregates (
+-- Aggregates of high-frequency rules (spec.accept_len): count and stats per
+-- member and group. Query the `aggregates` view.
+CREATE TABLE aggregate_rows (
     path        TEXT NOT NULL,
     seq         INTEGER NOT NULL,     -- shares the sequence of evidence
     run_id      TEXT,
     artifact    TEXT NOT NULL,
     rule        TEXT NOT NULL,
     pack        TEXT NOT NULL,
-    members     TEXT NOT NULL,        -- JSON array
+    chain       INTEGER NOT NULL,     -- member_chains(path, chain)
     group_key   TEXT NOT NULL,        -- JSON object: rank fields / captures grouped by
     count       INTEGER NOT NULL,
     stats       TEXT NOT NULL,        -- JSON {capture: {min, max, mean}}
-    first       TEXT NOT NULL,        -- citation of the first matching line
-    last        TEXT NOT NULL,
+    first_line  INTEGER NOT NULL,     -- the first matching line
+    last_line   INTEGER NOT NULL,
     PRIMARY KEY (path, seq)
 );
-CREATE INDEX aggregates_rule ON aggregates(rule);
+CREATE INDEX aggregates_rule ON aggregate_rows(rule);
+CREATE VIEW aggregates AS
+SELECT a.path AS path, a.seq AS seq, a.run_id AS run_id, a.artifact AS artifact,
+       a.rule AS rule, a.pack AS pack,
+       c.members AS members,          -- JSON array
+       a.group_key AS group_key, a.count AS count, a.stats AS stats,
+       c.citation || ':' || a.first_line AS first, -- citation of the first matching line
+       c.citation || ':' || a.last_line AS last
+FROM aggregate_rows a
+LEFT JOIN member_chains c ON c.path = a.path AND c.chain = a.chain;
 
 -- The stats of each aggregate, one row per numeric capture (exact doubles;
 -- `aggregates.stats` holds the same as JSON).

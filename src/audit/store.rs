@@ -13,20 +13,89 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, params};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// `PRAGMA user_version` of a store this build writes: the SQLite layout,
 /// versioned apart from the JSON records ([`crate::output::SCHEMA_VERSION`]).
-pub const STORE_SCHEMA_VERSION: i64 = 2;
+pub const STORE_SCHEMA_VERSION: i64 = 3;
 
 /// The documented schema (`src/audit/schema.sql`).
 pub const SCHEMA: &str = include_str!("schema.sql");
 
 /// `MIGRATIONS[i]` upgrades a store from version `i + 1` to `i + 2`.
-const MIGRATIONS: &[&str] = &[
+const MIGRATIONS: &[fn() -> String] = &[
     // 2: evidence text may be an excerpt of a long line.
-    "ALTER TABLE evidence ADD COLUMN text_start INTEGER;",
+    || "ALTER TABLE evidence ADD COLUMN text_start INTEGER;".into(),
+    // 3: member chains stored once per artifact.
+    migration_3,
 ];
+
+/// The statement of [`SCHEMA`] that creates `object` (e.g. `TABLE evidence_rows`),
+/// comments removed: a migration creates exactly what a new store has, so
+/// that `merge` finds a migrated store's schema identical to its own.
+fn schema_statement(object: &str) -> String {
+    let code: String = SCHEMA
+        .lines()
+        .map(|l| l.split_once("--").map_or(l, |(code, _)| code))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let start = format!("CREATE {object} ");
+    code.split(';')
+        .map(str::trim)
+        .find(|st| st.starts_with(&start))
+        .unwrap_or_else(|| panic!("schema.sql has no CREATE {object}"))
+        .to_string()
+        + ";\n"
+}
+
+/// Layout 2 to 3: evidence, aggregates and coverage errors refer to their
+/// member chain by id (`member_chains`) instead of repeating it per row; the
+/// old table names become views with the old columns.
+fn migration_3() -> String {
+    let mut sql = schema_statement("TABLE member_chains");
+    // Each distinct (path, members) once; its citation is the member part of
+    // a row's citation (the text before `:line`).
+    sql += "INSERT INTO member_chains (path, chain, members, citation)
+SELECT path, row_number() OVER (PARTITION BY path ORDER BY members) - 1, members, citation FROM (
+  SELECT path, members, min(cite) AS citation FROM (
+    SELECT path, members, substr(citation, 1, length(citation) - length(CAST(line AS TEXT)) - 1) AS cite FROM evidence
+    UNION ALL SELECT path, members, citation FROM coverage_errors
+    UNION ALL SELECT path, members, substr(rtrim(first, '0123456789'), 1, length(rtrim(first, '0123456789')) - 1) FROM aggregates
+  ) GROUP BY path, members
+);\n";
+    for t in ["coverage_error_rows", "evidence_rows", "aggregate_rows"] {
+        sql += &schema_statement(&format!("TABLE {t}"));
+    }
+    // Rows find their chain by value: an index for that, dropped after.
+    sql += "CREATE INDEX member_chains_by_members ON member_chains(path, members);\n";
+    sql += "INSERT INTO coverage_error_rows (path, seq, chain, kind, message)
+SELECT e.path, e.seq, c.chain, e.kind, e.message FROM coverage_errors e
+JOIN member_chains c ON c.path = e.path AND c.members = e.members;
+INSERT INTO evidence_rows (path, seq, run_id, artifact, rule, pack, chain, line, byte_offset, col, text, lossy, truncated, captures, rank, id, text_start)
+SELECT e.path, e.seq, e.run_id, e.artifact, e.rule, e.pack, c.chain, e.line, e.byte_offset, e.col, e.text, e.lossy, e.truncated, e.captures, e.rank, e.id, e.text_start FROM evidence e
+JOIN member_chains c ON c.path = e.path AND c.members = e.members;
+INSERT INTO aggregate_rows (path, seq, run_id, artifact, rule, pack, chain, group_key, count, stats, first_line, last_line)
+SELECT a.path, a.seq, a.run_id, a.artifact, a.rule, a.pack, c.chain, a.group_key, a.count, a.stats,
+  CAST(substr(a.first, length(rtrim(a.first, '0123456789')) + 1) AS INTEGER),
+  CAST(substr(a.last, length(rtrim(a.last, '0123456789')) + 1) AS INTEGER) FROM aggregates a
+JOIN member_chains c ON c.path = a.path AND c.members = a.members;
+DROP TABLE coverage_errors;
+DROP TABLE evidence;
+DROP TABLE aggregates;
+DROP INDEX member_chains_by_members;\n";
+    for o in [
+        "VIEW coverage_errors",
+        "INDEX evidence_rule",
+        "INDEX evidence_env_name",
+        "VIEW evidence",
+        "INDEX aggregates_rule",
+        "VIEW aggregates",
+    ] {
+        sql += &schema_statement(o);
+    }
+    sql
+}
 
 /// Opens (and with `create`, creates) a store for writing, in WAL mode,
 /// migrated to [`STORE_SCHEMA_VERSION`]. Errors say what is wrong in words
@@ -269,7 +338,7 @@ fn migrate(conn: &Connection) -> anyhow::Result<()> {
         return Ok(());
     }
     for v in version..STORE_SCHEMA_VERSION {
-        let step = MIGRATIONS[(v - 1) as usize];
+        let step = MIGRATIONS[(v - 1) as usize]();
         conn.execute_batch(&format!(
             "BEGIN IMMEDIATE;\n{step}\nPRAGMA user_version = {};\nCOMMIT;",
             v + 1
@@ -383,9 +452,27 @@ pub struct Prepared {
     pub bytes: i64,
     pub errors: Vec<MemberError>,
     pub notes_json: String,
+    pub rows: Rows,
+}
+
+/// The rows of one artifact's scan ([`Prepared::rows`]).
+#[derive(Debug)]
+pub struct Rows {
+    /// Each distinct member chain once; the rows below refer to it by id.
+    pub chains: Vec<ChainRow>,
+    /// The chain of each coverage error, in the order of `errors`.
+    pub error_chains: Vec<i64>,
     pub evidence: Vec<EvidenceRow>,
     pub aggregates: Vec<AggregateRow>,
     pub verdicts: Vec<VerdictRow>,
+}
+
+/// A `member_chains` row.
+#[derive(Debug)]
+pub struct ChainRow {
+    pub chain: i64,
+    pub members: String,
+    pub citation: String,
 }
 
 #[derive(Debug)]
@@ -393,8 +480,7 @@ pub struct EvidenceRow {
     pub seq: i64,
     pub rule: String,
     pub pack: Option<String>,
-    pub citation: String,
-    pub members: String,
+    pub chain: i64,
     pub line: i64,
     pub byte_offset: i64,
     pub col: Option<i64>,
@@ -412,13 +498,76 @@ pub struct AggregateRow {
     pub seq: i64,
     pub rule: String,
     pub pack: String,
-    pub members: String,
+    pub chain: i64,
     pub group: String,
     pub count: i64,
     pub stats: String,
     pub stats_exact: Vec<(String, Stats)>,
-    pub first: String,
-    pub last: String,
+    pub first_line: i64,
+    pub last_line: i64,
+}
+
+/// Gives each distinct member chain of an artifact one id and one
+/// [`ChainRow`]. Records of one member share their chain (`Arc`), so the
+/// pointer finds it without hashing the names; equal chains in other
+/// allocations (an aggregate's, an error's) are found by value.
+struct Chains<'a> {
+    path: &'a str,
+    /// Keyed by the `Arc`'s address; the scan keeps every record (so every
+    /// address) alive while the rows are built.
+    by_ptr: HashMap<usize, i64>,
+    by_value: HashMap<Arc<[String]>, i64>,
+    rows: Vec<ChainRow>,
+}
+
+impl<'a> Chains<'a> {
+    fn new(path: &'a str) -> Self {
+        Chains {
+            path,
+            by_ptr: HashMap::new(),
+            by_value: HashMap::new(),
+            rows: Vec::new(),
+        }
+    }
+
+    fn shared(&mut self, members: &Arc<[String]>) -> i64 {
+        let addr = Arc::as_ptr(members) as *const String as usize;
+        if let Some(&id) = self.by_ptr.get(&addr) {
+            return id;
+        }
+        let id = self.by_value.get(&**members).copied().unwrap_or_else(|| {
+            let id = self.add(members);
+            self.by_value.insert(members.clone(), id);
+            id
+        });
+        self.by_ptr.insert(addr, id);
+        id
+    }
+
+    fn of(&mut self, members: &[String]) -> i64 {
+        if let Some(&id) = self.by_value.get(members) {
+            return id;
+        }
+        let id = self.add(members);
+        self.by_value.insert(members.into(), id);
+        id
+    }
+
+    fn add(&mut self, members: &[String]) -> i64 {
+        let id = self.rows.len() as i64;
+        self.rows.push(ChainRow {
+            chain: id,
+            members: json(&members),
+            citation: Location::member_citation(self.path, members),
+        });
+        id
+    }
+}
+
+/// The line of an aggregate's `first`/`last` citation (built by the scan
+/// from the member's citation, so it always parses).
+fn cited_line(citation: &str) -> i64 {
+    Location::parse(citation).map_or(0, |l| l.line as i64)
 }
 
 #[derive(Debug)]
@@ -457,10 +606,8 @@ impl VerdictRow {
 impl Prepared {
     /// Rows of a scan: records in scan order (evidence and aggregates share
     /// one sequence) and the artifact-scope verdicts.
-    pub fn rows(
-        scan: &ArtifactScan,
-        verdicts: &[VerdictRecord],
-    ) -> (Vec<EvidenceRow>, Vec<AggregateRow>, Vec<VerdictRow>) {
+    pub fn rows(path: &str, scan: &ArtifactScan, verdicts: &[VerdictRecord]) -> Rows {
+        let mut chains = Chains::new(path);
         let mut ev = Vec::new();
         let mut ag = Vec::new();
         for (seq, r) in scan.records.iter().enumerate() {
@@ -470,8 +617,7 @@ impl Prepared {
                     seq,
                     rule: e.rule.clone(),
                     pack: e.pack.clone(),
-                    citation: e.citation.to_string(),
-                    members: json(&e.location.members),
+                    chain: chains.shared(&e.location.members),
                     line: e.location.line as i64,
                     byte_offset: e.location.byte_offset as i64,
                     col: e.location.column.map(|c| c as i64),
@@ -487,18 +633,29 @@ impl Prepared {
                     seq,
                     rule: a.rule.clone(),
                     pack: a.pack.clone(),
-                    members: json(&a.members),
+                    chain: chains.of(&a.members),
                     group: json(&a.group),
                     count: a.count as i64,
                     stats: json(&a.stats),
                     stats_exact: a.stats.iter().map(|(k, v)| (k.clone(), *v)).collect(),
-                    first: a.first.clone(),
-                    last: a.last.clone(),
+                    first_line: cited_line(&a.first),
+                    last_line: cited_line(&a.last),
                 }),
             }
         }
-        let vs = verdicts.iter().map(|v| VerdictRow::new(v, false)).collect();
-        (ev, ag, vs)
+        let error_chains = scan
+            .coverage
+            .errors
+            .iter()
+            .map(|e| chains.of(&e.members))
+            .collect();
+        Rows {
+            chains: chains.rows,
+            error_chains,
+            evidence: ev,
+            aggregates: ag,
+            verdicts: verdicts.iter().map(|v| VerdictRow::new(v, false)).collect(),
+        }
     }
 }
 
@@ -510,10 +667,11 @@ pub struct Stamp<'a> {
 }
 
 pub const TABLES_BY_PATH: &[&str] = &[
-    "evidence",
-    "aggregates",
+    "evidence_rows",
+    "aggregate_rows",
     "aggregate_stats",
-    "coverage_errors",
+    "coverage_error_rows",
+    "member_chains",
     "coverage",
     "verdicts",
     "artifacts",
@@ -567,8 +725,8 @@ pub fn write_artifact(conn: &Connection, p: &Prepared, stamp: &Stamp<'_>) -> any
         stamp.pack_fingerprint,
         stamp.fingerprint,
         complete,
-        p.evidence.len() as i64,
-        p.aggregates.len() as i64,
+        p.rows.evidence.len() as i64,
+        p.rows.aggregates.len() as i64,
     ])?;
     conn.prepare_cached("INSERT INTO coverage VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?
         .execute(params![
@@ -580,22 +738,19 @@ pub fn write_artifact(conn: &Connection, p: &Prepared, stamp: &Stamp<'_>) -> any
             p.errors.len() as i64,
             p.notes_json
         ])?;
+    let mut stmt = conn.prepare_cached("INSERT INTO member_chains VALUES (?1, ?2, ?3, ?4)")?;
+    for c in &p.rows.chains {
+        stmt.execute(params![p.path, c.chain, c.members, c.citation])?;
+    }
     let mut stmt =
-        conn.prepare_cached("INSERT INTO coverage_errors VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?;
-    for (i, e) in p.errors.iter().enumerate() {
-        stmt.execute(params![
-            p.path,
-            i as i64,
-            Location::member_citation(&p.path, &e.members),
-            json(&e.members),
-            e.kind.as_str(),
-            e.message
-        ])?;
+        conn.prepare_cached("INSERT INTO coverage_error_rows VALUES (?1, ?2, ?3, ?4, ?5)")?;
+    for (i, (e, chain)) in p.errors.iter().zip(&p.rows.error_chains).enumerate() {
+        stmt.execute(params![p.path, i as i64, chain, e.kind.as_str(), e.message])?;
     }
     let mut stmt = conn.prepare_cached(
-        "INSERT INTO evidence VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+        "INSERT INTO evidence_rows VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
     )?;
-    for e in &p.evidence {
+    for e in &p.rows.evidence {
         stmt.execute(params![
             p.path,
             e.seq,
@@ -603,8 +758,7 @@ pub fn write_artifact(conn: &Connection, p: &Prepared, stamp: &Stamp<'_>) -> any
             p.artifact,
             e.rule,
             e.pack,
-            e.citation,
-            e.members,
+            e.chain,
             e.line,
             e.byte_offset,
             e.col,
@@ -618,22 +772,32 @@ pub fn write_artifact(conn: &Connection, p: &Prepared, stamp: &Stamp<'_>) -> any
         ])?;
     }
     let mut stmt = conn.prepare_cached(
-        "INSERT INTO aggregates VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        "INSERT INTO aggregate_rows VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     )?;
-    for a in &p.aggregates {
+    for a in &p.rows.aggregates {
         stmt.execute(params![
-            p.path, a.seq, f.run_id, p.artifact, a.rule, a.pack, a.members, a.group, a.count,
-            a.stats, a.first, a.last
+            p.path,
+            a.seq,
+            f.run_id,
+            p.artifact,
+            a.rule,
+            a.pack,
+            a.chain,
+            a.group,
+            a.count,
+            a.stats,
+            a.first_line,
+            a.last_line
         ])?;
     }
     let mut stmt =
         conn.prepare_cached("INSERT INTO aggregate_stats VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?;
-    for a in &p.aggregates {
+    for a in &p.rows.aggregates {
         for (capture, s) in &a.stats_exact {
             stmt.execute(params![p.path, a.seq, capture, s.min, s.max, s.mean])?;
         }
     }
-    for v in &p.verdicts {
+    for v in &p.rows.verdicts {
         insert_verdict(
             conn,
             v,
@@ -692,7 +856,7 @@ pub fn touch(
         .execute(params![path, size, mtime_ns, h])?;
     }
     if let Some(run_id) = run_id {
-        for t in ["artifacts", "evidence", "aggregates", "verdicts"] {
+        for t in ["artifacts", "evidence_rows", "aggregate_rows", "verdicts"] {
             conn.prepare_cached(&format!("UPDATE {t} SET run_id = ?2 WHERE path = ?1"))?
                 .execute(params![path, run_id])?;
         }
@@ -782,14 +946,27 @@ pub fn evidence_from_row(path: &str, r: &Row<'_>) -> anyhow::Result<EvidenceReco
         seq: Some(r.get("seq")?),
     };
     let members: Vec<String> = key.json(r, "members")?;
+    let citation = r.get::<_, String>("citation")?.into();
+    evidence_record(&key, r, path.into(), members.into(), citation)
+}
+
+/// An evidence record from a row of `evidence` or `evidence_rows`, with its
+/// path, members and citation given (shared, or read from the row).
+fn evidence_record(
+    key: &RowKey<'_>,
+    r: &Row<'_>,
+    path: Arc<str>,
+    members: Arc<[String]>,
+    citation: crate::output::Citation,
+) -> anyhow::Result<EvidenceRecord> {
     Ok(EvidenceRecord {
         kind: EvidenceRecord::KIND,
         rule: r.get("rule")?,
         pack: r.get("pack")?,
-        citation: r.get::<_, String>("citation")?.into(),
+        citation,
         location: Location {
-            path: path.into(),
-            members: members.into(),
+            path,
+            members,
             line: key.count(r, "line")?,
             byte_offset: key.count(r, "byte_offset")?,
             column: match r.get::<_, Option<i64>>("col")? {
@@ -851,6 +1028,29 @@ pub fn aggregate_from_row(
         first: r.get("first")?,
         last: r.get("last")?,
     })
+}
+
+/// The member chains of an artifact by id: members and the citation's
+/// member part, each read once.
+type ChainMap = HashMap<i64, (Arc<[String]>, Arc<str>)>;
+
+fn load_chains(conn: &Connection, path: &str) -> anyhow::Result<ChainMap> {
+    let mut stmt =
+        conn.prepare_cached("SELECT chain, members, citation FROM member_chains WHERE path = ?1")?;
+    let mut rows = stmt.query([path])?;
+    let mut chains = HashMap::new();
+    while let Some(r) = rows.next()? {
+        let chain: i64 = r.get("chain")?;
+        let key = RowKey {
+            table: "member_chains",
+            path,
+            seq: Some(chain),
+        };
+        let members: Vec<String> = key.json(r, "members")?;
+        let cite: String = r.get("citation")?;
+        chains.insert(chain, (members.into(), cite.into()));
+    }
+    Ok(chains)
 }
 
 /// The coverage of an artifact as its scan found it.
@@ -929,15 +1129,41 @@ pub fn coverage_record(conn: &Connection, path: &str) -> anyhow::Result<Coverage
 
 /// The scan of an artifact rebuilt from the store: evidence in scan order
 /// (aggregates left out: checks read evidence) and coverage.
+/// Each chain is read once and shared (`Arc`) by the records of its member,
+/// as in the scan itself.
 pub fn load_scan(conn: &Connection, path: &str) -> anyhow::Result<ArtifactScan> {
     let (sha256, coverage) = load_coverage(conn, path)?;
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {EVIDENCE_COLS} FROM evidence WHERE path = ?1 ORDER BY seq"
-    ))?;
+    let chains = load_chains(conn, path)?;
+    let shared_path: Arc<str> = path.into();
+    let mut stmt = conn.prepare_cached(
+        "SELECT seq, rule, pack, chain, line, byte_offset, col, text, text_start, lossy, truncated, \
+         captures, rank, id FROM evidence_rows WHERE path = ?1 ORDER BY seq",
+    )?;
     let mut rows = stmt.query([path])?;
     let mut records = Vec::new();
     while let Some(r) = rows.next()? {
-        records.push(Record::Evidence(evidence_from_row(path, r)?));
+        let key = RowKey {
+            table: "evidence_rows",
+            path,
+            seq: Some(r.get("seq")?),
+        };
+        let chain: i64 = r.get("chain")?;
+        let Some((members, cite)) = chains.get(&chain) else {
+            return Err(key
+                .err(
+                    "chain",
+                    format!("no member_chains row {chain} for this path"),
+                )
+                .into());
+        };
+        let citation = crate::output::Citation::new(cite.clone(), key.count(r, "line")?);
+        records.push(Record::Evidence(evidence_record(
+            &key,
+            r,
+            shared_path.clone(),
+            members.clone(),
+            citation,
+        )?));
     }
     Ok(ArtifactScan {
         records,
@@ -959,39 +1185,230 @@ mod tests {
         c
     }
 
-    /// A store written by the previous layout (no evidence `text_start`)
-    /// is migrated when opened, keeping its rows.
-    #[test]
-    fn a_version_1_store_is_migrated() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("old.sqlite");
-        let v1: String = SCHEMA
+    /// Layout 2, frozen (the tests start older stores from it).
+    const SCHEMA_V2: &str = include_str!("schema_v2.sql");
+
+    /// A store of layout `version` (1 or 2) holding one artifact with two
+    /// members: evidence on both, an aggregate and a coverage error.
+    fn old_store(path: &Path, version: i64) {
+        let schema: String = SCHEMA_V2
             .lines()
-            .filter(|l| !l.trim_start().starts_with("text_start"))
+            .filter(|l| version > 1 || !l.trim_start().starts_with("text_start"))
             .collect::<Vec<_>>()
             .join("\n");
-        {
-            let c = Connection::open(&path).unwrap();
-            c.execute_batch(&format!("{v1}\nPRAGMA user_version = 1;"))
-                .unwrap();
+        let c = Connection::open(path).unwrap();
+        c.execute_batch(&format!("{schema}\nPRAGMA user_version = {version};"))
+            .unwrap();
+        let cols = "path, seq, run_id, artifact, rule, pack, citation, members, line, byte_offset, col, text, lossy, truncated, captures, rank, id";
+        for (seq, cite, members, line) in [
+            (0, "runs/a.zip!a.log:3", r#"["a.log"]"#, 3),
+            (
+                1,
+                "runs/a.zip!in%21ner.tgz!b.log:12",
+                r#"["in!ner.tgz","b.log"]"#,
+                12,
+            ),
+            (3, "runs/a.zip!a.log:40", r#"["a.log"]"#, 40),
+        ] {
             c.execute(
-                "INSERT INTO evidence VALUES ('runs/a.zip', 0, NULL, 'a.zip', 'env.var', 'env', \
-                 'runs/a.zip!a.log:3', '[\"a.log\"]', 3, 120, 7, 'X=1', 0, 0, NULL, NULL, 'id1')",
-                [],
+                &format!("INSERT INTO evidence ({cols}) VALUES ('runs/a.zip', ?1, NULL, 'a.zip', 'env.var', 'env', \
+                 ?2, ?3, ?4, 120, 7, 'X=1', 0, 0, '{{\"name\":\"X\"}}', NULL, 'id1')"),
+                params![seq, cite, members, line],
             )
             .unwrap();
         }
-        let c = open(&path, false).unwrap();
-        let version: i64 = c
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(version, STORE_SCHEMA_VERSION);
+        c.execute(
+            "INSERT INTO aggregates VALUES ('runs/a.zip', 2, NULL, 'a.zip', 'spec.accept_len', 'spec', \
+             '[\"in!ner.tgz\",\"b.log\"]', '{}', 5, '{}', 'runs/a.zip!in%21ner.tgz!b.log:7', 'runs/a.zip!in%21ner.tgz!b.log:1009')",
+            [],
+        )
+        .unwrap();
+        c.execute(
+            "INSERT INTO coverage VALUES ('runs/a.zip', NULL, 0, 2, 10, 1, '[]')",
+            [],
+        )
+        .unwrap();
+        c.execute(
+            r#"INSERT INTO coverage_errors VALUES ('runs/a.zip', 0, 'runs/a.zip!c.log', '["c.log"]', 'io', 'cut')"#,
+            [],
+        )
+        .unwrap();
+    }
+
+    /// Every row of `table` (a view in layout 3), as text.
+    fn dump(c: &Connection, table: &str) -> Vec<String> {
         let mut stmt = c
-            .prepare(&format!("SELECT {EVIDENCE_COLS} FROM evidence"))
+            .prepare(&format!("SELECT * FROM {table} ORDER BY path, seq"))
             .unwrap();
-        let mut rows = stmt.query([]).unwrap();
-        let e = evidence_from_row("runs/a.zip", rows.next().unwrap().unwrap()).unwrap();
-        assert_eq!((&*e.text, e.text_start), ("X=1", None));
+        let n = stmt.column_count();
+        stmt.query_map([], |r| {
+            Ok((0..n)
+                .map(|i| format!("{:?}", r.get_ref(i).unwrap()))
+                .collect::<Vec<_>>()
+                .join("|"))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+    }
+
+    /// Stores of layouts 1 and 2 are migrated when opened: their rows read
+    /// back the same through the views (the old columns), each chain is
+    /// stored once, and the schema is exactly a new store's (so `merge`
+    /// takes a migrated store).
+    #[test]
+    fn version_1_and_2_stores_are_migrated() {
+        for version in [1, 2] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("old.sqlite");
+            old_store(&path, version);
+            let before: Vec<Vec<String>> = {
+                let c = Connection::open(&path).unwrap();
+                ["evidence", "aggregates", "coverage_errors"]
+                    .iter()
+                    .map(|t| dump(&c, t))
+                    .collect()
+            };
+            let c = open(&path, false).unwrap();
+            let v: i64 = c
+                .query_row("PRAGMA user_version", [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(v, STORE_SCHEMA_VERSION);
+            let after: Vec<Vec<String>> = ["evidence", "aggregates", "coverage_errors"]
+                .iter()
+                .map(|t| dump(&c, t))
+                .collect();
+            // Layout 1 had no text_start: the view adds it as NULL.
+            let strip = |rows: &Vec<String>| -> Vec<String> {
+                rows.iter()
+                    .map(|r| r.trim_end_matches("|Null").to_string())
+                    .collect()
+            };
+            assert_eq!(strip(&before[0]), strip(&after[0]), "layout {version}");
+            assert_eq!(before[1..], after[1..], "layout {version}");
+            let chains: i64 = c
+                .query_row("SELECT count(*) FROM member_chains", [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(chains, 3, "a.log, in!ner.tgz!b.log, c.log");
+            let fresh = store();
+            assert_eq!(
+                super::super::merge::objects(&c, "main").unwrap(),
+                super::super::merge::objects(&fresh, "main").unwrap(),
+                "layout {version}"
+            );
+            let scan = load_scan(&c, "runs/a.zip").unwrap();
+            let cites: Vec<String> = scan
+                .records
+                .iter()
+                .map(|r| match r {
+                    Record::Evidence(e) => e.citation.to_string(),
+                    Record::Aggregate(_) => unreachable!(),
+                })
+                .collect();
+            assert_eq!(
+                cites,
+                [
+                    "runs/a.zip!a.log:3",
+                    "runs/a.zip!in%21ner.tgz!b.log:12",
+                    "runs/a.zip!a.log:40"
+                ]
+            );
+        }
+    }
+
+    /// Records of one member share one chain row, and `load_scan` gives them
+    /// one shared `members` again.
+    #[test]
+    fn a_chain_is_written_once_and_read_back_shared() {
+        let members: Arc<[String]> = vec!["x".repeat(1000), "b.log".to_string()].into();
+        let path: Arc<str> = "runs/a.zip".into();
+        let cite: Arc<str> = Location::member_citation(&path, &members).into();
+        let record = |line: u64, members: Arc<[String]>| {
+            Record::Evidence(EvidenceRecord {
+                kind: EvidenceRecord::KIND,
+                rule: "r".into(),
+                pack: None,
+                citation: crate::output::Citation::new(cite.clone(), line),
+                location: Location {
+                    path: path.clone(),
+                    members,
+                    line,
+                    byte_offset: 0,
+                    column: None,
+                },
+                text: "t".to_string().into(),
+                text_start: None,
+                lossy: false,
+                truncated: false,
+                captures: None,
+                rank: None,
+                id: None,
+            })
+        };
+        // Two records share the Arc; a third holds an equal copy.
+        let copy: Arc<[String]> = members.to_vec().into();
+        let scan = ArtifactScan {
+            records: vec![
+                record(1, members.clone()),
+                record(2, members.clone()),
+                record(3, copy),
+            ],
+            coverage: Coverage::default(),
+            sha256: None,
+            counts: BTreeMap::new(),
+        };
+        let rows = Prepared::rows(&path, &scan, &[]);
+        assert_eq!(rows.chains.len(), 1);
+        assert_eq!(rows.chains[0].citation, &*cite);
+        assert!(rows.evidence.iter().all(|e| e.chain == 0));
+        let c = store();
+        c.execute(
+            "INSERT INTO coverage VALUES ('runs/a.zip', NULL, 1, 1, 10, 0, '[]')",
+            [],
+        )
+        .unwrap();
+        let ch = &rows.chains[0];
+        c.execute(
+            "INSERT INTO member_chains VALUES ('runs/a.zip', ?1, ?2, ?3)",
+            params![ch.chain, ch.members, ch.citation],
+        )
+        .unwrap();
+        for e in &rows.evidence {
+            c.execute(
+                "INSERT INTO evidence_rows (path, seq, artifact, rule, chain, line, byte_offset, text, lossy, truncated) \
+                 VALUES ('runs/a.zip', ?1, 'a.zip', 'r', ?2, ?3, 0, 't', 0, 0)",
+                params![e.seq, e.chain, e.line],
+            )
+            .unwrap();
+        }
+        let back = load_scan(&c, "runs/a.zip").unwrap();
+        let ms: Vec<&Arc<[String]>> = back
+            .records
+            .iter()
+            .map(|r| match r {
+                Record::Evidence(e) => &e.location.members,
+                Record::Aggregate(_) => unreachable!(),
+            })
+            .collect();
+        assert!(Arc::ptr_eq(ms[0], ms[1]) && Arc::ptr_eq(ms[1], ms[2]));
+        assert_eq!(&**ms[0], &*members);
+        let json = |s: &ArtifactScan| -> Vec<String> {
+            s.records
+                .iter()
+                .map(|r| match r {
+                    Record::Evidence(e) => serde_json::to_string(e).unwrap(),
+                    Record::Aggregate(_) => unreachable!(),
+                })
+                .collect()
+        };
+        assert_eq!(json(&back), json(&scan));
+        // A row whose chain is missing is an error, not a record dropped.
+        c.execute("DELETE FROM member_chains", []).unwrap();
+        let e = load_scan(&c, "runs/a.zip").unwrap_err().to_string();
+        assert!(
+            e.contains("member_chains") && e.contains("column chain"),
+            "{e}"
+        );
     }
 
     /// A coverage row with one note and one error of the given kinds.
@@ -1003,7 +1420,12 @@ mod tests {
         )
         .unwrap();
         c.execute(
-            r#"INSERT INTO coverage_errors VALUES ('runs/a.zip', 0, 'runs/a.zip!a.log', '["a.log"]', ?1, 'cut')"#,
+            r#"INSERT INTO member_chains VALUES ('runs/a.zip', 0, '["a.log"]', 'runs/a.zip!a.log')"#,
+            [],
+        )
+        .unwrap();
+        c.execute(
+            "INSERT INTO coverage_error_rows VALUES ('runs/a.zip', 0, 0, ?1, 'cut')",
             [error_kind],
         )
         .unwrap();
@@ -1094,10 +1516,16 @@ mod tests {
     fn evidence_reads_by_column_name_and_rejects_bad_json() {
         let c = store();
         let insert = |rank: &str| {
-            c.execute("DELETE FROM evidence", []).unwrap();
+            c.execute("DELETE FROM evidence_rows", []).unwrap();
+            c.execute("DELETE FROM member_chains", []).unwrap();
             c.execute(
-                "INSERT INTO evidence VALUES ('runs/a.zip', 4, NULL, 'a.zip', 'env.var', 'env', \
-                 'runs/a.zip!a.log:3', '[\"a.log\"]', 3, 120, 7, 'X=1', 0, 1, '{\"name\":\"X\"}', ?1, 'id1', NULL)",
+                r#"INSERT INTO member_chains VALUES ('runs/a.zip', 5, '["a.log"]', 'runs/a.zip!a.log')"#,
+                [],
+            )
+            .unwrap();
+            c.execute(
+                "INSERT INTO evidence_rows VALUES ('runs/a.zip', 4, NULL, 'a.zip', 'env.var', 'env', \
+                 5, 3, 120, 7, 'X=1', 0, 1, '{\"name\":\"X\"}', ?1, 'id1', NULL)",
                 [rank],
             )
             .unwrap();

@@ -19,6 +19,11 @@
 //! | `verdict` | [`VerdictRecord`] | `check` |
 //! | `cite` | [`CiteRecord`] | `cite --json` |
 //! | `member` | [`MemberRecord`] | `ls --json` |
+//! | `audit_summary` | [`AuditSummaryRecord`] | `audit report --format jsonl`: the first line |
+//! | `run` | [`AuditRunRecord`] | `audit report --format jsonl`: per run |
+//! | `check` | [`AuditCheckRecord`] | `audit report --format jsonl`: per check |
+//! | `fail` | [`AuditFailRecord`] | `audit report --format jsonl`: per failing verdict |
+//! | `incomplete` | [`AuditIncompleteRecord`] | `audit report --format jsonl`: per damaged artifact |
 //!
 //! Records of one artifact come together, in member and line order, then its
 //! `coverage` record; artifacts come in walk order whatever `-j` is.
@@ -584,12 +589,119 @@ impl VerdictRecord {
     }
 }
 
+/// `audit report --format jsonl`, first line: the store and its totals.
+/// Fields of the `audit_*` records are in name order (as the report has
+/// always printed them).
+#[derive(Debug, Clone, Serialize)]
+pub struct AuditSummaryRecord {
+    /// Artifacts reported on (after `--since`/`--where`).
+    pub artifacts: u64,
+    /// The store, as given on the command line.
+    pub db: String,
+    /// Verdicts `fail`, `pass`, `unknown` over all checks and scopes
+    /// (`not_applicable` is not counted).
+    pub fail: u64,
+    /// Artifacts with a coverage error.
+    pub incomplete: u64,
+    pub pass: u64,
+    /// Run folders reported on.
+    pub runs: u64,
+    /// Always [`Self::KIND`].
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub unknown: u64,
+}
+
+impl AuditSummaryRecord {
+    pub const KIND: &'static str = "audit_summary";
+}
+
+/// `audit report --format jsonl`: one per run folder, in run order.
+#[derive(Debug, Clone, Serialize)]
+pub struct AuditRunRecord {
+    pub artifacts: u64,
+    pub fail: u64,
+    pub incomplete: u64,
+    pub pass: u64,
+    /// The run: its id, else its folder.
+    pub run: String,
+    /// Always [`Self::KIND`].
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub unknown: u64,
+}
+
+impl AuditRunRecord {
+    pub const KIND: &'static str = "run";
+}
+
+/// `audit report --format jsonl`: one per check, with its verdict counts.
+#[derive(Debug, Clone, Serialize)]
+pub struct AuditCheckRecord {
+    pub check: String,
+    pub description: String,
+    pub fail: u64,
+    pub pass: u64,
+    /// Always [`Self::KIND`].
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub unknown: u64,
+}
+
+impl AuditCheckRecord {
+    pub const KIND: &'static str = "check";
+}
+
+/// `audit report --format jsonl`: one per failing verdict.
+#[derive(Debug, Clone, Serialize)]
+pub struct AuditFailRecord {
+    /// The artifact file name, or the run folder for a run-scope check.
+    pub artifact: String,
+    pub check: String,
+    /// The verdict's first evidence citation; `null` when it has none.
+    pub citation: Option<String>,
+    pub reason: String,
+    pub run: String,
+    /// `artifact` or `run`.
+    pub scope: String,
+    /// Always [`Self::KIND`].
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+}
+
+impl AuditFailRecord {
+    pub const KIND: &'static str = "fail";
+}
+
+/// `audit report --format jsonl`: one per artifact with coverage errors,
+/// showing the first.
+#[derive(Debug, Clone, Serialize)]
+pub struct AuditIncompleteRecord {
+    pub artifact: String,
+    /// Where the first error was noticed: `path!member!member`.
+    pub citation: String,
+    /// How many coverage errors the artifact has.
+    pub errors: u64,
+    /// The first error's kind ([`crate::source::ErrorKind`] name).
+    #[serde(rename = "kind")]
+    pub error_kind: String,
+    pub message: String,
+    pub run: String,
+    /// Always [`Self::KIND`].
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+}
+
+impl AuditIncompleteRecord {
+    pub const KIND: &'static str = "incomplete";
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     /// Every kind this module writes, with its `$defs` entry in the schema.
-    const KINDS: [&str; 10] = [
+    const KINDS: [&str; 15] = [
         EvidenceRecord::KIND,
         ContextRecord::KIND,
         AggregateRecord::KIND,
@@ -600,6 +712,11 @@ mod tests {
         CiteRecord::KIND,
         MemberRecord::KIND,
         ShowRecord::KIND,
+        AuditSummaryRecord::KIND,
+        AuditRunRecord::KIND,
+        AuditCheckRecord::KIND,
+        AuditFailRecord::KIND,
+        AuditIncompleteRecord::KIND,
     ];
 
     #[test]

@@ -139,6 +139,7 @@ fn cell(v: ValueRef<'_>) -> String {
 const RESULT_TABLES: &[&str] = &[
     "artifacts",
     "coverage",
+    "member_chains",
     "coverage_errors",
     "evidence",
     "aggregates",
@@ -194,7 +195,7 @@ fn first_audit_stores_every_artifact_with_parsed_names() {
     let run = audit(dir.path(), &["runs", "--db", "audit.sqlite", "-j", "2"]);
     assert_eq!(counts(&run), (n as u64, 0), "{}", run.stderr);
     let c = db(&dir.path().join("audit.sqlite"));
-    assert_eq!(one::<i64>(&c, "PRAGMA user_version"), 2);
+    assert_eq!(one::<i64>(&c, "PRAGMA user_version"), 3);
     assert_eq!(count_rows(&c, "artifacts"), n as i64);
     assert_eq!(count_rows(&c, "coverage"), n as i64);
     assert_eq!(count_rows(&c, "dirty_runs"), 0);
@@ -1002,7 +1003,7 @@ fn assert_whole_artifacts(path: &Path, clean: &Clean) -> Option<usize> {
         assert!(schema.is_empty(), "half-migrated schema: {schema:?}");
         return None;
     }
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
     assert_eq!(schema, clean.schema, "{}", path.display());
     let stored: BTreeSet<String> = c
         .prepare("SELECT path FROM artifacts")
@@ -1853,8 +1854,54 @@ fn merge_refuses_forged_shards() {
         ),
         (
             "invalid JSON",
-            "UPDATE evidence SET rank = '{oops' WHERE rowid = (SELECT min(rowid) FROM evidence); UPDATE artifacts SET scanned_ns = scanned_ns + 1000;",
+            "UPDATE evidence_rows SET rank = '{oops' WHERE rowid = (SELECT min(rowid) FROM evidence_rows); UPDATE artifacts SET scanned_ns = scanned_ns + 1000;",
             "column rank is not JSON",
+        ),
+        // Layout 3: rows refer to their member chain by id; a row without
+        // one would vanish from the views (its evidence unseen).
+        (
+            "evidence without its member chain",
+            "DELETE FROM member_chains WHERE (path, chain) IN (SELECT path, chain FROM evidence_rows LIMIT 1); \
+             UPDATE artifacts SET scanned_ns = scanned_ns + 1000;",
+            "not: a member chain of its own artifact",
+        ),
+        (
+            "evidence citing another artifact's chain",
+            "INSERT INTO member_chains SELECT a.path, 1000000, '[\"x.log\"]', a.path || '!x.log' FROM artifacts a \
+               WHERE a.path <> (SELECT path FROM evidence_rows LIMIT 1) LIMIT 1; \
+             UPDATE evidence_rows SET chain = 1000000 WHERE rowid = (SELECT min(rowid) FROM evidence_rows); \
+             UPDATE artifacts SET scanned_ns = scanned_ns + 1000;",
+            "not: a member chain of its own artifact",
+        ),
+        (
+            "aggregate without its member chain",
+            "UPDATE aggregate_rows SET chain = -1 WHERE rowid = (SELECT min(rowid) FROM aggregate_rows); \
+             UPDATE artifacts SET scanned_ns = scanned_ns + 1000;",
+            "not: a member chain of its own artifact",
+        ),
+        (
+            "a view in place of member_chains",
+            "DROP TABLE member_chains; CREATE VIEW member_chains AS SELECT path, 0 AS chain, '[]' AS members, \
+             path AS citation FROM artifacts;",
+            "unexpected view",
+        ),
+        (
+            "a chain citing another artifact",
+            "UPDATE member_chains SET citation = 'elsewhere.zip!a.log' WHERE rowid = (SELECT min(rowid) FROM member_chains); \
+             UPDATE artifacts SET scanned_ns = scanned_ns + 1000;",
+            "its citation is not its members' citation",
+        ),
+        (
+            "members not strings",
+            "UPDATE member_chains SET members = '[1]', citation = path WHERE rowid = (SELECT min(rowid) FROM member_chains); \
+             UPDATE artifacts SET scanned_ns = scanned_ns + 1000;",
+            "members are not a JSON array of strings",
+        ),
+        (
+            "members not an array",
+            "UPDATE member_chains SET members = '{}' WHERE rowid = (SELECT min(rowid) FROM member_chains); \
+             UPDATE artifacts SET scanned_ns = scanned_ns + 1000;",
+            "members a JSON array",
         ),
         (
             "unknown status",
@@ -2219,4 +2266,39 @@ fn kubernetes_recipe_shards_merge_to_the_unsharded_audit() {
     audit(dir.path(), &[&runs, "--db", "full.sqlite", "--no-progress"]);
     assert!(dump(&dir.path().join("merged.sqlite")) == dump(&dir.path().join("full.sqlite")));
     assert!(runs_per_shard(&stores).values().all(|s| s.len() == 1));
+}
+
+/// `audit report --format jsonl` writes the `audit_*` records of
+/// `src/output/records.rs`, and each validates against
+/// schema/output.schema.json (samples hold failing and damaged artifacts,
+/// so every kind appears).
+#[test]
+fn report_jsonl_records_validate_against_the_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = root().join("samples");
+    let db = dir.path().join("s.sqlite");
+    let (samples, db) = (samples.to_str().unwrap(), db.to_str().unwrap());
+    let r = artiscan_in(dir.path(), &["audit", samples, "--db", db, "--no-progress"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = artiscan_in(
+        dir.path(),
+        &["audit", "report", "--db", db, "--format", "jsonl"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("schema/output.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let v = jsonschema::validator_for(&schema).unwrap();
+    let mut kinds = BTreeSet::new();
+    for line in r.stdout.lines() {
+        let rec: serde_json::Value = serde_json::from_str(line).unwrap();
+        let errors: Vec<String> = v.iter_errors(&rec).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{line}\n{errors:?}");
+        kinds.insert(rec["type"].as_str().unwrap().to_string());
+    }
+    assert_eq!(
+        kinds.into_iter().collect::<Vec<_>>(),
+        ["audit_summary", "check", "fail", "incomplete", "run"]
+    );
 }

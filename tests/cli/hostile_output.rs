@@ -553,3 +553,65 @@ fn record_floods_bounded_memory() {
     assert_eq!(verdict(&r)["status"], "fail");
     assert!(peak < 200 << 10, "peak {} MiB", peak >> 10);
 }
+
+/// The 64 KB member name on many matching lines through `audit` (issue
+/// 13): the store holds the member chain once (layout 3), not once per
+/// row, so memory stays under the suite's bound and the store small; the
+/// report on it too. Before layout 3 each row cost the name twice (about
+/// 130 KB): 20,000 lines were 2.6 GB of rows, in memory and on disk.
+#[test]
+fn long_member_name_on_many_lines_audits_into_a_small_store() {
+    const LINES: usize = 20_000;
+    let dir = tempfile::tempdir().unwrap();
+    let name: String = "n".repeat(65_000) + ".log";
+    let data = "Traceback (most recent call last):\n".repeat(LINES);
+    let z = zip(&[(name.as_bytes(), data.as_bytes())]);
+    std::fs::write(dir.path().join("names.zip"), z).unwrap();
+    let (r, _, _) = measure(
+        "audit: 64 KB name x 20,000 lines",
+        dir.path(),
+        &["audit", "names.zip", "--db", "s.db", "--no-progress"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let store_bytes: u64 = ["s.db", "s.db-wal"]
+        .iter()
+        .filter_map(|f| std::fs::metadata(dir.path().join(f)).ok())
+        .map(|m| m.len())
+        .sum();
+    eprintln!("store: {} KiB", store_bytes >> 10);
+    assert!(store_bytes < 64 << 20, "store {} MiB", store_bytes >> 20);
+    // Every line is in the store, each citing the member by its full name.
+    let c = rusqlite::Connection::open(dir.path().join("s.db")).unwrap();
+    let one = |sql: &str| -> i64 { c.query_row(sql, [], |r| r.get(0)).unwrap() };
+    let lines = one("SELECT count(*) FROM evidence WHERE rule = 'error.traceback'")
+        + one("SELECT coalesce(sum(count), 0) FROM aggregates WHERE rule = 'error.traceback'");
+    assert_eq!(lines, LINES as i64);
+    assert_eq!(one("SELECT count(*) FROM member_chains"), 1);
+    let last: String = c
+        .query_row(
+            "SELECT citation FROM evidence WHERE rule = 'error.traceback' ORDER BY seq DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        last.starts_with("names.zip!nnnn") && last.ends_with(&format!("n.log:{LINES}")),
+        "{}",
+        &last[last.len() - 20..]
+    );
+    assert_eq!(last.len(), "names.zip!".len() + name.len() + 1 + 5);
+    drop(c);
+    let (r, _, _) = measure(
+        "audit report: 64 KB name x 20,000 lines",
+        dir.path(),
+        &["audit", "report", "--db", "s.db", "--format", "jsonl"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // The no-traceback check fails on the one artifact.
+    let summary: Value = serde_json::from_str(r.stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(summary["type"], "audit_summary");
+    assert_eq!(
+        (summary["fail"].as_u64(), summary["artifacts"].as_u64()),
+        (Some(1), Some(1))
+    );
+}
