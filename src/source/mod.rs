@@ -125,7 +125,9 @@ pub enum NoteKind {
     /// A member with the name of an earlier one in the same container,
     /// read and cited with a `#N` suffix.
     Duplicate,
-    /// A member name longer than 4 KiB, cut in its citation.
+    /// Not written any more (a name cut in its citation is a `limit`
+    /// error: rules chosen by member name may not apply); read back from
+    /// older audit stores.
     LongName,
 }
 
@@ -680,8 +682,7 @@ where
             let mut at = self.members.clone();
             at.push(name.clone());
             if entry.name_cut {
-                let msg = format!("member name longer than {} bytes: cut", tarread::MAX_NAME);
-                self.coverage.note(&at, NoteKind::LongName, msg);
+                self.name_cut(&at, None);
             }
             let skipped = |what: String| format!("{what}: not read");
             match entry.item {
@@ -763,6 +764,39 @@ where
     }
 
     /// A unique name for a member of one container; a duplicate is noted.
+    /// A zip entry's name as cited: cut to [`tarread::MAX_NAME`] bytes as
+    /// a tar name is (a `long_name` note: every record under it repeats
+    /// the name, in memory and output), then made unique among its siblings.
+    fn zip_name(&mut self, names: &mut Names, name: &str) -> String {
+        let mut end = name.len().min(tarread::MAX_NAME);
+        while !name.is_char_boundary(end) {
+            end -= 1;
+        }
+        let unique = self.unique(names, name[..end].to_string());
+        if end < name.len() {
+            let mut at = self.members.clone();
+            at.push(unique.clone());
+            self.name_cut(&at, Some(name.len()));
+        }
+        unique
+    }
+
+    /// A member whose name was cut: its lines are read, but the rules that
+    /// apply by member name (`*.json`, `*env*.txt`) were chosen from the
+    /// cut name and may not be the ones its whole name selects, so claims
+    /// of absence cannot rest on it (a `limit` error, not a note).
+    fn name_cut(&mut self, at: &[String], len: Option<usize>) {
+        let max = tarread::MAX_NAME;
+        let what = match len {
+            Some(n) => format!("member name of {n} bytes"),
+            None => format!("member name longer than {max} bytes"),
+        };
+        let msg = format!(
+            "{what}: cut to {max} bytes in citations; rules chosen by member name may not apply"
+        );
+        self.coverage.error(at, ErrorKind::Limit, msg);
+    }
+
     fn unique(&mut self, names: &mut Names, name: String) -> String {
         let (unique, dup) = names.unique(name);
         if dup {
@@ -832,7 +866,7 @@ where
             if e.is_dir() {
                 continue;
             }
-            let name = self.unique(&mut names, e.name.clone());
+            let name = self.zip_name(&mut names, &e.name);
             let mut at = self.members.clone();
             at.push(name.clone());
             if let Some(j) = overlaps[i] {
@@ -966,7 +1000,7 @@ where
                     return Ok(());
                 }
             };
-            let name = self.unique(&mut names, h.name.clone());
+            let name = self.zip_name(&mut names, &h.name);
             let mut at = self.members.clone();
             at.push(name.clone());
             let unsupported = zipread::unsupported(h.encrypted(), h.method);

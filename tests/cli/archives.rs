@@ -406,10 +406,11 @@ open(d + '/misc.tar', 'wb').write(b.getvalue())
     assert_eq!(c.code, 0, "{} {}", c.stdout, c.stderr);
 }
 
-/// A 64 KiB GNU long name is cut to 4 KiB in citations, with a note; the
-/// member is still read.
+/// A 64 KiB GNU long name is cut to 4 KiB in citations; the member is
+/// still read, and the cut is a `limit` error (rules that apply by member
+/// name were chosen from the cut name), so absence is not claimed on it.
 #[test]
-fn tar_long_name_is_cut_with_a_note() {
+fn tar_long_name_is_cut_with_a_limit_error() {
     let d = tmp();
     py(
         d.path(),
@@ -424,12 +425,47 @@ open(d + '/long.tar', 'wb').write(tarbytes([('n' * 65536 + '.log', b'long name m
     assert_eq!(h.len(), 1);
     assert_eq!(h[0].0, format!("long.tar!{}:1", "n".repeat(4096)));
     let cov = coverage(&run);
+    assert_eq!(cov["complete"], false);
     assert!(
-        cov["notes"]
+        cov["errors"]
             .as_array()
             .unwrap()
             .iter()
-            .any(|n| n["kind"] == "long_name")
+            .any(|e| e["kind"] == "limit"
+                && e["message"].as_str().unwrap().contains("cut to 4096 bytes"))
+    );
+}
+
+/// A zip entry's name is cut the same way: `results_<5,000 x>.json` would
+/// lose its `.json`, so eval rules (`*.json`) may not apply to it, and
+/// the artifact is incomplete (claims of absence answer `unknown`).
+#[test]
+fn zip_long_name_is_cut_with_a_limit_error() {
+    let d = tmp();
+    let name = format!("results_{}.json", "x".repeat(5000));
+    py(
+        d.path(),
+        &format!(
+            r#"
+import sys, zipfile
+d = sys.argv[1]
+with zipfile.ZipFile(d + '/long.zip', 'w') as z:
+    z.writestr('{name}', '{{"results": {{"gsm8k": {{"exact_match,strict-match": 0.5}}}}}}\n')
+"#
+        ),
+    );
+    let run = grep_json(d.path(), "results", "long.zip");
+    let h = hits(&run);
+    assert_eq!(h.len(), 1);
+    assert_eq!(h[0].0, format!("long.zip!{}:1", &name[..4096]));
+    let cov = coverage(&run);
+    assert_eq!(cov["complete"], false);
+    assert!(
+        cov["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["kind"] == "limit")
     );
 }
 

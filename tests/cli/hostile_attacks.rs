@@ -214,7 +214,7 @@ fn sparse_tar_with_a_2_62_byte_hole_ends() {
 }
 
 /// A 256 MiB GNU long name in a tar.gz of a few hundred KB (5.6 GB before:
-/// names were read whole): cut in citations with a `long_name` note, the
+/// names were read whole): cut in citations with a `limit` error, the
 /// member after it still read, memory bounded.
 #[test]
 fn gnu_long_name_of_256_mib() {
@@ -277,11 +277,11 @@ fn gnu_long_name_of_256_mib() {
     assert_eq!(hits[1], "long.tar.gz!after.log:1");
     let cov = coverage(&r);
     assert!(
-        cov["notes"]
+        cov["errors"]
             .as_array()
             .unwrap()
             .iter()
-            .any(|n| n["kind"] == "long_name"),
+            .any(|e| e["kind"] == "limit" && e["message"].as_str().unwrap().contains("cut")),
         "{cov}"
     );
 }
@@ -350,19 +350,21 @@ fn collect_prefilters(v: &toml::Value, out: &mut Vec<String>) {
     }
 }
 
-/// A 64 KB member name on 500 matching lines: `scan` prints each record
-/// with its whole citation (64 MB of JSON Lines from a 100 KB zip), and
-/// writes it out as it goes instead of holding one artifact's output
-/// (which grew with the output: 9.5 GB on 100,000 lines).
+/// A 64 KB member name on 8,000 matching lines: the name is cut to 4 KiB
+/// in citations (a `limit` error), `scan` prints each record with its
+/// citation (64 MB of JSON Lines from a small zip), and writes it out as it
+/// goes instead of holding one artifact's output (which grew with the
+/// output: 9.5 GB on 100,000 lines of the whole name).
 #[test]
 fn scan_output_is_written_as_it_goes() {
     let dir = tempfile::tempdir().unwrap();
     let name = "n".repeat(64_000) + ".log";
-    let lines = 500;
+    let cited = &name[..4096];
+    let lines = 8000;
     let z = zip(&[(name.as_bytes(), &TRACEBACK.repeat(lines))]);
     std::fs::write(dir.path().join("names.zip"), z).unwrap();
     let c = measure_stdout_counted(
-        "64 KB name x 500 lines, scan jsonl",
+        "64 KB name x 8,000 lines, scan jsonl",
         dir.path(),
         &[
             "scan",
@@ -375,19 +377,21 @@ fn scan_output_is_written_as_it_goes() {
         Duration::from_secs(240),
     );
     assert_eq!(c.code, 0, "{}", c.stderr);
-    // Every record was printed, each with the whole name.
+    // Every record was printed, each with the cut name twice.
     assert!(
-        c.stdout_bytes > (lines * 2 * name.len()) as u64,
+        c.stdout_bytes > (lines * 2 * cited.len()) as u64,
         "{} bytes",
         c.stdout_bytes
     );
     let first: Value = serde_json::from_slice(c.head.split(|&b| b == b'\n').next().unwrap())
         .unwrap_or(Value::Null);
-    assert_eq!(
-        first["location"]["members"][0].as_str(),
-        Some(name.as_str())
-    );
+    assert_eq!(first["location"]["members"][0].as_str(), Some(cited));
     let tail = String::from_utf8_lossy(&c.tail);
+    assert!(
+        tail.contains("cut to 4096 bytes"),
+        "{}",
+        &tail[tail.len().saturating_sub(600)..]
+    );
     assert!(tail.contains("\"type\":\"summary\""), "{tail}");
     assert!(
         tail.contains(&format!("\"matches\":{lines}")),
