@@ -10,7 +10,7 @@ fn embed(dir: &Path, out: &mut String, name: &str) {
         .unwrap_or_default();
     files.retain(|p| p.extension().is_some_and(|e| e == "toml"));
     files.sort();
-    out.push_str(&format!("pub const {name}: &[(&str, &str)] = &[\n"));
+    out.push_str(&format!("pub(crate) const {name}: &[(&str, &str)] = &[\n"));
     for f in files {
         println!("cargo:rerun-if-changed={}", f.display());
         let file = f.file_name().unwrap().to_string_lossy().into_owned();

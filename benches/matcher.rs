@@ -2,10 +2,10 @@
 //! decoder path of the source layer. `cargo bench --bench matcher`.
 //! Whole-tool comparisons against gzip/zstd/ugrep/rg live in compare.sh.
 
-use artiscan::lines::{LineLimits, LineReader};
-use artiscan::pack::{self, RuleSet, compile::Selection};
-use artiscan::scan::evidence::{MemberScan, ScanOptions};
-use artiscan::source::{self, Artifact, ArtifactKind, Coverage, Limits};
+use artiscan::{
+    Artifact, ArtifactKind, Coverage, Limits, LineLimits, LineReader, MemberScan, RuleSet,
+    ScanOptions, Selection, builtin_packs, for_each_member,
+};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::io::Write;
 
@@ -28,7 +28,7 @@ fn corpus(lines: usize) -> Vec<u8> {
 }
 
 fn rules() -> RuleSet {
-    RuleSet::compile(&pack::builtin().unwrap(), &Selection::default()).unwrap()
+    RuleSet::compile(&builtin_packs().unwrap(), &Selection::default()).unwrap()
 }
 
 fn matcher(c: &mut Criterion) {
@@ -57,7 +57,7 @@ fn matcher(c: &mut Criterion) {
     // What one aggregating rule costs on the line a log repeats most:
     // every rule, against every rule but it (issue 14 allows a few percent).
     let without = RuleSet::compile(
-        &pack::builtin().unwrap(),
+        &builtin_packs().unwrap(),
         &Selection {
             only: Vec::new(),
             skip: vec!["sglang.batch_throughput".into()],
@@ -116,7 +116,7 @@ fn decoders(c: &mut Criterion) {
             b.iter(|| {
                 let mut cov = Coverage::default();
                 let mut n = 0u64;
-                source::for_each_member(&artifact, &limits, &mut cov, |leaf| {
+                for_each_member(&artifact, &limits, &mut cov, |leaf| {
                     n += std::io::copy(leaf.reader, &mut std::io::sink())?;
                     Ok(())
                 });

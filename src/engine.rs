@@ -12,7 +12,7 @@ use std::sync::mpsc;
 /// Runs `work` on every artifact with `threads` workers and passes each
 /// result to `consume` on the calling thread, in input order (results that
 /// finish early wait for the ones before them).
-pub fn parallel<T, F, C>(artifacts: &[Artifact], threads: usize, work: F, mut consume: C)
+pub(crate) fn parallel<T, F, C>(artifacts: &[Artifact], threads: usize, work: F, mut consume: C)
 where
     T: Send,
     F: Fn(&Artifact) -> T + Sync,
@@ -57,7 +57,7 @@ where
 
 /// Threads each artifact may use for one member: the spare ones when there
 /// are fewer artifacts than threads (one big log, one tarball).
-pub fn member_threads(artifacts: usize, threads: usize) -> usize {
+pub(crate) fn member_threads(artifacts: usize, threads: usize) -> usize {
     if artifacts == 0 || artifacts >= threads {
         1
     } else {
@@ -66,7 +66,7 @@ pub fn member_threads(artifacts: usize, threads: usize) -> usize {
 }
 
 /// Size of an artifact's file (0 for stdin or when it cannot be read).
-pub fn artifact_size(a: &Artifact) -> u64 {
+pub(crate) fn artifact_size(a: &Artifact) -> u64 {
     match &a.kind {
         ArtifactKind::File(p) => std::fs::metadata(p).map_or(0, |m| m.len()),
         ArtifactKind::Stdin | ArtifactKind::Stream(_) | ArtifactKind::Unreadable(_) => 0,
@@ -74,18 +74,18 @@ pub fn artifact_size(a: &Artifact) -> u64 {
 }
 
 /// A progress bar over the artifacts' file sizes (see [`crate::output::progress`]).
-pub fn progress(artifacts: &[Artifact]) -> indicatif::ProgressBar {
+pub(crate) fn progress(artifacts: &[Artifact]) -> indicatif::ProgressBar {
     let total = artifacts.iter().map(artifact_size).sum();
     crate::output::progress::bar(true, total, artifacts.len())
 }
 
 /// Default worker count: the machine's cores.
-pub fn default_threads() -> usize {
+pub(crate) fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// SHA-256 of an artifact file, hex.
-pub fn sha256_file(path: &Path) -> io::Result<String> {
+pub(crate) fn sha256_file(path: &Path) -> io::Result<String> {
     let mut h = Sha256::new();
     if crate::source::for_each_window(path, |b| h.update(b)).is_ok() {
         return Ok(hex(&h.finalize()));
@@ -103,7 +103,7 @@ pub fn sha256_file(path: &Path) -> io::Result<String> {
     Ok(hex(&h.finalize()))
 }
 
-pub fn sha256_of(artifact: &Artifact) -> Option<String> {
+pub(crate) fn sha256_of(artifact: &Artifact) -> Option<String> {
     match &artifact.kind {
         ArtifactKind::File(p) => sha256_file(p).ok(),
         // A stream is read once, by the scan; never hashed (it may not end).
@@ -111,7 +111,7 @@ pub fn sha256_of(artifact: &Artifact) -> Option<String> {
     }
 }
 
-pub fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
     bytes
         .iter()
@@ -122,7 +122,12 @@ pub fn hex(bytes: &[u8]) -> String {
 }
 
 /// Adds what reading one leaf found to the artifact's coverage.
-pub fn account(coverage: &mut Coverage, members: &[String], outcome: &Outcome, max_line: usize) {
+pub(crate) fn account(
+    coverage: &mut Coverage,
+    members: &[String],
+    outcome: &Outcome,
+    max_line: usize,
+) {
     coverage.bytes += outcome.bytes;
     if outcome.binary {
         // Not searched, so nothing may be claimed absent from it.

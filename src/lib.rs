@@ -8,80 +8,154 @@
 //! many artifacts into SQLite.
 //!
 //! Modules depend downwards in this order (each may use those below it):
-//! `commands` → `audit` → `check` → `scan` ⇄ `pack` → `engine` (threads,
-//! hashing, coverage wording) → `limits` → `lines` → `source` (with
-//! `member_glob`) → `output` ⇄ `location`
-//! (the wire format, citations and escaping, at the bottom because every
-//! layer writes records or citations). Nothing in the library uses
-//! `commands`: rule loading is [`pack::load_rules`], check set-up and
-//! judging are in [`check::load`]. Known exceptions, to be removed
-//! (issue 15): `pack::selftest` runs `scan`;
-//! `check::scope` parses artifact names with `audit::names`;
-//! `output::records` writes `source`'s coverage errors and notes as they
-//! are (`source::MemberError`, `source::Note`). `main.rs` parses arguments
-//! and calls `commands`.
+//! `commands` → `audit` → `check` → `scan` (with `scan::selftest`, which
+//! runs each rule's examples) → `pack` → `engine` (threads, hashing,
+//! coverage wording) → `limits` → `lines` → `source` (with `member_glob`)
+//! → `output` ⇄ `location` (the wire format, citations and escaping, at
+//! the bottom because every layer writes records or citations); `names`
+//! (artifact names parsed into run fields) is a leaf that `check` and
+//! `audit` both read. Nothing in the library uses `commands`: rule loading
+//! is [`load_rules`], check set-up and judging are in `check::load`. One
+//! known exception: `output::records` writes `source`'s coverage errors
+//! and notes as they are (`source::MemberError`, `source::Note`).
+//! `main.rs` parses arguments and calls `commands`.
 //!
-//! Where to look: a JSON record's shape is in [`output::records`] (with the
+//! The public API is `commands` and the re-exports below (what `main.rs`,
+//! the benches and the fuzz targets need); everything else is
+//! `pub(crate)`, and `unreachable_pub` keeps it so.
+//!
+//! Where to look: a JSON record's shape is in `output::records` (with the
 //! format's description); a citation is built and parsed by [`Location`];
-//! every read limit is a field of [`limits::ReadLimits`] (its flag, help
+//! every read limit is a field of [`ReadLimits`] (its flag, help
 //! and default declared on the field), enforced in one place each: depth
-//! by `source`'s walker, bytes, ratio and spool by [`source::Budget`] (and
+//! by `source`'s walker, bytes, ratio and spool by `source::Budget` (and
 //! the layers charged to it), `max_line` and `binary` by
-//! [`lines::LineReader`]. `limits` gathers the
+//! [`LineReader`]. `limits` gathers the
 //! two structs it names (and they name its size parser for their flags).
 
-pub mod audit;
-pub mod check;
-pub mod commands;
-pub mod engine;
-pub mod limits;
-pub mod lines;
-pub mod location;
-pub mod member_glob;
-pub mod output;
-pub mod pack;
-pub mod scan;
-pub mod source;
+#![warn(unreachable_pub)]
 
+pub mod commands;
+
+mod audit;
+mod check;
+mod embedded;
+mod engine;
+mod limits;
+mod lines;
+mod location;
+mod member_glob;
+mod names;
+mod output;
+mod pack;
+mod scan;
+mod sizes;
+mod source;
+
+// The facade: what `main.rs` uses beside `commands`, and what the benches
+// and the fuzz targets drive directly. Everything else is `pub(crate)`.
+pub use check::load::{load_checks, load_params, rules_for};
+pub use check::scope::Layout;
+pub use limits::ReadLimits;
+pub use lines::{Line, LineLimits, LineReader, LineSink};
 pub use location::Location;
+pub use output::ColorChoice;
+pub use output::escape::text as escape_text;
+pub use output::progress::disable as disable_progress;
+pub use pack::compile::{RuleSet, Selection};
+pub use pack::{Builtin, builtin as builtin_packs, load_rules, parse_pack};
+pub use scan::evidence::{MemberScan, ScanOptions};
+pub use scan::grep::GrepOptions;
+pub use scan::schedule::scan_artifact;
+pub use scan::selftest;
+pub use sizes::parse_size;
+pub use source::walk::{Artifact, ArtifactKind};
+pub use source::{Coverage, Limits, for_each_member};
 
 #[cfg(test)]
 mod tests {
-    /// Dependencies point down: no library module names `commands`
-    /// (only `main.rs` and the commands themselves do).
-    #[test]
-    fn the_library_does_not_use_commands() {
-        fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-            for e in std::fs::read_dir(dir).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() {
-                    walk(&p, out);
-                } else if p.extension().is_some_and(|x| x == "rs") {
-                    out.push(p);
-                }
+    /// The modules, higher first: each may use those after it, none uses
+    /// one before it (outside its tests). `location` and `output` use each
+    /// other; `output::records` writes `source`'s coverage errors as they
+    /// are (the one exception, named in the crate docs).
+    const ORDER: &[&str] = &[
+        "commands",
+        "audit",
+        "check",
+        "scan",
+        "pack",
+        "engine",
+        "limits",
+        "lines",
+        "source",
+        "member_glob",
+        "output",
+        "location",
+        "names",
+        "sizes",
+        "embedded",
+    ];
+    const ALLOWED: &[(&str, &str)] = &[("location", "output"), ("output", "source")];
+
+    fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                files(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
             }
         }
+    }
+
+    /// Dependencies point down (ripgrep's crates are layered the same
+    /// way): a module never names one above it, so `commands` is used by
+    /// `main.rs` alone and each concept has one home.
+    #[test]
+    fn modules_depend_downwards() {
         let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let mut files = Vec::new();
-        walk(&src, &mut files);
-        let needle = ["commands", "::"].concat();
-        for f in files {
+        let mut all = Vec::new();
+        files(&src, &mut all);
+        let rank = |m: &str| ORDER.iter().position(|x| *x == m);
+        let mut seen = std::collections::BTreeSet::new();
+        for f in all {
             let rel = f.strip_prefix(&src).unwrap();
-            if rel.starts_with("commands") || rel == std::path::Path::new("main.rs") {
+            let top = rel.iter().next().unwrap().to_str().unwrap();
+            let module = top.trim_end_matches(".rs");
+            let Some(own) = rank(module) else {
+                assert!(
+                    ["lib", "main"].contains(&module),
+                    "{module} is missing from ORDER"
+                );
                 continue;
-            }
-            for (i, line) in std::fs::read_to_string(&f).unwrap().lines().enumerate() {
-                let code = line.trim_start();
-                if code.starts_with("//") {
+            };
+            seen.insert(module.to_string());
+            let text = std::fs::read_to_string(&f).unwrap();
+            // Tests may use anything.
+            let code = text.split("#[cfg(test)]\nmod tests").next().unwrap();
+            for (i, line) in code.lines().enumerate() {
+                // Doc links name other layers without depending on them.
+                if line.trim_start().starts_with("//") {
                     continue;
                 }
-                assert!(
-                    !code.contains(&needle),
-                    "{}:{}: the library uses commands: {code}",
-                    rel.display(),
-                    i + 1
-                );
+                let mut rest = line;
+                while let Some(at) = rest.find("crate::") {
+                    rest = &rest[at + "crate::".len()..];
+                    let dep: String = rest
+                        .chars()
+                        .take_while(|c| c.is_ascii_lowercase() || *c == '_')
+                        .collect();
+                    let Some(d) = rank(&dep) else { continue };
+                    assert!(
+                        d >= own || ALLOWED.contains(&(module, dep.as_str())),
+                        "{}:{}: {module} uses {dep}, which sits above it: {}",
+                        rel.display(),
+                        i + 1,
+                        line.trim()
+                    );
+                }
             }
         }
+        assert_eq!(seen.len(), ORDER.len(), "a module in ORDER has no file");
     }
 }

@@ -16,7 +16,7 @@ use std::sync::mpsc;
 pub struct LineLimits {
     /// Longest line searched, in bytes
     // The rest of a longer line is skipped, with a `long_line` note.
-    #[arg(long, default_value_t = LineLimits::default().max_line, value_parser = crate::limits::parse_size_usize)]
+    #[arg(long, default_value_t = LineLimits::default().max_line, value_parser = crate::sizes::parse_size_usize)]
     pub max_line: usize,
     /// Search binary members too (`-a`/`--text` as in grep)
     // Off, a member with a NUL in its first `BINARY_PROBE` bytes is a
@@ -44,7 +44,7 @@ impl Read for ErrorOnce {
 }
 
 /// How much of a member is looked at to decide that it is binary (a NUL).
-pub const BINARY_PROBE: usize = 8 << 10;
+pub(crate) const BINARY_PROBE: usize = 8 << 10;
 const MIN_BUF: usize = 256 << 10;
 
 /// One line, without its `\n`, as read (not yet cleaned).
@@ -102,7 +102,7 @@ pub struct Outcome {
 /// of line 1 (offsets stay member offsets, so line 1 starts at byte 3).
 /// None: a NUL in the first block, and binary members are not searched
 /// (`search_binary` false).
-pub fn first_line(head: &[u8], search_binary: bool) -> Option<usize> {
+pub(crate) fn first_line(head: &[u8], search_binary: bool) -> Option<usize> {
     if !search_binary && memchr::memchr(0, &head[..head.len().min(BINARY_PROBE)]).is_some() {
         return None;
     }
@@ -121,7 +121,7 @@ const UTF16_PROBE: usize = 512;
 /// below U+0100 (logs are ASCII-heavy). `FF FE` in front of other bytes is
 /// just bytes, read as UTF-8 (lossily), never decoded into other text.
 /// Some(little endian).
-pub fn utf16_bom(head: &[u8]) -> Option<bool> {
+pub(crate) fn utf16_bom(head: &[u8]) -> Option<bool> {
     let le = match head {
         [0xff, 0xfe, ..] => true,
         [0xfe, 0xff, ..] => false,
@@ -142,7 +142,7 @@ const JSON_FILE: &[u8] = b"{\"log\":\"";
 /// split at line ends across threads: binary (skipped whole), UTF-16
 /// (`\n` bytes are not line ends) or a json-file log (every line is
 /// looked at).
-pub fn read_whole(head: &[u8], search_binary: bool) -> bool {
+pub(crate) fn read_whole(head: &[u8], search_binary: bool) -> bool {
     utf16_bom(head).is_some()
         || match first_line(head, search_binary) {
             None => true,
@@ -472,7 +472,10 @@ const AHEAD_CHUNK: usize = 1 << 20;
 /// consuming on another, so that decompression and matching overlap. What
 /// `consume` reads is exactly what `r` gives: the same bytes, then `r`'s
 /// error unchanged. Input that fits one chunk is consumed here, unthreaded.
-pub fn read_ahead<T: Send>(r: &mut dyn Read, consume: impl FnOnce(&mut dyn Read) -> T + Send) -> T {
+pub(crate) fn read_ahead<T: Send>(
+    r: &mut dyn Read,
+    consume: impl FnOnce(&mut dyn Read) -> T + Send,
+) -> T {
     let mut first = vec![0; AHEAD_CHUNK];
     let (n, err) = fill(r, &mut first);
     first.truncate(n);
@@ -582,7 +585,7 @@ impl Read for Ahead {
 /// The text that matching sees: ANSI escape sequences removed and a trailing
 /// `\r` dropped; a Docker json-file record (`{"log":"msg\n","stream":..}`)
 /// is its unescaped `log` message. Borrows when there is nothing to remove.
-pub fn clean<'a>(raw: &'a [u8], scratch: &'a mut Vec<u8>) -> &'a [u8] {
+pub(crate) fn clean<'a>(raw: &'a [u8], scratch: &'a mut Vec<u8>) -> &'a [u8] {
     if let Some(escaped) = raw.strip_prefix(JSON_FILE) {
         let msg = json_string(escaped);
         let msg = msg.strip_suffix(b"\n").unwrap_or(&msg);
@@ -691,7 +694,7 @@ fn strip_ansi(raw: &[u8], scratch: &mut Vec<u8>) {
 /// UTF-16 (after its BOM) decoded to UTF-8 as it streams. What cannot be
 /// decoded (an unpaired surrogate, an odd last byte) becomes U+FFFD and is
 /// counted, never dropped silently.
-pub struct Utf16Reader<R> {
+pub(crate) struct Utf16Reader<R> {
     inner: R,
     le: bool,
     raw: Vec<u8>,
@@ -706,7 +709,7 @@ pub struct Utf16Reader<R> {
 }
 
 impl<R: Read> Utf16Reader<R> {
-    pub fn new(inner: R, le: bool) -> Self {
+    pub(crate) fn new(inner: R, le: bool) -> Self {
         Utf16Reader {
             inner,
             le,

@@ -147,8 +147,8 @@ fn raw_char(b: u8) -> char {
 }
 
 /// A member name's bytes as a `String`, losslessly (see the module
-/// documentation); [`name_bytes`] gives the bytes back.
-pub fn name_from_bytes(raw: &[u8]) -> String {
+/// documentation); `name_bytes` gives the bytes back (tests).
+pub(crate) fn name_from_bytes(raw: &[u8]) -> String {
     // The reserved characters are encoded F4 8F BE/BF xx: without 0xF4
     // valid UTF-8 is taken as it is.
     if !raw.contains(&0xf4) {
@@ -174,7 +174,8 @@ pub fn name_from_bytes(raw: &[u8]) -> String {
 }
 
 /// The bytes of a name made by [`name_from_bytes`].
-pub fn name_bytes(s: &str) -> Vec<u8> {
+#[cfg(test)]
+pub(crate) fn name_bytes(s: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(s.len());
     let mut utf8 = [0; 4];
     for c in s.chars() {
@@ -192,7 +193,7 @@ pub fn name_bytes(s: &str) -> Vec<u8> {
 /// as what it is, and a hostile member name (newline, NUL, U+202E) cannot
 /// forge lines; a name byte that is not UTF-8 (see [`name_from_bytes`]) is
 /// `%XX` of that byte. [`Location::parse`] undoes it byte for byte.
-pub fn escape(s: &str) -> Cow<'_, str> {
+pub(crate) fn escape(s: &str) -> Cow<'_, str> {
     if !s.chars().any(|c| needs_escape(c) || raw_byte(c).is_some()) {
         return Cow::Borrowed(s);
     }

@@ -1,13 +1,13 @@
 //! The `artiscan` binary: parse arguments, run a command, map the outcome
 //! to an exit code. All logic lives in the library.
 
+use artiscan::ColorChoice;
+use artiscan::GrepOptions;
+use artiscan::RuleSet;
+use artiscan::ScanOptions;
+use artiscan::Selection;
 use artiscan::commands::scan::OutputFormat;
 use artiscan::commands::{self, InputArgs};
-use artiscan::output::ColorChoice;
-use artiscan::pack::RuleSet;
-use artiscan::pack::compile::Selection;
-use artiscan::scan::ScanOptions;
-use artiscan::scan::grep::GrepOptions;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -96,7 +96,7 @@ impl PackSel {
             only: self.only.clone(),
             skip: self.skip.clone(),
         };
-        artiscan::pack::load_rules(&self.packs, &sel, artiscan::pack::Builtin::Included)
+        artiscan::load_rules(&self.packs, &sel, artiscan::Builtin::Included)
     }
 }
 
@@ -109,8 +109,8 @@ struct CheckArgs {
     #[arg(long)]
     list: bool,
     /// How folders map to artifacts (auto: a folder named like an artifact is one)
-    #[arg(long, value_enum, default_value_t = artiscan::check::Layout::Auto)]
-    layout: artiscan::check::Layout,
+    #[arg(long, value_enum, default_value_t = artiscan::Layout::Auto)]
+    layout: artiscan::Layout,
     /// A check file (repeatable)
     #[arg(long = "checks")]
     checks: Vec<PathBuf>,
@@ -182,7 +182,7 @@ struct ShowArgs {
     #[arg(long, default_value_t = commands::show::DEFAULT_MAX_LINES)]
     max_lines: u64,
     /// Most bytes of line text printed (suffixes K, M, G); more is cut with a message (exit 1)
-    #[arg(long, default_value_t = commands::show::DEFAULT_MAX_OUTPUT, value_parser = artiscan::limits::parse_size)]
+    #[arg(long, default_value_t = commands::show::DEFAULT_MAX_OUTPUT, value_parser = artiscan::parse_size)]
     max_output: u64,
     /// Open the artifact only inside this folder (as `cite --root`)
     #[arg(long)]
@@ -321,7 +321,7 @@ enum GrepFormat {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if cli.no_progress {
-        artiscan::output::progress::disable();
+        artiscan::disable_progress();
     }
     // `Stdout`, not a lock of it: grep's workers write from their threads.
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout());
@@ -367,7 +367,7 @@ fn main() -> ExitCode {
                 return ExitCode::from(0);
             }
             // Errors may quote artifact names or text: escaped.
-            let msg = artiscan::output::escape::text(&format!("{e:#}")).into_owned();
+            let msg = artiscan::escape_text(&format!("{e:#}")).into_owned();
             let _ = writeln!(err, "artiscan: {msg}");
             ExitCode::from(2)
         }
@@ -503,7 +503,7 @@ fn packs(c: PacksCommand, out: &mut dyn Write) -> anyhow::Result<i32> {
         if files.is_empty() {
             PackSel::default().rules()
         } else {
-            artiscan::pack::load_rules(files, &Selection::default(), artiscan::pack::Builtin::Left)
+            artiscan::load_rules(files, &Selection::default(), artiscan::Builtin::Left)
         }
     };
     let ok = match c {
@@ -530,9 +530,9 @@ fn check(a: CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
         commands::check::list(&a.sets, &a.checks, out)?;
         return Ok(0);
     }
-    let checks = artiscan::check::load::load_checks(&a.checks, &a.sets)?;
-    let params = artiscan::check::load::load_params(&checks, &a.params)?;
-    let rules = artiscan::check::load::rules_for(&checks, &a.packs)?;
+    let checks = artiscan::load_checks(&a.checks, &a.sets)?;
+    let params = artiscan::load_params(&checks, &a.params)?;
+    let rules = artiscan::rules_for(&checks, &a.packs)?;
     let format = a.format.unwrap_or_else(OutputFormat::default_for_stdout);
     let limits = a.member.apply(a.input.limits())?;
     commands::check::run(

@@ -4,13 +4,11 @@
 //! panics on a broken promise (a panic inside artiscan, or an assertion
 //! here); returning is success.
 
-use artiscan::Location;
-use artiscan::limits::ReadLimits;
-use artiscan::lines::{Line, LineLimits, LineReader, LineSink};
-use artiscan::pack::compile::Selection;
-use artiscan::pack::{RuleSet, parse_pack, selftest};
-use artiscan::scan::{ScanOptions, scan_artifact};
-use artiscan::source::{Artifact, ArtifactKind, Coverage, Limits, for_each_member};
+use artiscan::{
+    Artifact, ArtifactKind, Coverage, Limits, Line, LineLimits, LineReader, LineSink, Location,
+    ReadLimits, RuleSet, ScanOptions, Selection, for_each_member, parse_pack, scan_artifact,
+    selftest,
+};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -148,7 +146,7 @@ pub fn pack(data: &[u8]) {
 fn builtin() -> &'static RuleSet {
     static SET: OnceLock<RuleSet> = OnceLock::new();
     SET.get_or_init(|| {
-        let packs = artiscan::pack::builtin().expect("built-in packs load");
+        let packs = artiscan::builtin_packs().expect("built-in packs load");
         RuleSet::compile(&packs, &Selection::default()).expect("built-in packs compile")
     })
 }

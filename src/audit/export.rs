@@ -18,14 +18,14 @@ pub enum ExportFormat {
 }
 
 #[derive(Debug, Default)]
-pub struct ExportCounts {
+pub(crate) struct ExportCounts {
     pub artifacts: u64,
     pub evidence: u64,
     pub aggregates: u64,
     pub verdicts: u64,
 }
 
-pub fn export(
+pub(crate) fn export(
     conn: &Connection,
     filter: &Filter,
     verdicts: bool,

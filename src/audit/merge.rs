@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 /// Counts of one merge.
 #[derive(Debug, Default)]
-pub struct MergeSummary {
+pub(crate) struct MergeSummary {
     pub inputs: u64,
     /// Artifacts taken from the inputs (new, or newer than OUT's).
     pub taken: u64,
@@ -42,7 +42,7 @@ pub struct MergeSummary {
 /// Why an input was refused (its rows were not taken).
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct Refused(pub String);
+pub(crate) struct Refused(pub String);
 
 /// A merge of one input may take this long, plus [`BUDGET_PER_MB`] per MB of
 /// it, before it is stopped: far beyond an honest merge (tens of MB/s), and
@@ -76,7 +76,7 @@ const TABLES: &[&str] = &[
 /// Merges `inputs` into `out`. With `shards: Some(n)`, every input must
 /// declare a slice of `n` (else it is refused), and the slices no input
 /// brought are listed in [`MergeSummary::missing`].
-pub fn merge(
+pub(crate) fn merge(
     out: &Path,
     inputs: &[std::path::PathBuf],
     shards: Option<u64>,

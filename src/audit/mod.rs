@@ -18,14 +18,13 @@
 //!   artifacts are written ([`store`]'s `dirty_runs`), so they see every
 //!   artifact of the run, also across shards after a merge.
 
-pub mod export;
-pub mod merge;
-pub mod names;
-pub mod report;
-pub mod shard;
-pub mod store;
+pub(crate) mod export;
+pub(crate) mod merge;
+pub(crate) mod report;
+pub(crate) mod shard;
+pub(crate) mod store;
 
-pub use shard::{Shard, ShardBy};
+pub(crate) use shard::Shard;
 
 use crate::check::load::judge;
 use crate::check::{self, Check, CheckParams, Status};
@@ -55,7 +54,7 @@ const RACY_NS: i64 = 2_000_000_000;
 /// The checks an audit judges, with their source text (stored, so that a
 /// merge can judge run-scope checks again) and `--param` values.
 #[derive(Debug, Clone, Default)]
-pub struct CheckSet {
+pub(crate) struct CheckSet {
     pub checks: Vec<Check>,
     /// (file name, text) of every check file and built-in set.
     pub sources: Vec<(String, String)>,
@@ -63,13 +62,17 @@ pub struct CheckSet {
 }
 
 impl CheckSet {
-    pub fn load(files: &[PathBuf], sets: &[String], params: &[String]) -> anyhow::Result<CheckSet> {
+    pub(crate) fn load(
+        files: &[PathBuf],
+        sets: &[String],
+        params: &[String],
+    ) -> anyhow::Result<CheckSet> {
         let sources = crate::check::load::check_sources(files, sets)?;
         let params = CheckParams::parse(params).map_err(anyhow::Error::msg)?;
         CheckSet::from_sources(sources, params)
     }
 
-    pub fn from_sources(
+    pub(crate) fn from_sources(
         sources: Vec<(String, String)>,
         params: CheckParams,
     ) -> anyhow::Result<CheckSet> {
@@ -85,7 +88,7 @@ impl CheckSet {
     }
 
     /// From a `fingerprints` row (merge).
-    pub fn from_stored(checks_json: &str, params_json: &str) -> anyhow::Result<CheckSet> {
+    pub(crate) fn from_stored(checks_json: &str, params_json: &str) -> anyhow::Result<CheckSet> {
         let files: Vec<serde_json::Value> = serde_json::from_str(checks_json)?;
         let sources = files
             .iter()
@@ -115,7 +118,7 @@ impl CheckSet {
 
     /// Every rule a check needs lines of rather than aggregates: when one of
     /// them aggregates, the audit stores every line of it (`every_match`).
-    pub fn needs_every_match(&self, rules: &RuleSet) -> bool {
+    pub(crate) fn needs_every_match(&self, rules: &RuleSet) -> bool {
         let needed = check::needed_rules(&self.checks);
         rules
             .rules
@@ -126,7 +129,7 @@ impl CheckSet {
 
 /// What `artiscan audit PATHS` does.
 #[derive(Debug, Clone)]
-pub struct AuditOptions {
+pub(crate) struct AuditOptions {
     pub db: PathBuf,
     pub paths: Vec<String>,
     pub shard: Option<Shard>,
@@ -142,7 +145,7 @@ pub struct AuditOptions {
 
 /// The fingerprint of an audit: everything that decides the stored results
 /// for given artifact bytes.
-pub fn fingerprint(
+pub(crate) fn fingerprint(
     rules: &RuleSet,
     checks: &CheckSet,
     every_match: bool,
@@ -194,7 +197,7 @@ pub fn fingerprint(
 
 /// Counts of one audit, printed as its last line.
 #[derive(Debug, Clone, Default)]
-pub struct Summary {
+pub(crate) struct Summary {
     /// Artifacts found by the walk (in the shard, with `--shard`).
     pub artifacts: u64,
     /// Artifacts outside the shard.
@@ -277,7 +280,7 @@ fn normalize(path: &str) -> String {
 /// A key with no U+FFFD is a path as it is; one with U+FFFD is decoded by
 /// the letter after each. (A lossy conversion would give `a\xff` and `a\xfe`
 /// one key, so one artifact's verdict would overwrite the other's.)
-pub fn artifact_key(a: &Artifact) -> String {
+pub(crate) fn artifact_key(a: &Artifact) -> String {
     let ArtifactKind::File(p) = &a.kind else {
         return normalize(&a.path);
     };
@@ -391,7 +394,7 @@ const BATCH_MS: u128 = 200;
 /// A store that cannot be written (read-only, disk full) fails the audit with
 /// an error naming it ([`store::explain`]); what was committed before stays,
 /// whole artifacts only, and the next audit resumes from there.
-pub fn audit(
+pub(crate) fn audit(
     opts: &AuditOptions,
     rules: &RuleSet,
     checks: &CheckSet,
@@ -502,7 +505,7 @@ fn audit_into(
         let ArtifactKind::File(file) = &a.kind else {
             unreachable!()
         };
-        let fields = names::fields_for(&a.path, opts.run_id.as_deref());
+        let fields = crate::names::fields_for(&a.path, opts.run_id.as_deref());
         if let Some(p) = prior
             .get(&a.path)
             .filter(|p| p.fingerprint == fp.fingerprint && p.sha256.is_some())
@@ -534,7 +537,7 @@ fn audit_into(
         Outcome::Scanned(Box::new(Prepared {
             path: a.path.clone(),
             artifact: a.path.rsplit('/').next().unwrap_or(&a.path).to_string(),
-            run_dir: names::run_dir(&a.path),
+            run_dir: crate::names::run_dir(&a.path),
             fields,
             size: st.size,
             mtime_ns: st.mtime_ns,
@@ -718,7 +721,7 @@ fn write_checks(conn: &Connection, checks: &CheckSet) -> anyhow::Result<()> {
 }
 
 #[derive(Debug, Default)]
-pub struct Judged {
+pub(crate) struct Judged {
     /// Runs whose run-scope checks were judged.
     pub runs: u64,
     pub verdicts: u64,
@@ -728,7 +731,7 @@ pub struct Judged {
 
 /// Judges the run-scope checks of every run folder marked dirty, from the
 /// stored evidence of all its artifacts; one transaction per run.
-pub fn judge_dirty_runs(conn: &Connection, checks: &CheckSet) -> anyhow::Result<Judged> {
+pub(crate) fn judge_dirty_runs(conn: &Connection, checks: &CheckSet) -> anyhow::Result<Judged> {
     let run_checks: Vec<Check> = checks
         .checks
         .iter()

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 /// Name fields `--where` may filter on.
-pub const FIELDS: &[&str] = &[
+pub(crate) const FIELDS: &[&str] = &[
     "kind",
     "eval_task",
     "exp",
@@ -42,7 +42,7 @@ const BOOL_FIELDS: &[&str] = &["dpa", "disagg", "complete"];
 
 /// Which artifacts a report or export covers.
 #[derive(Debug, Clone, Default)]
-pub struct Filter {
+pub(crate) struct Filter {
     /// A run id (runs with an id >= it) or a date `YYYY-MM-DD[THH:MM:SS]`
     /// (artifact files modified on or after it).
     pub since: Option<String>,
@@ -53,7 +53,7 @@ pub struct Filter {
 
 impl Filter {
     /// A SQL condition on `artifacts a`, with its parameters.
-    pub fn sql(&self, conn: &Connection) -> anyhow::Result<(String, Vec<SqlValue>)> {
+    pub(crate) fn sql(&self, conn: &Connection) -> anyhow::Result<(String, Vec<SqlValue>)> {
         let mut conds = vec!["1".to_string()];
         let mut params = Vec::new();
         if let Some(since) = &self.since {
@@ -128,7 +128,7 @@ pub enum ReportFormat {
 }
 
 #[derive(Debug, Default, Clone)]
-pub struct Counts {
+pub(crate) struct Counts {
     pub pass: u64,
     pub fail: u64,
     pub unknown: u64,
@@ -147,7 +147,7 @@ impl Counts {
 }
 
 #[derive(Debug, Default, Clone)]
-pub struct RunRow {
+pub(crate) struct RunRow {
     pub run: String,
     pub artifacts: u64,
     pub incomplete: u64,
@@ -155,14 +155,14 @@ pub struct RunRow {
 }
 
 #[derive(Debug, Default, Clone)]
-pub struct CheckRow {
+pub(crate) struct CheckRow {
     pub check: String,
     pub description: String,
     pub counts: Counts,
 }
 
 #[derive(Debug, Clone)]
-pub struct FailRow {
+pub(crate) struct FailRow {
     pub check: String,
     pub run: String,
     /// The artifact file name, or the run folder for a run-scope check.
@@ -173,7 +173,7 @@ pub struct FailRow {
 }
 
 #[derive(Debug, Clone)]
-pub struct IncompleteRow {
+pub(crate) struct IncompleteRow {
     pub run: String,
     pub artifact: String,
     pub errors: u64,
@@ -184,7 +184,7 @@ pub struct IncompleteRow {
 
 /// Everything a report shows.
 #[derive(Debug, Default)]
-pub struct AuditReport {
+pub(crate) struct AuditReport {
     pub db: String,
     pub artifacts: u64,
     pub incomplete: u64,
@@ -203,7 +203,7 @@ fn run_order(run: &str) -> (u8, u128, String) {
     }
 }
 
-pub fn build(conn: &Connection, db: &str, filter: &Filter) -> anyhow::Result<AuditReport> {
+pub(crate) fn build(conn: &Connection, db: &str, filter: &Filter) -> anyhow::Result<AuditReport> {
     let (cond, params) = filter.sql(conn)?;
     let p = rusqlite::params_from_iter(params.iter());
     let mut report = AuditReport {
@@ -306,7 +306,7 @@ pub fn build(conn: &Connection, db: &str, filter: &Filter) -> anyhow::Result<Aud
     Ok(report)
 }
 
-pub fn write(
+pub(crate) fn write(
     report: &AuditReport,
     format: ReportFormat,
     out: &mut dyn Write,

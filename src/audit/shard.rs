@@ -45,14 +45,14 @@ impl ShardBy {
 
 /// Slice `index` (1-based) of `count`, by `by`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
+pub(crate) struct Shard {
     pub index: u64,
     pub count: u64,
     pub by: ShardBy,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum ShardError {
+pub(crate) enum ShardError {
     #[error("--shard {0:?}: expected I/N with 1 <= I <= N (e.g. 3/16), or auto")]
     Syntax(String),
     #[error(
@@ -71,7 +71,7 @@ const MAX_COUNT: u64 = 1 << 20;
 
 impl Shard {
     /// `I/N`, 1-based.
-    pub fn parse(s: &str, by: ShardBy) -> Result<Shard, ShardError> {
+    pub(crate) fn parse(s: &str, by: ShardBy) -> Result<Shard, ShardError> {
         let err = || ShardError::Syntax(s.to_string());
         let (i, n) = s.split_once('/').ok_or_else(err)?;
         let (index, count): (u64, u64) = (
@@ -88,7 +88,7 @@ impl Shard {
     /// looks a variable up), with a sentence saying where it came from.
     /// `count` is `--shard-count` (Kubernetes does not export the number of
     /// completions); it overrides nothing a scheduler states.
-    pub fn from_env(
+    pub(crate) fn from_env(
         env: &dyn Fn(&str) -> Option<String>,
         count: Option<u64>,
         by: ShardBy,
@@ -199,7 +199,7 @@ impl Shard {
     }
 
     /// `--shard` as given: `auto` or `I/N`.
-    pub fn resolve(
+    pub(crate) fn resolve(
         arg: &str,
         count: Option<u64>,
         by: ShardBy,
@@ -214,16 +214,16 @@ impl Shard {
 
     /// Whether the artifact at `path` (a store key or a listing entry) is in
     /// this slice.
-    pub fn contains(&self, path: &str) -> bool {
+    pub(crate) fn contains(&self, path: &str) -> bool {
         slot(&shard_key(path, self.by), self.count) == self.index - 1
     }
 
     /// As stored in the shard's `meta` (`shard`), for `merge` to check rows.
-    pub fn to_meta(&self) -> String {
+    pub(crate) fn to_meta(self) -> String {
         format!("{}/{} {}", self.index, self.count, self.by.name())
     }
 
-    pub fn from_meta(s: &str) -> Option<Shard> {
+    pub(crate) fn from_meta(s: &str) -> Option<Shard> {
         let (slice, by) = s.split_once(' ')?;
         Shard::parse(slice, ShardBy::from_name(by)?).ok()
     }
@@ -246,7 +246,7 @@ fn slot(key: &str, count: u64) -> u64 {
 
 /// `gs://bucket/a/b.zip` → `a/b.zip`; local paths without `./` steps and
 /// doubled slashes.
-pub fn object_path(entry: &str) -> String {
+pub(crate) fn object_path(entry: &str) -> String {
     let rest = match entry.split_once("://") {
         Some((scheme, rest))
             if !scheme.is_empty() && scheme.bytes().all(|b| b.is_ascii_alphanumeric()) =>
@@ -259,7 +259,7 @@ pub fn object_path(entry: &str) -> String {
 }
 
 /// The key an artifact's slice is computed from.
-pub fn shard_key(path: &str, by: ShardBy) -> String {
+pub(crate) fn shard_key(path: &str, by: ShardBy) -> String {
     let path = object_path(path);
     match by {
         ShardBy::Path => path,
@@ -270,23 +270,23 @@ pub fn shard_key(path: &str, by: ShardBy) -> String {
 /// The run of an artifact path: the nearest folder named by a number
 /// (`run:123`), else the folder holding it (`dir:runs/x`). The run id alone
 /// makes `backup/123/a.zip` and `runs/123/b.zip` one run.
-pub fn run_key(path: &str) -> String {
+pub(crate) fn run_key(path: &str) -> String {
     let dirs = path.rsplit_once('/').map_or("", |(d, _)| d);
-    match dirs.rsplit('/').find_map(super::names::run_folder) {
+    match dirs.rsplit('/').find_map(crate::names::run_folder) {
         Some(id) => format!("run:{id}"),
-        None => format!("dir:{}", super::names::run_dir(path)),
+        None => format!("dir:{}", crate::names::run_dir(path)),
     }
 }
 
 /// Entries of a listing (`gcloud storage ls`, `aws s3 ls`-style names, the
 /// GitHub artifacts API, `find`): one per line; blank lines, `#` comments
 /// and folder lines (ending in `/` or `/:`) are left out.
-pub fn listing_entries(text: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn listing_entries(text: &str) -> impl Iterator<Item = &str> {
     text.lines().filter_map(listing_entry)
 }
 
 /// One line of a listing (without its `\n`) as an entry, if it is one.
-pub fn listing_entry(line: &str) -> Option<&str> {
+pub(crate) fn listing_entry(line: &str) -> Option<&str> {
     let l = line.strip_suffix('\r').unwrap_or(line);
     let t = l.trim();
     (!(t.is_empty() || t.starts_with('#') || t.ends_with('/') || t.ends_with("/:"))).then_some(l)

@@ -2,9 +2,9 @@
 //! (all of them, replacing the old ones, in the caller's transaction), and
 //! reading results back as the scan's records.
 
-use super::names::NameFields;
 use crate::Location;
 use crate::check::VerdictRecord;
+use crate::names::NameFields;
 use crate::output::{AggregateRecord, CoverageRecord, EvidenceRecord, Stats};
 use crate::scan::{ArtifactScan, Record};
 use crate::source::{Coverage, ErrorKind, MemberError, Note};
@@ -18,10 +18,10 @@ use std::time::Duration;
 
 /// `PRAGMA user_version` of a store this build writes: the SQLite layout,
 /// versioned apart from the JSON records ([`crate::output::SCHEMA_VERSION`]).
-pub const STORE_SCHEMA_VERSION: i64 = 3;
+pub(crate) const STORE_SCHEMA_VERSION: i64 = 3;
 
 /// The documented schema (`src/audit/schema.sql`).
-pub const SCHEMA: &str = include_str!("schema.sql");
+pub(crate) const SCHEMA: &str = include_str!("schema.sql");
 
 /// `MIGRATIONS[i]` upgrades a store from version `i + 1` to `i + 2`.
 const MIGRATIONS: &[fn() -> String] = &[
@@ -100,7 +100,7 @@ DROP INDEX member_chains_by_members;\n";
 /// Opens (and with `create`, creates) a store for writing, in WAL mode,
 /// migrated to [`STORE_SCHEMA_VERSION`]. Errors say what is wrong in words
 /// ([`explain`]): a read-only file or folder, a full disk, not a store.
-pub fn open(path: &Path, create: bool) -> anyhow::Result<Connection> {
+pub(crate) fn open(path: &Path, create: bool) -> anyhow::Result<Connection> {
     if !create && !path.exists() {
         anyhow::bail!("{}: no such audit database", path.display());
     }
@@ -112,7 +112,7 @@ pub fn open(path: &Path, create: bool) -> anyhow::Result<Connection> {
 /// when it can be written, else read-only, so a store on a read-only file,
 /// folder or file system can still be reported on. A read-only open creates
 /// no file and changes nothing; it cannot migrate an older store.
-pub fn open_for_reading(path: &Path) -> anyhow::Result<Connection> {
+pub(crate) fn open_for_reading(path: &Path) -> anyhow::Result<Connection> {
     if !path.exists() {
         anyhow::bail!("{}: no such audit database", path.display());
     }
@@ -131,7 +131,7 @@ pub fn open_for_reading(path: &Path) -> anyhow::Result<Connection> {
 }
 
 /// The store's `-wal` or `-shm` file.
-pub fn sidecar(path: &Path, suffix: &str) -> PathBuf {
+pub(crate) fn sidecar(path: &Path, suffix: &str) -> PathBuf {
     let mut p = path.as_os_str().to_owned();
     p.push(suffix);
     PathBuf::from(p)
@@ -230,7 +230,7 @@ fn open_read_only(path: &Path) -> anyhow::Result<Connection> {
 
 /// The `file:` URI that opens (or attaches) the store at `path` read-only,
 /// as [`open_for_reading`] does when it cannot be written.
-pub fn read_only_uri(path: &Path) -> String {
+pub(crate) fn read_only_uri(path: &Path) -> String {
     if sidecar(path, "-wal").exists() {
         format!("file:{}?mode=ro", uri_path(path))
     } else {
@@ -254,7 +254,7 @@ fn uri_path(path: &Path) -> String {
 
 /// SQLite's primary and extended result codes and message, from the first
 /// SQLite error in `e`'s chain.
-pub fn sqlite_code(e: &anyhow::Error) -> Option<(ErrorCode, i32, String)> {
+pub(crate) fn sqlite_code(e: &anyhow::Error) -> Option<(ErrorCode, i32, String)> {
     e.chain()
         .find_map(|c| match c.downcast_ref::<rusqlite::Error>()? {
             rusqlite::Error::SqliteFailure(f, msg) => Some((
@@ -271,7 +271,7 @@ pub fn sqlite_code(e: &anyhow::Error) -> Option<(ErrorCode, i32, String)> {
 /// read-only file or folder, a file that cannot be created or is not a
 /// database. Other SQLite errors get the path as context; errors that are
 /// not SQLite's are returned as they are.
-pub fn explain(e: anyhow::Error, path: &Path) -> anyhow::Error {
+pub(crate) fn explain(e: anyhow::Error, path: &Path) -> anyhow::Error {
     let Some((code, ext, msg)) = sqlite_code(&e) else {
         return e;
     };
@@ -349,7 +349,7 @@ fn migrate(conn: &Connection) -> anyhow::Result<()> {
 
 /// What the store knows of an artifact from an earlier audit.
 #[derive(Debug, Clone)]
-pub struct Prior {
+pub(crate) struct Prior {
     pub size: i64,
     pub mtime_ns: i64,
     pub sha256: Option<String>,
@@ -358,7 +358,7 @@ pub struct Prior {
     pub run_id: Option<String>,
 }
 
-pub fn load_prior(conn: &Connection) -> anyhow::Result<HashMap<String, Prior>> {
+pub(crate) fn load_prior(conn: &Connection) -> anyhow::Result<HashMap<String, Prior>> {
     let mut stmt = conn.prepare(
         "SELECT path, size, mtime_ns, sha256, fingerprint, hashed_ns, run_id FROM artifacts",
     )?;
@@ -378,13 +378,13 @@ pub fn load_prior(conn: &Connection) -> anyhow::Result<HashMap<String, Prior>> {
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-pub fn meta(conn: &Connection, key: &str) -> anyhow::Result<Option<String>> {
+pub(crate) fn meta(conn: &Connection, key: &str) -> anyhow::Result<Option<String>> {
     Ok(conn
         .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
         .optional()?)
 }
 
-pub fn set_meta(conn: &Connection, key: &str, value: &str) -> anyhow::Result<()> {
+pub(crate) fn set_meta(conn: &Connection, key: &str, value: &str) -> anyhow::Result<()> {
     conn.execute(
         "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
         [key, value],
@@ -394,7 +394,7 @@ pub fn set_meta(conn: &Connection, key: &str, value: &str) -> anyhow::Result<()>
 
 /// The provenance of a fingerprint (one `fingerprints` row).
 #[derive(Debug, Clone)]
-pub struct FingerprintRow {
+pub(crate) struct FingerprintRow {
     pub fingerprint: String,
     pub tool_version: String,
     pub pack_fingerprint: String,
@@ -405,7 +405,7 @@ pub struct FingerprintRow {
     pub limits: String,
 }
 
-pub fn put_fingerprint(conn: &Connection, f: &FingerprintRow) -> anyhow::Result<()> {
+pub(crate) fn put_fingerprint(conn: &Connection, f: &FingerprintRow) -> anyhow::Result<()> {
     conn.execute(
         "INSERT OR IGNORE INTO fingerprints VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
         params![f.fingerprint, f.tool_version, f.pack_fingerprint, f.packs, f.checks, f.params, f.every_match, f.limits],
@@ -413,7 +413,10 @@ pub fn put_fingerprint(conn: &Connection, f: &FingerprintRow) -> anyhow::Result<
     Ok(())
 }
 
-pub fn get_fingerprint(conn: &Connection, fp: &str) -> anyhow::Result<Option<FingerprintRow>> {
+pub(crate) fn get_fingerprint(
+    conn: &Connection,
+    fp: &str,
+) -> anyhow::Result<Option<FingerprintRow>> {
     Ok(conn
         .query_row(
             "SELECT fingerprint, tool_version, pack_fingerprint, packs, checks, params, every_match, limits \
@@ -438,7 +441,7 @@ pub fn get_fingerprint(conn: &Connection, fp: &str) -> anyhow::Result<Option<Fin
 /// One artifact's results, ready to write (built on a worker thread so the
 /// single writer only binds values).
 #[derive(Debug)]
-pub struct Prepared {
+pub(crate) struct Prepared {
     pub path: String,
     pub artifact: String,
     pub run_dir: String,
@@ -457,7 +460,7 @@ pub struct Prepared {
 
 /// The rows of one artifact's scan ([`Prepared::rows`]).
 #[derive(Debug)]
-pub struct Rows {
+pub(crate) struct Rows {
     /// Each distinct member chain once; the rows below refer to it by id.
     pub chains: Vec<ChainRow>,
     /// The chain of each coverage error, in the order of `errors`.
@@ -469,14 +472,14 @@ pub struct Rows {
 
 /// A `member_chains` row.
 #[derive(Debug)]
-pub struct ChainRow {
+pub(crate) struct ChainRow {
     pub chain: i64,
     pub members: String,
     pub citation: String,
 }
 
 #[derive(Debug)]
-pub struct EvidenceRow {
+pub(crate) struct EvidenceRow {
     pub seq: i64,
     pub rule: String,
     pub pack: Option<String>,
@@ -494,7 +497,7 @@ pub struct EvidenceRow {
 }
 
 #[derive(Debug)]
-pub struct AggregateRow {
+pub(crate) struct AggregateRow {
     pub seq: i64,
     pub rule: String,
     pub pack: String,
@@ -571,7 +574,7 @@ fn cited_line(citation: &str) -> i64 {
 }
 
 #[derive(Debug)]
-pub struct VerdictRow {
+pub(crate) struct VerdictRow {
     pub check: String,
     pub run_scope: bool,
     pub scope_name: String,
@@ -588,7 +591,7 @@ fn json<T: serde::Serialize>(v: &T) -> String {
 }
 
 impl VerdictRow {
-    pub fn new(v: &VerdictRecord, run_scope: bool) -> Self {
+    pub(crate) fn new(v: &VerdictRecord, run_scope: bool) -> Self {
         VerdictRow {
             check: v.check.clone(),
             run_scope,
@@ -606,7 +609,7 @@ impl VerdictRow {
 impl Prepared {
     /// Rows of a scan: records in scan order (evidence and aggregates share
     /// one sequence) and the artifact-scope verdicts.
-    pub fn rows(path: &str, scan: &ArtifactScan, verdicts: &[VerdictRecord]) -> Rows {
+    pub(crate) fn rows(path: &str, scan: &ArtifactScan, verdicts: &[VerdictRecord]) -> Rows {
         let mut chains = Chains::new(path);
         let mut ev = Vec::new();
         let mut ag = Vec::new();
@@ -660,13 +663,13 @@ impl Prepared {
 }
 
 /// Fingerprint facts written with every artifact.
-pub struct Stamp<'a> {
+pub(crate) struct Stamp<'a> {
     pub tool_version: &'a str,
     pub pack_fingerprint: &'a str,
     pub fingerprint: &'a str,
 }
 
-pub const TABLES_BY_PATH: &[&str] = &[
+pub(crate) const TABLES_BY_PATH: &[&str] = &[
     "evidence_rows",
     "aggregate_rows",
     "aggregate_stats",
@@ -679,7 +682,11 @@ pub const TABLES_BY_PATH: &[&str] = &[
 
 /// Replaces everything stored for `p.path` with `p`, and marks its run for
 /// re-judging. Call inside a transaction.
-pub fn write_artifact(conn: &Connection, p: &Prepared, stamp: &Stamp<'_>) -> anyhow::Result<()> {
+pub(crate) fn write_artifact(
+    conn: &Connection,
+    p: &Prepared,
+    stamp: &Stamp<'_>,
+) -> anyhow::Result<()> {
     for t in TABLES_BY_PATH {
         conn.prepare_cached(&format!("DELETE FROM {t} WHERE path = ?1"))?
             .execute([&p.path])?;
@@ -811,7 +818,7 @@ pub fn write_artifact(conn: &Connection, p: &Prepared, stamp: &Stamp<'_>) -> any
     Ok(())
 }
 
-pub fn insert_verdict(
+pub(crate) fn insert_verdict(
     conn: &Connection,
     v: &VerdictRow,
     artifact: Option<(&str, &str)>,
@@ -841,7 +848,7 @@ pub fn insert_verdict(
 
 /// An unchanged artifact: remember that its hash was verified now (and a new
 /// run id, if `--run-id` changed it).
-pub fn touch(
+pub(crate) fn touch(
     conn: &Connection,
     path: &str,
     size: i64,
@@ -877,7 +884,7 @@ pub fn touch(
 /// store cannot turn, say, an `io` error into a note.
 #[derive(Debug, thiserror::Error)]
 #[error("audit store: table {table}, {row}: column {column}: {why}")]
-pub struct RowError {
+pub(crate) struct RowError {
     pub table: &'static str,
     /// The row's key, e.g. `path samples/a.zip seq 3`.
     pub row: String,
@@ -937,9 +944,9 @@ impl RowKey<'_> {
 
 /// An evidence record as the scan printed it, from `SELECT EVIDENCE_COLS`
 /// (read by column name, so a query may add columns).
-pub const EVIDENCE_COLS: &str = "seq, rule, pack, citation, members, line, byte_offset, col, text, text_start, lossy, truncated, captures, rank, id";
+pub(crate) const EVIDENCE_COLS: &str = "seq, rule, pack, citation, members, line, byte_offset, col, text, text_start, lossy, truncated, captures, rank, id";
 
-pub fn evidence_from_row(path: &str, r: &Row<'_>) -> anyhow::Result<EvidenceRecord> {
+pub(crate) fn evidence_from_row(path: &str, r: &Row<'_>) -> anyhow::Result<EvidenceRecord> {
     let key = RowKey {
         table: "evidence",
         path,
@@ -987,10 +994,10 @@ fn evidence_record(
     })
 }
 
-pub const AGGREGATE_COLS: &str = "seq, rule, pack, members, group_key, count, first, last";
+pub(crate) const AGGREGATE_COLS: &str = "seq, rule, pack, members, group_key, count, first, last";
 
 /// An aggregate record from `SELECT AGGREGATE_COLS` (stats from `aggregate_stats`).
-pub fn aggregate_from_row(
+pub(crate) fn aggregate_from_row(
     conn: &Connection,
     path: &str,
     r: &Row<'_>,
@@ -1054,7 +1061,10 @@ fn load_chains(conn: &Connection, path: &str) -> anyhow::Result<ChainMap> {
 }
 
 /// The coverage of an artifact as its scan found it.
-pub fn load_coverage(conn: &Connection, path: &str) -> anyhow::Result<(Option<String>, Coverage)> {
+pub(crate) fn load_coverage(
+    conn: &Connection,
+    path: &str,
+) -> anyhow::Result<(Option<String>, Coverage)> {
     let key = RowKey {
         table: "coverage",
         path,
@@ -1093,7 +1103,10 @@ pub fn load_coverage(conn: &Connection, path: &str) -> anyhow::Result<(Option<St
 }
 
 /// The `status` column of a verdicts row, typed ([`RowError`] when unknown).
-pub fn verdict_status(r: &Row<'_>, scope_name: &str) -> anyhow::Result<crate::check::Status> {
+pub(crate) fn verdict_status(
+    r: &Row<'_>,
+    scope_name: &str,
+) -> anyhow::Result<crate::check::Status> {
     RowKey {
         table: "verdicts",
         path: scope_name,
@@ -1104,9 +1117,10 @@ pub fn verdict_status(r: &Row<'_>, scope_name: &str) -> anyhow::Result<crate::ch
 
 /// A verdict as judged, from `SELECT VERDICT_COLS FROM verdicts`
 /// (`description` comes from the `checks` table).
-pub const VERDICT_COLS: &str = "check_id, rule, scope_name, status, reason, evidence, missing";
+pub(crate) const VERDICT_COLS: &str =
+    "check_id, rule, scope_name, status, reason, evidence, missing";
 
-pub fn verdict_from_row(r: &Row<'_>, description: &str) -> anyhow::Result<VerdictRecord> {
+pub(crate) fn verdict_from_row(r: &Row<'_>, description: &str) -> anyhow::Result<VerdictRecord> {
     let check: String = r.get("check_id")?;
     let scope: String = r.get("scope_name")?;
     let key = RowKey {
@@ -1122,7 +1136,7 @@ pub fn verdict_from_row(r: &Row<'_>, description: &str) -> anyhow::Result<Verdic
     Ok(v)
 }
 
-pub fn coverage_record(conn: &Connection, path: &str) -> anyhow::Result<CoverageRecord> {
+pub(crate) fn coverage_record(conn: &Connection, path: &str) -> anyhow::Result<CoverageRecord> {
     let (sha256, cov) = load_coverage(conn, path)?;
     Ok(CoverageRecord::new(path, sha256, &cov))
 }
@@ -1131,7 +1145,7 @@ pub fn coverage_record(conn: &Connection, path: &str) -> anyhow::Result<Coverage
 /// (aggregates left out: checks read evidence) and coverage.
 /// Each chain is read once and shared (`Arc`) by the records of its member,
 /// as in the scan itself.
-pub fn load_scan(conn: &Connection, path: &str) -> anyhow::Result<ArtifactScan> {
+pub(crate) fn load_scan(conn: &Connection, path: &str) -> anyhow::Result<ArtifactScan> {
     let (sha256, coverage) = load_coverage(conn, path)?;
     let chains = load_chains(conn, path)?;
     let shared_path: Arc<str> = path.into();

@@ -94,7 +94,7 @@ impl std::fmt::Display for ParamSpec {
 }
 
 /// Merges the specs of several checks by name.
-pub fn merge_specs(specs: impl IntoIterator<Item = ParamSpec>) -> Vec<ParamSpec> {
+pub(crate) fn merge_specs(specs: impl IntoIterator<Item = ParamSpec>) -> Vec<ParamSpec> {
     let mut out: std::collections::BTreeMap<String, ParamSpec> = Default::default();
     for s in specs {
         match out.get_mut(&s.name) {
@@ -164,10 +164,10 @@ enum Op {
 
 /// All of its operations must hold.
 #[derive(Debug, Clone)]
-pub struct Cond(Vec<Op>);
+pub(super) struct Cond(Vec<Op>);
 
 impl Cond {
-    pub fn parse(v: &toml::Value) -> Result<Cond, String> {
+    pub(super) fn parse(v: &toml::Value) -> Result<Cond, String> {
         let toml::Value::Table(t) = v else {
             return Ok(Cond(vec![Op::Eq(Operand::from(v))]));
         };
@@ -207,7 +207,7 @@ impl Cond {
     }
 
     /// The `@param:` keys used, with whether they are compared as numbers.
-    pub fn params(&self) -> Vec<(String, bool)> {
+    pub(super) fn params(&self) -> Vec<(String, bool)> {
         let mut out = Vec::new();
         let mut add = |o: &Operand, numeric: bool| {
             if let Operand::Param(k) = o {
@@ -227,7 +227,7 @@ impl Cond {
 
     /// The condition with literal and `@param:` operands resolved, for
     /// the `expected` field of a verdict (`@capture` operands stay named).
-    pub fn describe(&self, p: &Params) -> Value {
+    pub(super) fn describe(&self, p: &Params) -> Value {
         let show = |o: &Operand| match o {
             Operand::Lit(v) => v.clone(),
             Operand::Capture(c) => Value::String(format!("@{c}")),
@@ -338,7 +338,7 @@ fn as_text(v: &Value) -> String {
 }
 
 /// Equality that treats `3.77`, `"3.77"` and `3.770` alike.
-pub fn json_eq(a: &Option<Value>, b: &Option<Value>) -> bool {
+pub(super) fn json_eq(a: &Option<Value>, b: &Option<Value>) -> bool {
     match (a, b) {
         (Some(a), Some(b)) => match (num(a), num(b)) {
             (Some(x), Some(y)) if !(a.is_string() && b.is_string()) => {
@@ -353,7 +353,11 @@ pub fn json_eq(a: &Option<Value>, b: &Option<Value>) -> bool {
 
 /// Whether every condition holds on `r`. A condition whose parameter was
 /// not given is left out; `Err(key)` reports it when nothing failed.
-pub fn all_hold(conds: &[(String, Cond)], r: &EvidenceRecord, p: &Params) -> Result<bool, String> {
+pub(super) fn all_hold(
+    conds: &[(String, Cond)],
+    r: &EvidenceRecord,
+    p: &Params,
+) -> Result<bool, String> {
     let mut missing = None;
     for (cap, c) in conds {
         match c.holds(capture(r, cap).as_ref(), r, p) {
@@ -369,7 +373,7 @@ pub fn all_hold(conds: &[(String, Cond)], r: &EvidenceRecord, p: &Params) -> Res
 }
 
 /// Parameters the conditions use that were not given.
-pub fn skipped_params(conds: &[(String, Cond)], p: &Params) -> Vec<String> {
+pub(super) fn skipped_params(conds: &[(String, Cond)], p: &Params) -> Vec<String> {
     conds
         .iter()
         .flat_map(|(_, c)| c.params())

@@ -9,7 +9,10 @@ use crate::scan::ArtifactScan;
 use std::path::PathBuf;
 
 /// The (file name, text) of each built-in set and check file, in order.
-pub fn check_sources(files: &[PathBuf], sets: &[String]) -> anyhow::Result<Vec<(String, String)>> {
+pub(crate) fn check_sources(
+    files: &[PathBuf],
+    sets: &[String],
+) -> anyhow::Result<Vec<(String, String)>> {
     let mut sources = Vec::new();
     for s in sets {
         let src = super::builtin_set(s).ok_or_else(|| {
@@ -67,7 +70,7 @@ pub fn rules_for(checks: &[Check], extra_packs: &[PathBuf]) -> anyhow::Result<Ru
 
 /// Judges every check with each scanned file as its own artifact (the
 /// audit's artifacts are files).
-pub fn judge(
+pub(crate) fn judge(
     checks: &[Check],
     scans: &[(String, ArtifactScan)],
     params: &CheckParams,
@@ -86,7 +89,7 @@ pub fn judge(
 /// Judges every check over the artifacts (`units`, files indexing `scans`):
 /// per artifact, or per run (artifacts of the same folder) for
 /// `scope = "run"` checks. Verdicts come grouped by scope, in walk order.
-pub fn judge_units(
+pub(crate) fn judge_units(
     checks: &[Check],
     scans: &[(String, ArtifactScan)],
     units: &[Unit],
@@ -130,7 +133,7 @@ pub fn judge_units(
 
 /// Exit code: 0 all pass, 1 any fail, 3 any unknown and none fail;
 /// `not_applicable` counts for nothing.
-pub fn exit_code(verdicts: &[VerdictRecord]) -> i32 {
+pub(crate) fn exit_code(verdicts: &[VerdictRecord]) -> i32 {
     if verdicts.iter().any(|v| v.status == Status::Fail) {
         1
     } else if verdicts.iter().any(|v| v.status == Status::Unknown) {

@@ -6,22 +6,22 @@
 
 mod cond;
 mod judge;
-pub mod load;
-pub mod scope;
+pub(crate) mod load;
+pub(crate) mod scope;
 
 use crate::output::EvidenceRecord;
 use cond::Cond;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 
-pub use crate::output::records::{Cited, ServerRanks, Status, VerdictRecord};
-pub use cond::{ParamSpec, Params as CheckParams, merge_specs};
-pub use scope::{Layout, Scope};
+pub(crate) use crate::output::records::{Cited, ServerRanks, Status, VerdictRecord};
+pub(crate) use cond::{ParamSpec, Params as CheckParams, merge_specs};
+pub(crate) use scope::{Layout, Scope};
 
-include!(concat!(env!("OUT_DIR"), "/builtin.rs"));
+use crate::embedded::BUILTIN_CHECKS;
 
 #[derive(Debug, thiserror::Error)]
-pub enum CheckError {
+pub(crate) enum CheckError {
     #[error("{file}: {message}")]
     Parse { file: String, message: String },
     #[error("{file}: check {check}: {message}")]
@@ -229,7 +229,7 @@ pub struct Check {
 
 /// The rules a set of checks needs every line of (evidence records, not
 /// aggregates). Applicability rules are left out: their aggregates do.
-pub fn needed_rules(checks: &[Check]) -> BTreeSet<String> {
+pub(crate) fn needed_rules(checks: &[Check]) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for c in checks {
         out.insert(c.rule.clone());
@@ -247,7 +247,7 @@ pub fn needed_rules(checks: &[Check]) -> BTreeSet<String> {
 
 /// Every rule a set of checks reads: [`needed_rules`] and the evidence
 /// that makes a check apply.
-pub fn selected_rules(checks: &[Check]) -> BTreeSet<String> {
+pub(crate) fn selected_rules(checks: &[Check]) -> BTreeSet<String> {
     let mut out = needed_rules(checks);
     for c in checks {
         if let Some(a) = &c.applies {
@@ -257,14 +257,14 @@ pub fn selected_rules(checks: &[Check]) -> BTreeSet<String> {
     out
 }
 
-pub fn builtin_set(name: &str) -> Option<&'static str> {
+pub(crate) fn builtin_set(name: &str) -> Option<&'static str> {
     BUILTIN_CHECKS
         .iter()
         .find(|(f, _)| f.trim_end_matches(".toml") == name)
         .map(|(_, src)| *src)
 }
 
-pub fn builtin_set_names() -> Vec<&'static str> {
+pub(crate) fn builtin_set_names() -> Vec<&'static str> {
     BUILTIN_CHECKS
         .iter()
         .map(|(f, _)| f.trim_end_matches(".toml"))
@@ -404,7 +404,7 @@ fn compile(file: &str, c: &CheckDef, defaults: &toml::Table) -> Result<Check, St
     })
 }
 
-pub fn parse_checks(file: &str, src: &str) -> Result<Vec<Check>, CheckError> {
+pub(crate) fn parse_checks(file: &str, src: &str) -> Result<Vec<Check>, CheckError> {
     let def: CheckFile = toml::from_str(src).map_err(|e| CheckError::Parse {
         file: file.into(),
         message: e.to_string(),

@@ -31,7 +31,7 @@ pub enum Layout {
 
 /// One artifact: its name (a file, or a folder) and its files.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unit {
+pub(crate) struct Unit {
     pub name: String,
     /// Indices into the walked files.
     pub files: Vec<usize>,
@@ -39,7 +39,7 @@ pub struct Unit {
 
 impl Unit {
     /// The run the artifact belongs to: the folder that holds it.
-    pub fn run(&self) -> String {
+    pub(crate) fn run(&self) -> String {
         self.name
             .rsplit_once('/')
             .map_or(".", |(dir, _)| if dir.is_empty() { "/" } else { dir })
@@ -48,13 +48,13 @@ impl Unit {
 }
 
 /// Whether a file or folder name is an artifact name.
-pub fn is_artifact_name(name: &str) -> bool {
-    crate::audit::names::parse_name(name).is_some()
+pub(crate) fn is_artifact_name(name: &str) -> bool {
+    crate::names::parse_name(name).is_some()
 }
 
 /// Walks the inputs (as `source::walk`) and groups the files into artifacts
 /// by `layout`. Units keep walk order; each file is in exactly one unit.
-pub fn walk_units(
+pub(crate) fn walk_units(
     inputs: &[String],
     layout: Layout,
 ) -> (Vec<Artifact>, Vec<Unit>, Vec<(String, io::Error)>) {
@@ -194,7 +194,7 @@ impl<'a> Scope<'a> {
 /// suffixes dropped, and srt-slurm's `<host>_` dropped from
 /// `<host>_{prefill,decode,agg}_w<n>` (one worker may span nodes, and srun
 /// may write each node's share to its own file).
-pub fn server_of(r: &EvidenceRecord) -> (String, String) {
+pub(crate) fn server_of(r: &EvidenceRecord) -> (String, String) {
     let loc = &r.location;
     let (prefix, last) = match loc.members.split_last() {
         Some((last, rest)) => (Location::member_citation(&loc.path, rest), last.as_str()),

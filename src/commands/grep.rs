@@ -17,7 +17,7 @@ struct Done {
 }
 
 /// Output goes out artifact by artifact, in input order whatever the thread
-/// count; see [`SharedOut`] for how memory stays bounded.
+/// count; see `SharedOut` for how memory stays bounded.
 pub fn run(
     inputs: &[String],
     opts: &GrepOptions,

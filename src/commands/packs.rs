@@ -1,6 +1,7 @@
 //! `artiscan packs list|show|test|lint`.
 
-use crate::pack::{RuleSet, selftest};
+use crate::pack::RuleSet;
+use crate::scan::selftest;
 use std::io::Write;
 
 pub fn list(rules: &RuleSet, out: &mut dyn Write) -> anyhow::Result<()> {

@@ -16,7 +16,7 @@ use std::borrow::Cow;
 /// C1 controls, and the invisible Unicode controls that change how a line
 /// reads (bidi embeddings, overrides and isolates, marks, line and paragraph
 /// separators, zero-width characters, the BOM, interlinear annotations).
-pub fn is_unsafe(c: char) -> bool {
+pub(crate) fn is_unsafe(c: char) -> bool {
     matches!(c,
         '\0'..='\x08' | '\x0a'..='\x1f' | '\x7f'..='\u{9f}'
         | '\u{061c}' | '\u{180e}'
@@ -39,7 +39,7 @@ fn push_char_escape(out: &mut String, c: char) {
     };
 }
 
-/// `s` with every [`is_unsafe`] character as a visible escape (`\r`, `\n`,
+/// `s` with every `is_unsafe` character as a visible escape (`\r`, `\n`,
 /// `\e`, `\x08`, `\x9b`, `\u{202e}`). Borrowed when nothing needs escaping.
 pub fn text(s: &str) -> Cow<'_, str> {
     if !s.chars().any(is_unsafe) {
@@ -58,7 +58,7 @@ pub fn text(s: &str) -> Cow<'_, str> {
 
 /// Appends raw line bytes as safe text: as [`text`], and each byte of
 /// invalid UTF-8 as `\xNN` (a lone 0x9b is CSI on an 8-bit terminal).
-pub fn text_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+pub(crate) fn text_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
     if bytes.is_ascii() && !bytes.iter().any(|&b| b < 0x20 && b != b'\t' || b == 0x7f) {
         out.extend_from_slice(bytes);
         return;
@@ -81,7 +81,7 @@ pub fn text_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
 /// `:name:`, so that no mention, autolink or emoji is made. Other
 /// punctuation is left alone: it is markup only at the start of a line,
 /// and names like `server_logs_x.zip` read as they are.
-pub fn md_cell(s: &str) -> String {
+pub(crate) fn md_cell(s: &str) -> String {
     const ZWSP: char = '\u{200b}';
     let s = text(s);
     let mut out = String::with_capacity(s.len() + 16);
@@ -125,7 +125,7 @@ fn is_shortcode_tail(rest: &str) -> bool {
 /// as by [`text`], `|` as `\|` (GitHub tables split cells on it even inside
 /// code), and a fence one backtick longer than any run inside, so the text
 /// cannot close the span early. Inside a code span nothing else is markup.
-pub fn md_code(s: &str) -> String {
+pub(crate) fn md_code(s: &str) -> String {
     let s = text(s).replace('|', "\\|");
     if s.is_empty() {
         return String::new();

@@ -7,13 +7,13 @@
 //! live in the commands that print them (`commands::scan`,
 //! `commands::check`).
 
-pub mod escape;
-pub mod progress;
-pub mod records;
-pub mod shared;
-pub mod text;
+pub(crate) mod escape;
+pub(crate) mod progress;
+pub(crate) mod records;
+pub(crate) mod shared;
+pub(crate) mod text;
 
-pub use records::*;
+pub(crate) use records::*;
 
 /// When to colour text output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -37,7 +37,7 @@ impl ColorChoice {
 }
 
 /// Lossy UTF-8 text of a line and whether bytes were replaced.
-pub fn line_text(bytes: &[u8]) -> (String, bool) {
+pub(crate) fn line_text(bytes: &[u8]) -> (String, bool) {
     match std::str::from_utf8(bytes) {
         Ok(s) => (s.to_string(), false),
         Err(_) => (String::from_utf8_lossy(bytes).into_owned(), true),
@@ -45,7 +45,7 @@ pub fn line_text(bytes: &[u8]) -> (String, bool) {
 }
 
 /// Writes one JSON Lines record.
-pub fn write_jsonl<T: serde::Serialize>(out: &mut Vec<u8>, record: &T) {
+pub(crate) fn write_jsonl<T: serde::Serialize>(out: &mut Vec<u8>, record: &T) {
     // Serializing plain structs into a Vec cannot fail.
     serde_json::to_writer(&mut *out, record).expect("serialize record");
     out.push(b'\n');

@@ -40,13 +40,13 @@ fn lines_mode() -> bool {
 
 /// The position the bar shows: finished artifacts plus what is read of the
 /// ones in flight.
-pub fn position() -> u64 {
+pub(crate) fn position() -> u64 {
     DONE.load(Ordering::Relaxed) + IN_FLIGHT.load(Ordering::Relaxed)
 }
 
 /// A bar over `total_bytes` for `artifacts` artifacts; hidden unless
 /// `enabled` and stderr is a terminal (or `ARTISCAN_PROGRESS=lines`).
-pub fn bar(enabled: bool, total_bytes: u64, artifacts: usize) -> ProgressBar {
+pub(crate) fn bar(enabled: bool, total_bytes: u64, artifacts: usize) -> ProgressBar {
     DONE.store(0, Ordering::Relaxed);
     TOTAL.store(total_bytes, Ordering::Relaxed);
     let off = !enabled || DISABLED.load(Ordering::Relaxed);
@@ -89,7 +89,7 @@ fn step(total: u64) -> u64 {
 }
 
 /// One more artifact of `size` bytes done, `done` of `artifacts`.
-pub fn advance(pb: &ProgressBar, size: u64, done: usize, artifacts: usize) {
+pub(crate) fn advance(pb: &ProgressBar, size: u64, done: usize, artifacts: usize) {
     DONE.fetch_add(size, Ordering::Relaxed);
     let at = position().min(pb.length().unwrap_or(u64::MAX));
     if at > pb.position() {
@@ -110,15 +110,15 @@ pub fn advance(pb: &ProgressBar, size: u64, done: usize, artifacts: usize) {
 /// artifact is read, taken back by [`Meter::finish`] when it is done (the
 /// bar then counts the whole file through [`advance`]).
 #[derive(Clone, Debug, Default)]
-pub struct Meter(Arc<AtomicU64>);
+pub(crate) struct Meter(Arc<AtomicU64>);
 
 impl Meter {
-    pub fn new() -> Meter {
+    pub(crate) fn new() -> Meter {
         Meter::default()
     }
 
     /// `n` more bytes of the artifact's file consumed.
-    pub fn add(&self, n: u64) {
+    pub(crate) fn add(&self, n: u64) {
         if n == 0 {
             return;
         }
@@ -143,19 +143,20 @@ impl Meter {
     }
 
     /// Bytes consumed so far.
-    pub fn consumed(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn consumed(&self) -> u64 {
         self.0.load(Ordering::Relaxed)
     }
 
     /// The artifact is done: its bytes leave the in-flight count.
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         let n = self.0.swap(0, Ordering::Relaxed);
         IN_FLIGHT.fetch_sub(n.min(IN_FLIGHT.load(Ordering::Relaxed)), Ordering::Relaxed);
     }
 
     /// `inner`, counted into this meter when its bytes are the artifact
     /// file's own (nested layers are not file bytes).
-    pub fn reader<R>(&self, inner: R, level: Level) -> Metered<R> {
+    pub(crate) fn reader<R>(&self, inner: R, level: Level) -> Metered<R> {
         Metered {
             inner,
             meter: (level == Level::File).then(|| self.clone()),
@@ -165,7 +166,7 @@ impl Meter {
 
 /// Whose bytes a reader passes on, for [`Meter::reader`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Level {
+pub(crate) enum Level {
     /// The artifact file's own bytes: the bar follows them.
     File,
     /// Bytes of a member or layer inside the artifact.
@@ -174,7 +175,7 @@ pub enum Level {
 
 impl Level {
     /// The level of a reader `members` deep in the artifact.
-    pub fn at(members: usize) -> Level {
+    pub(crate) fn at(members: usize) -> Level {
         if members == 0 {
             Level::File
         } else {
@@ -184,7 +185,7 @@ impl Level {
 }
 
 /// A reader whose consumption moves a [`Meter`].
-pub struct Metered<R> {
+pub(crate) struct Metered<R> {
     inner: R,
     meter: Option<Meter>,
 }

@@ -100,7 +100,7 @@ impl Serialize for Citation {
 /// Version of the record shapes below, as every output writes it (a JSON
 /// string). The audit store's own SQLite schema is versioned apart
 /// (`audit::store::STORE_SCHEMA_VERSION`).
-pub const SCHEMA_VERSION: &str = "2";
+pub(crate) const SCHEMA_VERSION: &str = "2";
 
 /// A line that matched: from `grep` (`rule` = "grep") or a pack rule.
 /// The line text, path and member chain are shared (`Arc`) by all records
@@ -150,7 +150,7 @@ pub struct EvidenceRecord {
 
 /// Longest `text` of a rule's evidence record: longer lines are quoted by
 /// an excerpt of this many bytes at most.
-pub const EXCERPT_MAX: usize = 1024;
+pub(crate) const EXCERPT_MAX: usize = 1024;
 
 /// The text an evidence record quotes: its whole line, or an excerpt of a
 /// long one. Either way it shares the line's allocation with every other
@@ -229,7 +229,7 @@ impl Serialize for Quote {
 
 /// A context line around a grep hit (`-A/-B/-C`).
 #[derive(Debug, Clone, Serialize)]
-pub struct ContextRecord {
+pub(crate) struct ContextRecord {
     /// Always [`Self::KIND`].
     #[serde(rename = "type")]
     pub kind: &'static str,
@@ -269,9 +269,9 @@ impl EvidenceRecord {
 }
 
 impl ContextRecord {
-    pub const KIND: &'static str = "context";
+    pub(crate) const KIND: &'static str = "context";
 
-    pub fn new(location: Location, citation: Citation, text: String, lossy: bool) -> Self {
+    pub(crate) fn new(location: Location, citation: Citation, text: String, lossy: bool) -> Self {
         ContextRecord {
             kind: Self::KIND,
             citation,
@@ -295,7 +295,7 @@ pub struct Stats {
 
 /// One per artifact, after its evidence: what was read and what was not.
 #[derive(Debug, Clone, Serialize)]
-pub struct CoverageRecord {
+pub(crate) struct CoverageRecord {
     /// Always [`Self::KIND`].
     #[serde(rename = "type")]
     pub kind: &'static str,
@@ -315,9 +315,9 @@ pub struct CoverageRecord {
 }
 
 impl CoverageRecord {
-    pub const KIND: &'static str = "coverage";
+    pub(crate) const KIND: &'static str = "coverage";
 
-    pub fn new(path: &str, sha256: Option<String>, c: &Coverage) -> Self {
+    pub(crate) fn new(path: &str, sha256: Option<String>, c: &Coverage) -> Self {
         CoverageRecord {
             kind: Self::KIND,
             path: path.to_string(),
@@ -333,7 +333,7 @@ impl CoverageRecord {
 
 /// Last record of a run.
 #[derive(Debug, Clone, Serialize, Default)]
-pub struct SummaryRecord {
+pub(crate) struct SummaryRecord {
     /// Always [`Self::KIND`].
     #[serde(rename = "type")]
     pub kind: &'static str,
@@ -356,9 +356,9 @@ pub struct SummaryRecord {
 }
 
 impl SummaryRecord {
-    pub const KIND: &'static str = "summary";
+    pub(crate) const KIND: &'static str = "summary";
 
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         SummaryRecord {
             kind: Self::KIND,
             schema_version: SCHEMA_VERSION,
@@ -371,7 +371,7 @@ impl SummaryRecord {
 /// `grep --json -c` (every member read) or `-l` (members with a match;
 /// reading stops at the first, so `count` is 1): one record per member.
 #[derive(Serialize)]
-pub struct CountRecord<'a> {
+pub(crate) struct CountRecord<'a> {
     /// Always [`Self::KIND`].
     #[serde(rename = "type")]
     pub kind: &'static str,
@@ -384,12 +384,12 @@ pub struct CountRecord<'a> {
 }
 
 impl CountRecord<'_> {
-    pub const KIND: &'static str = "count";
+    pub(crate) const KIND: &'static str = "count";
 }
 
 /// One leaf member, as `ls --json` prints it.
 #[derive(Debug, Serialize)]
-pub struct MemberRecord {
+pub(crate) struct MemberRecord {
     /// Always [`Self::KIND`].
     #[serde(rename = "type")]
     pub kind: &'static str,
@@ -423,13 +423,13 @@ pub struct MemberRecord {
 }
 
 impl MemberRecord {
-    pub const KIND: &'static str = "member";
+    pub(crate) const KIND: &'static str = "member";
 }
 
 /// The record that ends `show --format jsonl`: what was printed and whether
 /// it is all that was asked for.
 #[derive(Debug, Serialize)]
-pub struct ShowRecord {
+pub(crate) struct ShowRecord {
     /// Always [`Self::KIND`].
     #[serde(rename = "type")]
     pub kind: &'static str,
@@ -452,12 +452,12 @@ pub struct ShowRecord {
 }
 
 impl ShowRecord {
-    pub const KIND: &'static str = "show";
+    pub(crate) const KIND: &'static str = "show";
 }
 
 /// What `cite --json` prints.
 #[derive(Debug, Serialize)]
-pub struct CiteRecord {
+pub(crate) struct CiteRecord {
     /// Always [`Self::KIND`].
     #[serde(rename = "type")]
     pub kind: &'static str,
@@ -476,7 +476,7 @@ pub struct CiteRecord {
 }
 
 impl CiteRecord {
-    pub const KIND: &'static str = "cite";
+    pub(crate) const KIND: &'static str = "cite";
 }
 
 /// pass, fail, unknown or not_applicable.
@@ -593,7 +593,7 @@ impl VerdictRecord {
 /// Fields of the `audit_*` records are in name order (as the report has
 /// always printed them).
 #[derive(Debug, Clone, Serialize)]
-pub struct AuditSummaryRecord {
+pub(crate) struct AuditSummaryRecord {
     /// Artifacts reported on (after `--since`/`--where`).
     pub artifacts: u64,
     /// The store, as given on the command line.
@@ -613,12 +613,12 @@ pub struct AuditSummaryRecord {
 }
 
 impl AuditSummaryRecord {
-    pub const KIND: &'static str = "audit_summary";
+    pub(crate) const KIND: &'static str = "audit_summary";
 }
 
 /// `audit report --format jsonl`: one per run folder, in run order.
 #[derive(Debug, Clone, Serialize)]
-pub struct AuditRunRecord {
+pub(crate) struct AuditRunRecord {
     pub artifacts: u64,
     pub fail: u64,
     pub incomplete: u64,
@@ -632,12 +632,12 @@ pub struct AuditRunRecord {
 }
 
 impl AuditRunRecord {
-    pub const KIND: &'static str = "run";
+    pub(crate) const KIND: &'static str = "run";
 }
 
 /// `audit report --format jsonl`: one per check, with its verdict counts.
 #[derive(Debug, Clone, Serialize)]
-pub struct AuditCheckRecord {
+pub(crate) struct AuditCheckRecord {
     pub check: String,
     pub description: String,
     pub fail: u64,
@@ -649,12 +649,12 @@ pub struct AuditCheckRecord {
 }
 
 impl AuditCheckRecord {
-    pub const KIND: &'static str = "check";
+    pub(crate) const KIND: &'static str = "check";
 }
 
 /// `audit report --format jsonl`: one per failing verdict.
 #[derive(Debug, Clone, Serialize)]
-pub struct AuditFailRecord {
+pub(crate) struct AuditFailRecord {
     /// The artifact file name, or the run folder for a run-scope check.
     pub artifact: String,
     pub check: String,
@@ -670,13 +670,13 @@ pub struct AuditFailRecord {
 }
 
 impl AuditFailRecord {
-    pub const KIND: &'static str = "fail";
+    pub(crate) const KIND: &'static str = "fail";
 }
 
 /// `audit report --format jsonl`: one per artifact with coverage errors,
 /// showing the first.
 #[derive(Debug, Clone, Serialize)]
-pub struct AuditIncompleteRecord {
+pub(crate) struct AuditIncompleteRecord {
     pub artifact: String,
     /// Where the first error was noticed: `path!member!member`.
     pub citation: String,
@@ -693,7 +693,7 @@ pub struct AuditIncompleteRecord {
 }
 
 impl AuditIncompleteRecord {
-    pub const KIND: &'static str = "incomplete";
+    pub(crate) const KIND: &'static str = "incomplete";
 }
 
 #[cfg(test)]

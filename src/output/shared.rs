@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
 
 /// Output kept in memory per artifact before it streams.
-pub const ARTIFACT_BUFFER: usize = 4 << 20;
+pub(crate) const ARTIFACT_BUFFER: usize = 4 << 20;
 
 struct State<'w> {
     out: &'w mut (dyn Write + Send),
@@ -28,7 +28,7 @@ struct State<'w> {
 }
 
 /// The writer all workers share.
-pub struct SharedOut<'w> {
+pub(crate) struct SharedOut<'w> {
     state: Mutex<State<'w>>,
     free: Condvar,
     failed: AtomicBool,
@@ -36,7 +36,7 @@ pub struct SharedOut<'w> {
 }
 
 impl<'w> SharedOut<'w> {
-    pub fn new(out: &'w mut (dyn Write + Send), cap: usize) -> Self {
+    pub(crate) fn new(out: &'w mut (dyn Write + Send), cap: usize) -> Self {
         SharedOut {
             state: Mutex::new(State {
                 out,
@@ -53,7 +53,7 @@ impl<'w> SharedOut<'w> {
 
     /// The output of the artifact at `index` in input order (every index
     /// from 0 on must be opened once, or the ones after it never come out).
-    pub fn artifact(&self, index: usize) -> ArtifactOut<'_, 'w> {
+    pub(crate) fn artifact(&self, index: usize) -> ArtifactOut<'_, 'w> {
         ArtifactOut {
             buf: Vec::new(),
             shared: self,
@@ -63,12 +63,12 @@ impl<'w> SharedOut<'w> {
     }
 
     /// Whether a write failed (a closed pipe): workers may stop early.
-    pub fn failed(&self) -> bool {
+    pub(crate) fn failed(&self) -> bool {
         self.failed.load(Ordering::Relaxed)
     }
 
     /// Writes a whole piece of output (a summary) and flushes.
-    pub fn finish(self, tail: &[u8]) -> io::Result<()> {
+    pub(crate) fn finish(self, tail: &[u8]) -> io::Result<()> {
         let state = self.state.into_inner().unwrap_or_else(|p| p.into_inner());
         if let Some(e) = state.error {
             return Err(e);
@@ -83,7 +83,7 @@ impl<'w> SharedOut<'w> {
 }
 
 /// Where a sink writes: a buffer that may be drained into the real output.
-pub trait Spill {
+pub(crate) trait Spill {
     fn buf(&mut self) -> &mut Vec<u8>;
     /// Called between lines: writes the buffer out when it is over the cap.
     /// False once the output is gone (stop reading).
@@ -101,7 +101,7 @@ impl Spill for Vec<u8> {
 }
 
 /// One artifact's output.
-pub struct ArtifactOut<'s, 'w> {
+pub(crate) struct ArtifactOut<'s, 'w> {
     buf: Vec<u8>,
     shared: &'s SharedOut<'w>,
     /// Owns the output from the first spill to the end of the artifact.
@@ -168,7 +168,7 @@ impl ArtifactOut<'_, '_> {
     }
 
     /// Writes what is left and lets the next artifact stream.
-    pub fn finish(self) {}
+    pub(crate) fn finish(self) {}
 }
 
 /// Also on unwinding, so that a panicking worker cannot block the others.

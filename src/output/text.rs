@@ -12,7 +12,7 @@ const RESET: &str = "\x1b[0m";
 /// the spans returned by `spans(text)` are highlighted. The text is escaped
 /// ([`super::escape::text_bytes`]): a `\r`, backspace or escape sequence in
 /// a log line cannot redraw the citation or forge another line.
-pub fn citation_line(
+pub(crate) fn citation_line(
     out: &mut Vec<u8>,
     cite: &str,
     line: u64,

@@ -319,7 +319,7 @@ fn build_regex(src: &str) -> Result<Regex, regex::Error> {
 }
 
 /// Literal prefixes every match starts with, if the regex has a small set of them.
-pub fn derive_literals(src: &str) -> Vec<String> {
+pub(crate) fn derive_literals(src: &str) -> Vec<String> {
     use regex_syntax::hir::literal::{ExtractKind, Extractor};
     let Ok(hir) = regex_syntax::ParserBuilder::new().build().parse(src) else {
         return Vec::new();
@@ -817,7 +817,7 @@ fn literals_chain(lits: &[&str]) -> bool {
     })
 }
 
-pub fn strip_compression(name: &str) -> &str {
+pub(crate) fn strip_compression(name: &str) -> &str {
     for ext in [".gz", ".zst", ".xz", ".bz2"] {
         if let Some(s) = name.strip_suffix(ext) {
             return s;

@@ -7,7 +7,7 @@
 /// The top-level fields of the dump that starts at `text` (with `Name(` or
 /// `{`), in print order, values unquoted. A field cut off (a truncated line)
 /// is left out rather than returned half.
-pub fn fields(text: &[u8]) -> Vec<(String, String)> {
+pub(crate) fn fields(text: &[u8]) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let Some(open) = text.iter().position(|&b| b == b'(' || b == b'{') else {
         return out;

@@ -2,14 +2,12 @@
 //! validated and compiled into one [`RuleSet`] whose literal prefilter picks
 //! the few rules worth running on a line.
 
-pub mod compile;
-pub mod dump;
-pub mod selftest;
-pub mod shape;
+pub(crate) mod compile;
+pub(crate) mod dump;
+pub(crate) mod shape;
 
-pub use compile::{
-    AnchoredCaptures, AnchoredRegex, CapType, LiteralCursor, Literals, Rule, RuleSet, Variant,
-    VariantKind,
+pub(crate) use compile::{
+    AnchoredCaptures, CapType, LiteralCursor, Literals, RuleSet, VariantKind,
 };
 
 use serde::Deserialize;
@@ -17,7 +15,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use toml::Spanned;
 
-include!(concat!(env!("OUT_DIR"), "/builtin.rs"));
+use crate::embedded::BUILTIN_PACKS;
 
 /// A pack file could not be used. Names the file, the rule and the line.
 #[derive(Debug, thiserror::Error)]
@@ -230,7 +228,7 @@ pub fn builtin() -> Result<Vec<LoadedPack>, PackError> {
 }
 
 /// Packs from a file or every `*.toml` directly in a folder.
-pub fn load_path(path: &Path) -> Result<Vec<LoadedPack>, PackError> {
+pub(crate) fn load_path(path: &Path) -> Result<Vec<LoadedPack>, PackError> {
     let io = |e: std::io::Error| PackError::Io {
         file: path.display().to_string(),
         message: e.to_string(),

@@ -306,18 +306,18 @@ fn class_bytes(c: &Class) -> Option<Bytes> {
 
 /// A pattern the forward walk matches exactly as the regex does.
 #[derive(Debug)]
-pub struct Shape {
+pub(crate) struct Shape {
     root: Node,
     groups: usize,
 }
 
 /// Capture spans of a walk, by group index (0: the whole match).
-pub type Spans = Vec<Option<(usize, usize)>>;
+pub(crate) type Spans = Vec<Option<(usize, usize)>>;
 
 impl Shape {
     /// The shape of `src` as compiled with ASCII classes and byte
     /// semantics (how the aggregate regexes are built), if it has one.
-    pub fn new(src: &str) -> Option<Shape> {
+    pub(crate) fn new(src: &str) -> Option<Shape> {
         let hir = regex_syntax::ParserBuilder::new()
             .unicode(false)
             .utf8(false)
@@ -340,12 +340,12 @@ impl Shape {
         })
     }
 
-    pub fn new_spans(&self) -> Spans {
+    pub(crate) fn new_spans(&self) -> Spans {
         vec![None; self.groups]
     }
 
     /// The match starting at `at`, as the regex run anchored there finds it.
-    pub fn matches_at(&self, text: &[u8], at: usize, spans: &mut Spans) -> bool {
+    pub(crate) fn matches_at(&self, text: &[u8], at: usize, spans: &mut Spans) -> bool {
         spans.iter_mut().for_each(|s| *s = None);
         match self.root.walk(text, at, spans) {
             Some(end) => {

@@ -37,10 +37,10 @@ pub struct ScanOptions {
 /// records marked `"overflow": true`, and a `limit` error in coverage says
 /// so (claims of absence, or about every line, are then not judged). Keeps
 /// memory bounded on floods: 6 million Traceback lines in a 611 KB `.gz`.
-pub const MAX_RECORDS: usize = 100_000;
+pub(crate) const MAX_RECORDS: usize = 100_000;
 /// Estimated bytes of the evidence records one artifact keeps (see
 /// `record_cost`).
-pub const MAX_RECORD_BYTES: usize = 64 << 20;
+pub(crate) const MAX_RECORD_BYTES: usize = 64 << 20;
 
 /// What the records kept so far cost: a prefix of the records in member
 /// and line order, so the cut is the same on any number of threads.
@@ -99,7 +99,7 @@ impl ArtifactScan {
 
 /// Stable id of an evidence record: artifact sha256 (or path for stdin),
 /// members, line, rule and column.
-pub fn evidence_id(artifact_key: &str, e: &EvidenceRecord) -> String {
+pub(crate) fn evidence_id(artifact_key: &str, e: &EvidenceRecord) -> String {
     let mut h = Sha256::new();
     h.update(artifact_key.as_bytes());
     for m in e.location.members.iter() {

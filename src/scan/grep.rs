@@ -61,21 +61,21 @@ fn syntax_message(e: &regex::Error) -> String {
 
 /// A pattern that does not compile.
 #[derive(Debug, thiserror::Error)]
-pub enum GrepError {
+pub(crate) enum GrepError {
     #[error("bad pattern {pattern:?}: {message}")]
     Pattern { pattern: String, message: String },
 }
 
 /// The compiled patterns. Matching runs over whole buffers to find
 /// candidates, then confirms on the cleaned line.
-pub struct GrepMatcher {
+pub(crate) struct GrepMatcher {
     re: Regex,
 }
 
 impl GrepMatcher {
     /// Compiles the patterns; an error names the user's pattern, not the
     /// combined expression built from them.
-    pub fn new(o: &GrepOptions) -> Result<GrepMatcher, GrepError> {
+    pub(crate) fn new(o: &GrepOptions) -> Result<GrepMatcher, GrepError> {
         let flags = if o.ignore_case { "(?mRi)" } else { "(?mR)" };
         let mut alts = Vec::with_capacity(o.patterns.len());
         for p in &o.patterns {
@@ -108,13 +108,13 @@ impl GrepMatcher {
         Ok(GrepMatcher { re })
     }
 
-    pub fn is_match(&self, line: &[u8]) -> bool {
+    pub(crate) fn is_match(&self, line: &[u8]) -> bool {
         self.re.is_match(line)
     }
 }
 
 /// Per-member grep state; output goes into the artifact's buffer.
-pub struct GrepSink<'a> {
+pub(crate) struct GrepSink<'a> {
     pub matcher: &'a GrepMatcher,
     pub opts: &'a GrepOptions,
     pub path: &'a str,
@@ -135,7 +135,7 @@ pub struct GrepSink<'a> {
 }
 
 impl<'a> GrepSink<'a> {
-    pub fn new(
+    pub(crate) fn new(
         matcher: &'a GrepMatcher,
         opts: &'a GrepOptions,
         path: &'a str,
@@ -246,7 +246,7 @@ impl<'a> GrepSink<'a> {
 
     /// Called once the member is done: `-c` prints its count, `-L` the
     /// member if nothing matched.
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         if self.opts.quiet {
             return;
         }

@@ -1,10 +1,11 @@
 //! Matching lines: grep's user patterns, and pack rules into evidence.
 
 mod aggregate;
-pub mod evidence;
-pub mod grep;
-pub mod rank;
-mod schedule;
+pub(crate) mod evidence;
+pub(crate) mod grep;
+pub(crate) mod rank;
+pub(crate) mod schedule;
+pub mod selftest;
 
-pub use evidence::{ArtifactScan, Record, ScanOptions};
-pub use schedule::{scan_all, scan_artifact};
+pub(crate) use evidence::{ArtifactScan, Record, ScanOptions};
+pub(crate) use schedule::{scan_all, scan_artifact};

@@ -6,14 +6,14 @@
 
 use std::collections::BTreeMap;
 
-pub type Rank = BTreeMap<String, u32>;
+pub(crate) type Rank = BTreeMap<String, u32>;
 
 /// Prefixes are short: only the head of a line is looked at.
 const HEAD: usize = 400;
 
 /// Rank fields in a fixed order; `None` where the prefix does not say.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub struct RankKey(pub [Option<u32>; 7]);
+pub(crate) struct RankKey(pub [Option<u32>; 7]);
 
 const NAMES: [&str; 7] = ["attn_cp", "dp", "ep", "moe_dp", "pp", "rank", "tp"];
 
@@ -43,7 +43,7 @@ fn tag(tok: &[u8]) -> Option<(usize, u32)> {
 }
 
 impl RankKey {
-    pub fn parse(line: &[u8]) -> RankKey {
+    pub(crate) fn parse(line: &[u8]) -> RankKey {
         let key = RankKey::parse_head(&line[..line.len().min(HEAD)]);
         if !key.is_empty() {
             return key;
@@ -135,11 +135,11 @@ impl RankKey {
         key
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.0.iter().all(Option::is_none)
     }
 
-    pub fn to_map(self) -> Option<Rank> {
+    pub(crate) fn to_map(self) -> Option<Rank> {
         let map: Rank = NAMES
             .iter()
             .zip(self.0)
@@ -149,7 +149,8 @@ impl RankKey {
     }
 }
 
-pub fn rank_of(line: &[u8]) -> Option<Rank> {
+#[cfg(test)]
+pub(crate) fn rank_of(line: &[u8]) -> Option<Rank> {
     RankKey::parse(line).to_map()
 }
 

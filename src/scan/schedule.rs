@@ -30,7 +30,7 @@ pub fn scan_artifact(
 /// in order of completion (input order with one thread). With fewer
 /// artifacts than threads, the spare threads work inside an artifact. A
 /// progress bar runs on a terminal: `consume` gets it to print around it.
-pub fn scan_all(
+pub(crate) fn scan_all(
     set: &RuleSet,
     artifacts: &[Artifact],
     limits: &ReadLimits,

@@ -2,7 +2,7 @@
 
 /// What the first bytes of a stream say it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     Gzip,
     Zstd,
     Xz,
@@ -18,7 +18,7 @@ pub enum Format {
 }
 
 /// Bytes needed to tell every format apart (a tar header block).
-pub const HEAD_LEN: usize = 512;
+pub(crate) const HEAD_LEN: usize = 512;
 
 /// Magic numbers of formats artiscan recognises but does not decode.
 const UNDECODED: &[(&[u8], &str)] = &[
@@ -42,7 +42,7 @@ const UNDECODED: &[(&[u8], &str)] = &[
     (b"GRZipII", "grzip"),
 ];
 
-pub fn detect(head: &[u8]) -> Format {
+pub(crate) fn detect(head: &[u8]) -> Format {
     let head_after_skippable = skip_skippable(head);
     if head.starts_with(&[0x1f, 0x8b]) {
         Format::Gzip

@@ -11,7 +11,7 @@ enum State {
     Done,
 }
 
-pub struct GzReader<R> {
+pub(super) struct GzReader<R> {
     inner: R,
     z: Decompress,
     state: State,
@@ -80,7 +80,7 @@ pub(super) fn bytes_then_error(
 }
 
 impl<R: BufRead> GzReader<R> {
-    pub fn new(inner: R) -> Self {
+    pub(super) fn new(inner: R) -> Self {
         GzReader {
             inner,
             z: Decompress::new(false),

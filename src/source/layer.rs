@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// An io error payload that knows where it happened.
 #[derive(Debug)]
-pub struct Tagged {
+pub(super) struct Tagged {
     pub members: Vec<String>,
     pub kind: ErrorKind,
     pub message: String,
@@ -20,19 +20,19 @@ pub struct Tagged {
 }
 
 #[derive(Debug, Default)]
-pub struct RecordedFlag(AtomicBool);
+pub(super) struct RecordedFlag(AtomicBool);
 
 impl RecordedFlag {
-    pub fn get(&self) -> bool {
+    pub(super) fn get(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }
-    pub fn set(&self, v: bool) {
+    pub(super) fn set(&self, v: bool) {
         self.0.store(v, Ordering::Relaxed)
     }
 }
 
 impl Tagged {
-    pub fn new(members: &[String], kind: ErrorKind, message: impl Into<String>) -> Tagged {
+    pub(super) fn new(members: &[String], kind: ErrorKind, message: impl Into<String>) -> Tagged {
         Tagged {
             members: members.to_vec(),
             kind,
@@ -42,11 +42,11 @@ impl Tagged {
     }
 
     /// An io error for `e` at `members`, keeping the tag `e` already has.
-    pub fn io(members: &[String], kind: ErrorKind, e: &dyn fmt::Display) -> io::Error {
+    pub(super) fn io(members: &[String], kind: ErrorKind, e: &dyn fmt::Display) -> io::Error {
         io::Error::other(Tagged::new(members, kind, e.to_string()))
     }
 
-    pub fn of(e: &io::Error) -> Option<&Tagged> {
+    pub(super) fn of(e: &io::Error) -> Option<&Tagged> {
         e.get_ref().and_then(|inner| inner.downcast_ref::<Tagged>())
     }
 }
@@ -62,7 +62,7 @@ impl std::error::Error for Tagged {}
 /// The kind of an untagged io error from a decoder or container, from its
 /// io kind only: artiscan's own readers choose the kind on purpose, and a
 /// dependency's change of wording cannot change a verdict.
-pub fn classify(e: &io::Error) -> ErrorKind {
+pub(super) fn classify(e: &io::Error) -> ErrorKind {
     if let Some(t) = Tagged::of(e) {
         return t.kind;
     }
@@ -80,7 +80,7 @@ pub fn classify(e: &io::Error) -> ErrorKind {
 /// What one artifact has used of its limits: decompressed bytes (against
 /// `--max-bytes`; each layer checks its member's bytes and ratio) and
 /// the zip spool.
-pub struct Budget {
+pub(crate) struct Budget {
     used: Cell<u64>,
     /// The limits, whole (not copied field by field: a new one is here
     /// without an edit).
@@ -90,7 +90,7 @@ pub struct Budget {
 }
 
 impl Budget {
-    pub fn new(limits: &Limits) -> Budget {
+    pub(crate) fn new(limits: &Limits) -> Budget {
         Budget {
             used: Cell::new(0),
             limits: limits.clone(),
@@ -98,12 +98,12 @@ impl Budget {
         }
     }
 
-    pub fn spool_left(&self) -> usize {
+    pub(crate) fn spool_left(&self) -> usize {
         self.spool_left.get()
     }
 
     /// Takes `n` bytes of spool until the guard is dropped.
-    pub fn hold_spool(&self, n: usize) -> SpoolHold<'_> {
+    pub(crate) fn hold_spool(&self, n: usize) -> SpoolHold<'_> {
         let n = n.min(self.spool_left.get());
         self.spool_left.set(self.spool_left.get() - n);
         SpoolHold { budget: self, n }
@@ -111,7 +111,7 @@ impl Budget {
 }
 
 /// Spool bytes held by one zip in memory.
-pub struct SpoolHold<'b> {
+pub(crate) struct SpoolHold<'b> {
     budget: &'b Budget,
     n: usize,
 }
@@ -125,13 +125,13 @@ impl Drop for SpoolHold<'_> {
 
 /// A zstd decoder whose "window too large" refusal becomes a `limit` error
 /// that says so (zstd's own message speaks of memory).
-pub struct ZstdWindow<R> {
+pub(super) struct ZstdWindow<R> {
     inner: R,
     members: Vec<String>,
 }
 
 impl<R: Read> ZstdWindow<R> {
-    pub fn new(inner: R, members: &[String]) -> Self {
+    pub(super) fn new(inner: R, members: &[String]) -> Self {
         ZstdWindow {
             inner,
             members: members.to_vec(),
@@ -154,13 +154,13 @@ impl<R: Read> Read for ZstdWindow<R> {
 
 /// A reader that first returns an error met earlier (after the bytes read
 /// before it were handed on), then reads on.
-pub struct Pending<R> {
+pub(super) struct Pending<R> {
     error: Option<io::Error>,
     inner: R,
 }
 
 impl<R: Read> Pending<R> {
-    pub fn new(error: Option<io::Error>, inner: R) -> Self {
+    pub(super) fn new(error: Option<io::Error>, inner: R) -> Self {
         Pending { error, inner }
     }
 }
@@ -176,7 +176,7 @@ impl<R: Read> Read for Pending<R> {
 
 /// An xz decoder whose memory-limit refusal is a `limit` error (from the
 /// decoder's typed error, not its wording).
-pub struct Xz<R>(pub R);
+pub(super) struct Xz<R>(pub R);
 
 impl<R: Read> Read for Xz<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
@@ -198,14 +198,14 @@ impl<R: Read> Read for Xz<R> {
 /// An lz4 frame decoder that does not take a stream cut at a block boundary
 /// for its end: lz4_flex ends quietly there, so the input's last bytes must
 /// hold an end mark (4 zero bytes, then an optional 4-byte checksum).
-pub struct Lz4<R: Read> {
+pub(super) struct Lz4<R: Read> {
     inner: lz4_flex::frame::FrameDecoder<Tail<R>>,
     tail: Rc<Cell<[u8; 8]>>,
     read: Rc<Cell<u64>>,
 }
 
 /// Keeps the last 8 bytes read through it.
-pub struct Tail<R> {
+pub(super) struct Tail<R> {
     inner: R,
     last: Rc<Cell<[u8; 8]>>,
     n: Rc<Cell<u64>>,
@@ -226,7 +226,7 @@ impl<R: Read> Read for Tail<R> {
 }
 
 impl<R: Read> Lz4<R> {
-    pub fn new(inner: R) -> Self {
+    pub(super) fn new(inner: R) -> Self {
         let tail = Rc::new(Cell::new([0xff; 8]));
         let read = Rc::new(Cell::new(0));
         let t = Tail {
@@ -286,19 +286,19 @@ impl<R: Read> Read for Lz4<R> {
 }
 
 /// Counts the bytes read (or, buffered, consumed) through it.
-pub struct Counted<R> {
+pub(super) struct Counted<R> {
     inner: R,
     n: Rc<Cell<u64>>,
 }
 
 impl<R: Read> Counted<R> {
-    pub fn new(inner: R) -> Counted<R> {
+    pub(super) fn new(inner: R) -> Counted<R> {
         Counted {
             inner,
             n: Rc::new(Cell::new(0)),
         }
     }
-    pub fn counter(&self) -> Rc<Cell<u64>> {
+    pub(super) fn counter(&self) -> Rc<Cell<u64>> {
         self.n.clone()
     }
 }
@@ -324,7 +324,7 @@ impl<R: BufRead> BufRead for Counted<R> {
 
 /// Whether a layer's output counts against the byte budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Charge {
+pub(super) enum Charge {
     /// Decompressed (or streamed) bytes: counted against `--max-bytes` and
     /// `--max-member-bytes`.
     Counted,
@@ -333,7 +333,7 @@ pub enum Charge {
 }
 
 /// The output of one layer (a decoder, or a container member).
-pub struct Layer<'b, R> {
+pub(super) struct Layer<'b, R> {
     inner: R,
     /// Member chain of this layer's output.
     members: Vec<String>,
@@ -346,7 +346,7 @@ pub struct Layer<'b, R> {
 }
 
 impl<'b, R: Read> Layer<'b, R> {
-    pub fn new(
+    pub(super) fn new(
         inner: R,
         members: &[String],
         what: &'static str,
@@ -366,7 +366,7 @@ impl<'b, R: Read> Layer<'b, R> {
     }
 
     /// This layer is a container member: its output is one level deeper.
-    pub fn set_member(&mut self, name: String) {
+    pub(super) fn set_member(&mut self, name: String) {
         self.members.push(name);
     }
 

@@ -25,11 +25,11 @@
 //!   when there is none; notes (long lines, duplicate or long names) never
 //!   make it incomplete.
 
-pub mod detect;
+pub(crate) mod detect;
 mod gzip;
 mod layer;
 mod tarread;
-pub mod walk;
+pub(crate) mod walk;
 mod zipread;
 
 use crate::location;
@@ -39,8 +39,8 @@ use layer::{Charge, Layer, Tagged};
 use serde::{Deserialize, Serialize};
 use std::io::{self, BufRead, Cursor, Read};
 
-pub use layer::Budget;
-pub use walk::{Artifact, ArtifactKind, walk};
+pub(crate) use layer::Budget;
+pub(crate) use walk::{Artifact, ArtifactKind, walk};
 
 /// Why part of an artifact could not be read.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Hash)]
@@ -132,7 +132,7 @@ pub enum NoteKind {
 }
 
 /// Archive limits, enforced in this layer: depth by the walker, bytes,
-/// ratio and the zip spool by [`Budget`] (and the layers charged to it).
+/// ratio and the zip spool by `Budget` (and the layers charged to it).
 /// The defaults let a real 10 GiB log through and stop bombs. With the
 /// line reader's [`crate::lines::LineLimits`] they make
 /// [`crate::limits::ReadLimits`]: the flags, the audit fingerprint (field
@@ -147,11 +147,11 @@ pub struct Limits {
     pub max_depth: usize,
     /// Decompressed bytes allowed per artifact
     // All layers together.
-    #[arg(long, default_value_t = Limits::default().max_bytes, value_parser = crate::limits::parse_size)]
+    #[arg(long, default_value_t = Limits::default().max_bytes, value_parser = crate::sizes::parse_size)]
     pub max_bytes: u64,
     /// Decompressed bytes allowed per member
     // One decoder's output.
-    #[arg(long, default_value_t = Limits::default().max_member_bytes, value_parser = crate::limits::parse_size)]
+    #[arg(long, default_value_t = Limits::default().max_member_bytes, value_parser = crate::sizes::parse_size)]
     pub max_member_bytes: u64,
     /// Largest decompressed/compressed ratio of a member (checked past 64 MiB)
     // Past `ratio_grace` bytes, whose default is the 64 MiB above.
@@ -385,7 +385,7 @@ fn map(file: &std::fs::File) -> io::Result<Bytes> {
 /// Calls `f` with a regular file's bytes in order, a mapped window at a
 /// time: read without a copy through the kernel (hashing reads every byte
 /// of an artifact once more), and without holding more than one window.
-pub fn for_each_window(path: &std::path::Path, mut f: impl FnMut(&[u8])) -> io::Result<()> {
+pub(crate) fn for_each_window(path: &std::path::Path, mut f: impl FnMut(&[u8])) -> io::Result<()> {
     const WINDOW: u64 = 8 << 20;
     let file = std::fs::File::open(path)?;
     let len = file.metadata()?.len();

@@ -19,19 +19,19 @@ use super::ErrorKind;
 use std::io::{self, Read};
 
 /// Longest member name kept; longer ones are cut (with a note).
-pub const MAX_NAME: usize = 4096;
+pub(super) const MAX_NAME: usize = 4096;
 /// Largest pax extended header parsed; a bigger one stops the archive.
-pub const MAX_PAX: u64 = 1 << 20;
+pub(super) const MAX_PAX: u64 = 1 << 20;
 /// Most regions of a sparse map kept (16 bytes each); a bigger map makes
 /// the member `unsupported`, so memory stays bounded.
-pub const MAX_SPARSE: usize = 1 << 16;
+pub(super) const MAX_SPARSE: usize = 1 << 16;
 
 const BLOCK: usize = 512;
 
 /// Why a tar could not be read on: typed, so the kind never depends on
 /// message wording.
 #[derive(Debug, thiserror::Error)]
-pub enum TarError {
+pub(super) enum TarError {
     #[error("tar ends inside {what} at byte {at}")]
     Cut { what: &'static str, at: u64 },
     #[error("tar ends after byte {at} without its end-of-archive blocks")]
@@ -51,7 +51,7 @@ pub enum TarError {
 }
 
 impl TarError {
-    pub fn kind(&self) -> ErrorKind {
+    pub(super) fn kind(&self) -> ErrorKind {
         match self {
             TarError::Cut { .. } | TarError::NoEnd { .. } => ErrorKind::Truncated,
             TarError::Checksum { .. } | TarError::Field { .. } | TarError::SparseMap { .. } => {
@@ -66,7 +66,7 @@ impl TarError {
 
 /// What a header announces.
 #[derive(Debug)]
-pub enum Item {
+pub(super) enum Item {
     /// Content to read: a regular file (or a type GNU tar extracts as one).
     File,
     Symlink(Vec<u8>),
@@ -81,7 +81,7 @@ pub enum Item {
 
 /// Where the data of a sparse member goes in the file it stands for.
 #[derive(Debug)]
-pub struct Sparse {
+pub(super) struct Sparse {
     /// (offset, length) of each data region, in order; None for pax 1.0,
     /// whose map starts the member's data.
     pub map: Option<Vec<(u64, u64)>>,
@@ -91,7 +91,7 @@ pub struct Sparse {
 
 /// One entry: its name (raw bytes, cut to [`MAX_NAME`]) and data size.
 #[derive(Debug)]
-pub struct Entry {
+pub(super) struct Entry {
     pub name: Vec<u8>,
     /// The name was longer than [`MAX_NAME`] and was cut.
     pub name_cut: bool,
@@ -100,14 +100,14 @@ pub struct Entry {
     pub size: u64,
 }
 
-pub enum Next {
+pub(super) enum Next {
     Entry(Entry),
     /// The end-of-archive block(s).
     End,
 }
 
 /// A tar stream, read header by header.
-pub struct TarReader<'r> {
+pub(super) struct TarReader<'r> {
     r: &'r mut dyn Read,
     pos: u64,
     /// Bytes read ahead (hardlink heuristic), served before `r`.
@@ -120,7 +120,7 @@ pub struct TarReader<'r> {
 
 /// A header's checksum adds up, summed over unsigned or (old Sun, HP-UX,
 /// V7 writers) signed bytes, the checksum field counted as spaces.
-pub fn checksum_ok(h: &[u8]) -> bool {
+pub(super) fn checksum_ok(h: &[u8]) -> bool {
     if h.len() < BLOCK {
         return false;
     }
@@ -205,7 +205,7 @@ struct Extended {
 }
 
 impl<'r> TarReader<'r> {
-    pub fn new(r: &'r mut dyn Read) -> Self {
+    pub(super) fn new(r: &'r mut dyn Read) -> Self {
         TarReader {
             r,
             pos: 0,
@@ -283,7 +283,7 @@ impl<'r> TarReader<'r> {
 
     /// Finishes the current entry's data and padding (what the visitor left
     /// is read and dropped). Err(Cut) if the stream ends first.
-    pub fn finish(&mut self) -> Result<(), TarError> {
+    pub(super) fn finish(&mut self) -> Result<(), TarError> {
         let n = self.left + self.pad;
         self.left = 0;
         self.pad = 0;
@@ -298,7 +298,7 @@ impl<'r> TarReader<'r> {
     }
 
     /// The next entry, after skipping what is left of the current one.
-    pub fn next(&mut self) -> Result<Next, TarError> {
+    pub(super) fn next(&mut self) -> Result<Next, TarError> {
         self.finish()?;
         let mut ext = Extended::default();
         let mut h = [0u8; BLOCK];
@@ -469,7 +469,7 @@ impl<'r> TarReader<'r> {
 
     /// A reader of the current entry's data. On a stream that ends early
     /// it returns a `truncated` error after the bytes it had.
-    pub fn reader(&mut self) -> Data<'_, 'r> {
+    pub(super) fn reader(&mut self) -> Data<'_, 'r> {
         Data { t: self }
     }
 }
@@ -613,7 +613,7 @@ fn ordered(regions: &[(u64, u64)], real_size: u64) -> bool {
 
 /// A sparse member's expanded content: zeros for the holes, the stored
 /// data for the regions (a pax 1.0 map is read from the data first).
-pub struct SparseData<'t, 'r> {
+pub(super) struct SparseData<'t, 'r> {
     d: Data<'t, 'r>,
     map: Option<Vec<(u64, u64)>>,
     real_size: u64,
@@ -623,7 +623,7 @@ pub struct SparseData<'t, 'r> {
 }
 
 impl<'t, 'r> SparseData<'t, 'r> {
-    pub fn new(d: Data<'t, 'r>, s: Sparse) -> Self {
+    pub(super) fn new(d: Data<'t, 'r>, s: Sparse) -> Self {
         SparseData {
             d,
             map: s.map,
@@ -739,7 +739,7 @@ impl Read for SparseData<'_, '_> {
 }
 
 /// The data of the current entry.
-pub struct Data<'t, 'r> {
+pub(super) struct Data<'t, 'r> {
     t: &'t mut TarReader<'r>,
 }
 

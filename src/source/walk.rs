@@ -30,7 +30,7 @@ pub enum ArtifactKind {
 
 /// Expands inputs into artifacts. Inputs that do not exist come back as
 /// errors beside the artifacts; they do not stop the walk.
-pub fn walk(inputs: &[String]) -> (Vec<Artifact>, Vec<(String, io::Error)>) {
+pub(crate) fn walk(inputs: &[String]) -> (Vec<Artifact>, Vec<(String, io::Error)>) {
     let mut out = Vec::new();
     let mut errors = Vec::new();
     for input in inputs {

@@ -12,12 +12,12 @@ use std::io::{self, BufRead, Read};
 use std::rc::Rc;
 
 /// Compression methods artiscan decodes.
-pub const STORED: u16 = 0;
-pub const DEFLATED: u16 = 8;
-pub const ZSTD: u16 = 93;
+pub(super) const STORED: u16 = 0;
+pub(super) const DEFLATED: u16 = 8;
+pub(super) const ZSTD: u16 = 93;
 
 /// A method's name, for errors.
-pub fn method_name(m: u16) -> String {
+pub(super) fn method_name(m: u16) -> String {
     match m {
         STORED => "stored".into(),
         DEFLATED => "deflate".into(),
@@ -33,7 +33,7 @@ pub fn method_name(m: u16) -> String {
 
 /// A raw deflate stream that stops exactly at its end (consuming nothing
 /// after it) and gives back every byte decoded before damage.
-pub struct Inflate<R> {
+pub(super) struct Inflate<R> {
     inner: R,
     z: Decompress,
     done: bool,
@@ -43,7 +43,7 @@ pub struct Inflate<R> {
 }
 
 impl<R: BufRead> Inflate<R> {
-    pub fn new(inner: R) -> Self {
+    pub(super) fn new(inner: R) -> Self {
         Inflate {
             inner,
             z: Decompress::new(false),
@@ -87,12 +87,12 @@ impl<R: BufRead> Read for Inflate<R> {
 }
 
 /// What was decoded of an entry: CRC-32 and length, once it ended.
-pub type Sums = Rc<Cell<Option<(u32, u64)>>>;
+pub(super) type Sums = Rc<Cell<Option<(u32, u64)>>>;
 
 /// Checks the CRC-32 and length of an entry's output at its end against
 /// the header's (`expect`), or records them in `sums` for a data
 /// descriptor that comes after the data.
-pub struct Checked<R> {
+pub(super) struct Checked<R> {
     inner: R,
     crc: crc32fast::Hasher,
     size: u64,
@@ -106,7 +106,7 @@ pub struct Checked<R> {
 
 /// What output shorter than the header says means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Short {
+pub(super) enum Short {
     /// The input was cut (stored data: its bytes are its output).
     Cut,
     /// The entry is damaged (a decoder that ended cleanly but short).
@@ -114,7 +114,7 @@ pub enum Short {
 }
 
 impl<R: Read> Checked<R> {
-    pub fn new(inner: R, expect: Option<(u32, u64)>, short: Short) -> Self {
+    pub(super) fn new(inner: R, expect: Option<(u32, u64)>, short: Short) -> Self {
         Checked {
             inner,
             crc: crc32fast::Hasher::new(),
@@ -127,7 +127,7 @@ impl<R: Read> Checked<R> {
         }
     }
 
-    pub fn sums(&self) -> Sums {
+    pub(super) fn sums(&self) -> Sums {
         self.sums.clone()
     }
 }
@@ -173,7 +173,7 @@ impl<R: Read> Read for Checked<R> {
 
 /// A local file header (APPNOTE 4.3.7), with zip64 sizes applied.
 #[derive(Debug)]
-pub struct LocalHeader {
+pub(super) struct LocalHeader {
     pub name: String,
     pub flags: u16,
     pub method: u16,
@@ -184,11 +184,11 @@ pub struct LocalHeader {
 }
 
 impl LocalHeader {
-    pub fn encrypted(&self) -> bool {
+    pub(super) fn encrypted(&self) -> bool {
         self.flags & 1 != 0
     }
     /// Sizes and CRC follow the data (general purpose flag bit 3).
-    pub fn descriptor(&self) -> bool {
+    pub(super) fn descriptor(&self) -> bool {
         self.flags & 8 != 0
     }
 }
@@ -217,7 +217,7 @@ fn exact(r: &mut dyn BufRead, buf: &mut [u8], what: &str) -> io::Result<()> {
 
 /// What comes next in a zip read from its local headers.
 #[derive(Debug)]
-pub enum Next {
+pub(super) enum Next {
     Entry(LocalHeader),
     /// The central directory (or another end record) begins.
     Directory,
@@ -226,7 +226,7 @@ pub enum Next {
 }
 
 /// Reads the next local header.
-pub fn local_header(r: &mut dyn BufRead) -> io::Result<Next> {
+pub(super) fn local_header(r: &mut dyn BufRead) -> io::Result<Next> {
     let mut first = true;
     let mut sig = [0u8; 4];
     loop {
@@ -284,7 +284,7 @@ pub fn local_header(r: &mut dyn BufRead) -> io::Result<Next> {
 
 /// Reads a data descriptor after an entry's data: its CRC-32 and
 /// compressed size (the signature is optional, sizes are 8 bytes in zip64).
-pub fn descriptor(r: &mut dyn BufRead, zip64: bool) -> io::Result<(u32, u64)> {
+pub(super) fn descriptor(r: &mut dyn BufRead, zip64: bool) -> io::Result<(u32, u64)> {
     let mut b = [0u8; 4];
     exact(r, &mut b, "a data descriptor")?;
     let crc = if &b == b"PK\x07\x08" {
@@ -307,7 +307,7 @@ pub fn descriptor(r: &mut dyn BufRead, zip64: bool) -> io::Result<(u32, u64)> {
 
 /// An entry of a zip's central directory, offsets absolute in the file.
 #[derive(Debug)]
-pub struct CdEntry {
+pub(super) struct CdEntry {
     pub name: String,
     pub flags: u16,
     pub method: u16,
@@ -321,10 +321,10 @@ pub struct CdEntry {
 }
 
 impl CdEntry {
-    pub fn encrypted(&self) -> bool {
+    pub(super) fn encrypted(&self) -> bool {
         self.flags & 1 != 0
     }
-    pub fn is_dir(&self) -> bool {
+    pub(super) fn is_dir(&self) -> bool {
         self.name.ends_with('/') && self.usize == 0
     }
 }
@@ -332,7 +332,7 @@ impl CdEntry {
 /// Why a zip's central directory could not be used; the zip is then read
 /// from its local headers.
 #[derive(Debug, thiserror::Error)]
-pub enum DirectoryError {
+pub(super) enum DirectoryError {
     #[error("no end-of-central-directory record")]
     NoEnd,
     #[error(
@@ -345,7 +345,7 @@ pub enum DirectoryError {
 
 /// A zip's central directory, read from a whole zip in memory (entries'
 /// offsets include any bytes before the zip: a self-extractor stub, junk).
-pub struct Directory {
+pub(super) struct Directory {
     pub entries: Vec<CdEntry>,
 }
 
@@ -354,7 +354,10 @@ pub struct Directory {
 /// as announced, and point at local headers inside the file. An end record
 /// whose offsets only fit if the zip started later, in a file that starts
 /// with a local header, is a stored inner zip's, not this file's.
-pub fn central_directory(data: &[u8], max_entries: u64) -> Result<Directory, DirectoryError> {
+pub(super) fn central_directory(
+    data: &[u8],
+    max_entries: u64,
+) -> Result<Directory, DirectoryError> {
     let len = data.len();
     let from = len.saturating_sub(22 + 0xffff);
     let mut found = Vec::new();
@@ -525,7 +528,7 @@ fn extra_fields(mut e: &[u8]) -> impl Iterator<Item = (u16, &[u8])> {
 }
 
 /// Where an entry's data starts, from its local header at `at`.
-pub fn data_start(data: &[u8], at: u64) -> Option<u64> {
+pub(super) fn data_start(data: &[u8], at: u64) -> Option<u64> {
     let h = data.get(at as usize..at as usize + 30)?;
     if &h[..4] != b"PK\x03\x04" {
         return None;
@@ -554,7 +557,7 @@ fn name_of(raw: &[u8], flags: u16) -> String {
 }
 
 /// The kind and message for an entry artiscan does not decode, if it is one.
-pub fn unsupported(encrypted: bool, method: u16) -> Option<(ErrorKind, String)> {
+pub(super) fn unsupported(encrypted: bool, method: u16) -> Option<(ErrorKind, String)> {
     if encrypted {
         return Some((
             ErrorKind::Unsupported,

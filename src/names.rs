@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 /// Fields of one artifact name. `None` where the name does not say.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct NameFields {
+pub(crate) struct NameFields {
     pub kind: Option<String>,
     pub eval_task: Option<String>,
     pub exp: Option<String>,
@@ -60,7 +60,7 @@ static RUN_DIR: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(?:run[-_]?)?(?P<run>\d+)$").expect("regex"));
 
 /// The run id a folder name gives (`123`, `run_123`, `run-123`), if any.
-pub fn run_folder(name: &str) -> Option<String> {
+pub(crate) fn run_folder(name: &str) -> Option<String> {
     // By hand, not RUN_DIR's captures: `audit plan` asks this of every
     // folder of millions of listing entries.
     let digits = name
@@ -71,7 +71,7 @@ pub fn run_folder(name: &str) -> Option<String> {
 }
 
 /// The name without archive extensions: `x.tar.gz` → `x`.
-pub fn stem(name: &str) -> &str {
+pub(crate) fn stem(name: &str) -> &str {
     let mut s = name;
     loop {
         let lower = s.to_ascii_lowercase();
@@ -86,7 +86,7 @@ pub fn stem(name: &str) -> &str {
 }
 
 /// Parses one artifact name (file or folder name, extensions allowed).
-pub fn parse_name(name: &str) -> Option<NameFields> {
+pub(crate) fn parse_name(name: &str) -> Option<NameFields> {
     let stem = stem(name);
     if let Some(c) = JOB_LOGS.captures(stem) {
         return Some(NameFields {
@@ -128,7 +128,7 @@ pub fn parse_name(name: &str) -> Option<NameFields> {
 /// file inside an unzipped artifact folder (`gh run download`), the nearest
 /// folder whose name parses; the run id from `run_id` if given, else the
 /// nearest folder named by a number, else a `logs_<id>` name.
-pub fn fields_for(path: &str, run_id: Option<&str>) -> NameFields {
+pub(crate) fn fields_for(path: &str, run_id: Option<&str>) -> NameFields {
     let parts: Vec<&str> = path
         .split('/')
         .filter(|p| !p.is_empty() && *p != ".")
@@ -156,7 +156,7 @@ pub fn fields_for(path: &str, run_id: Option<&str>) -> NameFields {
 }
 
 /// The folder holding the artifact: the scope of run checks (as `check` does it).
-pub fn run_dir(path: &str) -> String {
+pub(crate) fn run_dir(path: &str) -> String {
     path.rsplit_once('/')
         .map_or(".", |(dir, _)| dir)
         .to_string()

@@ -2,8 +2,8 @@
 //! the real line scanner, once with the prefilter and once without it, so a
 //! prefilter that rejects a line the regex accepts is caught.
 
-use super::{ExampleDef, RuleSet};
 use crate::lines::LineReader;
+use crate::pack::{ExampleDef, RuleSet};
 use crate::scan::evidence::{MemberScan, Record, ScanOptions};
 use serde_json::Value;
 use std::collections::BTreeMap;
