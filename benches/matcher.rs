@@ -43,7 +43,7 @@ fn matcher(c: &mut Criterion) {
             b.iter(|| {
                 let opts = ScanOptions {
                     every_match,
-                    force: false,
+                    skip_prefilter: false,
                 };
                 let mut sink = MemberScan::new(&set, "bench", &members, "server.log", opts);
                 let mut r = &data[..];

@@ -2,7 +2,7 @@
 //! each artifact's output kept together, handed to one consumer in input
 //! order whatever the thread count, so output never depends on `-j`.
 
-use crate::lines::Outcome;
+use crate::lines::LinesRead;
 use crate::source::{Artifact, ArtifactKind, Coverage, ErrorKind, NoteKind};
 use sha2::{Digest, Sha256};
 use std::io::{self, Read};
@@ -125,7 +125,7 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 pub(crate) fn account(
     coverage: &mut Coverage,
     members: &[String],
-    outcome: &Outcome,
+    outcome: &LinesRead,
     max_line: usize,
 ) {
     coverage.bytes += outcome.bytes;

@@ -79,7 +79,7 @@ pub trait LineSink {
 
 /// What reading a member found.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Outcome {
+pub struct LinesRead {
     pub bytes: u64,
     pub lines: u64,
     /// Skipped: NUL bytes in the first block.
@@ -183,7 +183,7 @@ impl LineReader {
         offset: u64,
         line_no: u64,
         sink: &mut dyn LineSink,
-    ) -> Outcome {
+    ) -> LinesRead {
         if offset == 0 {
             if let Some(le) = utf16_bom(bytes) {
                 let mut dec = Utf16Reader::new(&bytes[2..], le);
@@ -196,9 +196,9 @@ impl LineReader {
             }
         }
         let mut st = State {
-            out: Outcome {
+            out: LinesRead {
                 bytes: bytes.len() as u64,
-                ..Outcome::default()
+                ..LinesRead::default()
             },
             base: offset,
             line_no,
@@ -228,7 +228,7 @@ impl LineReader {
     /// Reads `r` to its end, handing lines to `sink`. On a read error the
     /// whole lines before it are still delivered, then the error returned.
     /// A member that starts with a UTF-16 BOM is decoded to UTF-8 first.
-    pub fn scan(&mut self, r: &mut dyn Read, sink: &mut dyn LineSink) -> io::Result<Outcome> {
+    pub fn scan(&mut self, r: &mut dyn Read, sink: &mut dyn LineSink) -> io::Result<LinesRead> {
         let mut head = [0u8; UTF16_PROBE];
         let mut n = 0;
         // An error in the probe comes after the bytes read before it, so
@@ -259,13 +259,13 @@ impl LineReader {
         }
     }
 
-    fn scan_plain(&mut self, r: &mut dyn Read, sink: &mut dyn LineSink) -> io::Result<Outcome> {
+    fn scan_plain(&mut self, r: &mut dyn Read, sink: &mut dyn LineSink) -> io::Result<LinesRead> {
         let size = (self.max_line + (64 << 10)).max(MIN_BUF);
         if self.buf.len() < size {
             self.buf.resize(size, 0);
         }
         let mut st = State {
-            out: Outcome::default(),
+            out: LinesRead::default(),
             base: 0,
             line_no: 1,
             max_line: self.max_line,
@@ -372,7 +372,7 @@ impl LineReader {
 }
 
 struct State {
-    out: Outcome,
+    out: LinesRead,
     /// Member offset of `buf[0]`.
     base: u64,
     /// Number of the line that starts at the region start.
@@ -383,7 +383,7 @@ struct State {
     every_line: bool,
 }
 
-impl Outcome {
+impl LinesRead {
     fn long(&mut self, line: u64) {
         self.long_lines += 1;
         if self.first_long_line == 0 {
@@ -834,7 +834,7 @@ mod tests {
         }
     }
 
-    fn lines(data: &[u8], max_line: usize) -> (Vec<(u64, u64, String, bool)>, Outcome) {
+    fn lines(data: &[u8], max_line: usize) -> (Vec<(u64, u64, String, bool)>, LinesRead) {
         let mut sink = Collect(Vec::new());
         let mut r = data;
         let out = LineReader::new(LineLimits {

@@ -478,7 +478,7 @@ fn scan(a: ScanArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
     let rules = a.sel.rules()?;
     let opts = ScanOptions {
         every_match: a.every_match,
-        force: false,
+        skip_prefilter: false,
     };
     let format = a.format.unwrap_or_else(OutputFormat::default_for_stdout);
     if format == OutputFormat::Markdown {

@@ -211,7 +211,7 @@ pub fn rules(data: &[u8]) {
     limits.lines.max_line = if ctl & 8 != 0 { 1 << 10 } else { 1 << 20 };
     let opts = ScanOptions {
         every_match: ctl & 1 != 0,
-        force: ctl & 2 != 0,
+        skip_prefilter: ctl & 2 != 0,
     };
     let scan = scan_artifact(set, &artifact, &limits, opts);
     let _ = std::fs::remove_file(&p);

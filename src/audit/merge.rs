@@ -82,7 +82,7 @@ pub(crate) fn merge(
     shards: Option<u64>,
     err: &mut dyn Write,
 ) -> anyhow::Result<MergeSummary> {
-    let conn = store::open(out, true)?;
+    let conn = store::open(out)?;
     let mut summary = MergeSummary::default();
     let mut seen = std::collections::BTreeSet::new();
     let out_canon = std::fs::canonicalize(out).ok();

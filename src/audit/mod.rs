@@ -27,7 +27,7 @@ pub(crate) mod store;
 pub(crate) use shard::Shard;
 
 use crate::check::load::judge;
-use crate::check::{self, Check, CheckParams, Status};
+use crate::check::{self, Check, CheckParams, CheckScope, Status};
 use crate::engine;
 use crate::limits::ReadLimits;
 use crate::pack::RuleSet;
@@ -369,7 +369,7 @@ fn stat(path: &Path) -> std::io::Result<FileStat> {
     })
 }
 
-enum Outcome {
+enum ArtifactWork {
     /// Same bytes and fingerprint: nothing to scan. `hashed_ns` when the hash
     /// was taken now; `run_id` when the stored run id is to be replaced.
     Unchanged {
@@ -401,7 +401,7 @@ pub(crate) fn audit(
     err: &mut dyn Write,
 ) -> anyhow::Result<Summary> {
     let start = Instant::now();
-    let conn = store::open(&opts.db, true)?;
+    let conn = store::open(&opts.db)?;
     audit_into(&conn, start, opts, rules, checks, err).map_err(|e| store::explain(e, &opts.db))
 }
 
@@ -476,12 +476,12 @@ fn audit_into(
     let artifact_checks: Vec<Check> = checks
         .checks
         .iter()
-        .filter(|c| !c.run_scope)
+        .filter(|c| c.scope == CheckScope::Artifact)
         .cloned()
         .collect();
     let scan_opts = ScanOptions {
         every_match,
-        force: false,
+        skip_prefilter: false,
     };
     let stamp = Stamp {
         tool_version: &fp.tool_version,
@@ -494,13 +494,13 @@ fn audit_into(
     let mut write_error: Option<anyhow::Error> = None;
     let mut tx_open: Option<(Instant, usize)> = None;
 
-    let work = |a: &Artifact| -> Outcome {
+    let work = |a: &Artifact| -> ArtifactWork {
         if abort.load(Ordering::Relaxed) {
-            return Outcome::Aborted;
+            return ArtifactWork::Aborted;
         }
         let st = match &stats[a.path.as_str()] {
             Ok(st) => *st,
-            Err(e) => return Outcome::Failed(e.clone()),
+            Err(e) => return ArtifactWork::Failed(e.clone()),
         };
         let ArtifactKind::File(file) = &a.kind else {
             unreachable!()
@@ -516,14 +516,14 @@ fn audit_into(
                 && p.mtime_ns == st.mtime_ns
                 && st.mtime_ns < p.hashed_ns - RACY_NS
             {
-                return Outcome::Unchanged {
+                return ArtifactWork::Unchanged {
                     hashed_ns: None,
                     run_id,
                 };
             }
             let hashed_at = now_ns();
             if engine::sha256_file(file).ok() == p.sha256 {
-                return Outcome::Unchanged {
+                return ArtifactWork::Unchanged {
                     hashed_ns: Some(hashed_at),
                     run_id,
                 };
@@ -534,7 +534,7 @@ fn audit_into(
         let scan = scan_artifact(rules, a, &opts.limits, scan_opts);
         let (scan, verdicts) = judge_one(&artifact_checks, &a.path, scan, &checks.params);
         let rows = Prepared::rows(&a.path, &scan, &verdicts);
-        Outcome::Scanned(Box::new(Prepared {
+        ArtifactWork::Scanned(Box::new(Prepared {
             path: a.path.clone(),
             artifact: a.path.rsplit('/').next().unwrap_or(&a.path).to_string(),
             run_dir: crate::names::run_dir(&a.path),
@@ -552,7 +552,7 @@ fn audit_into(
         }))
     };
 
-    let consume = |a: &Artifact, outcome: Outcome| {
+    let consume = |a: &Artifact, outcome: ArtifactWork| {
         done += 1;
         let size = stats[a.path.as_str()].as_ref().map_or(0, |s| s.size as u64);
         crate::output::progress::advance(&pb, size, done, artifacts.len());
@@ -561,14 +561,14 @@ fn audit_into(
         }
         let result: anyhow::Result<()> = (|| {
             match outcome {
-                Outcome::Aborted => {}
-                Outcome::Failed(e) => {
+                ArtifactWork::Aborted => {}
+                ArtifactWork::Failed(e) => {
                     let esc = crate::output::escape::text;
                     let msg = format!("{}: {}", esc(&a.path), esc(&e.to_string()));
                     pb.suspend(|| writeln!(err, "artiscan: {msg}"))?;
                     summary.errors += 1;
                 }
-                Outcome::Unchanged { hashed_ns, run_id } => {
+                ArtifactWork::Unchanged { hashed_ns, run_id } => {
                     summary.unchanged += 1;
                     summary.rehashed += u64::from(hashed_ns.is_some());
                     if hashed_ns.is_some() || run_id.is_some() {
@@ -585,7 +585,7 @@ fn audit_into(
                         tx_open.as_mut().expect("tx").1 += 1;
                     }
                 }
-                Outcome::Scanned(p) => {
+                ArtifactWork::Scanned(p) => {
                     begin(conn, &mut tx_open)?;
                     store::write_artifact(conn, &p, &stamp)?;
                     tx_open.as_mut().expect("tx").1 += 1;
@@ -709,12 +709,7 @@ fn write_checks(conn: &Connection, checks: &CheckSet) -> anyhow::Result<()> {
     for c in &checks.checks {
         conn.execute(
             "INSERT OR REPLACE INTO checks VALUES (?1, ?2, ?3, ?4)",
-            params![
-                c.id,
-                c.description,
-                c.rule,
-                if c.run_scope { "run" } else { "artifact" }
-            ],
+            params![c.id, c.description, c.rule, c.scope.as_str()],
         )?;
     }
     Ok(())
@@ -735,7 +730,7 @@ pub(crate) fn judge_dirty_runs(conn: &Connection, checks: &CheckSet) -> anyhow::
     let run_checks: Vec<Check> = checks
         .checks
         .iter()
-        .filter(|c| c.run_scope)
+        .filter(|c| c.scope == CheckScope::Run)
         .cloned()
         .collect();
     let runs: Vec<String> = conn
@@ -765,7 +760,7 @@ pub(crate) fn judge_dirty_runs(conn: &Connection, checks: &CheckSet) -> anyhow::
                 out.unknown += u64::from(v.status == Status::Unknown);
                 store::insert_verdict(
                     conn,
-                    &VerdictRow::new(&v, true),
+                    &VerdictRow::new(&v, CheckScope::Run),
                     None,
                     &run,
                     run_id.as_deref(),

@@ -3,7 +3,7 @@
 //! reading results back as the scan's records.
 
 use crate::Location;
-use crate::check::VerdictRecord;
+use crate::check::{CheckScope, VerdictRecord};
 use crate::names::NameFields;
 use crate::output::{AggregateRecord, CoverageRecord, EvidenceRecord, Stats};
 use crate::scan::{ArtifactScan, Record};
@@ -97,13 +97,10 @@ DROP INDEX member_chains_by_members;\n";
     sql
 }
 
-/// Opens (and with `create`, creates) a store for writing, in WAL mode,
+/// Opens a store for writing, creating it when missing, in WAL mode,
 /// migrated to [`STORE_SCHEMA_VERSION`]. Errors say what is wrong in words
 /// ([`explain`]): a read-only file or folder, a full disk, not a store.
-pub(crate) fn open(path: &Path, create: bool) -> anyhow::Result<Connection> {
-    if !create && !path.exists() {
-        anyhow::bail!("{}: no such audit database", path.display());
-    }
+pub(crate) fn open(path: &Path) -> anyhow::Result<Connection> {
     check_writable(path)?;
     open_rw(path).map_err(|e| explain(e, path))
 }
@@ -576,7 +573,7 @@ fn cited_line(citation: &str) -> i64 {
 #[derive(Debug)]
 pub(crate) struct VerdictRow {
     pub check: String,
-    pub run_scope: bool,
+    pub scope: CheckScope,
     pub scope_name: String,
     pub rule: String,
     pub status: String,
@@ -591,10 +588,10 @@ fn json<T: serde::Serialize>(v: &T) -> String {
 }
 
 impl VerdictRow {
-    pub(crate) fn new(v: &VerdictRecord, run_scope: bool) -> Self {
+    pub(crate) fn new(v: &VerdictRecord, scope: CheckScope) -> Self {
         VerdictRow {
             check: v.check.clone(),
-            run_scope,
+            scope,
             scope_name: v.scope.clone(),
             rule: v.rule.clone(),
             status: v.status.as_str().to_string(),
@@ -657,7 +654,10 @@ impl Prepared {
             error_chains,
             evidence: ev,
             aggregates: ag,
-            verdicts: verdicts.iter().map(|v| VerdictRow::new(v, false)).collect(),
+            verdicts: verdicts
+                .iter()
+                .map(|v| VerdictRow::new(v, CheckScope::Artifact))
+                .collect(),
         }
     }
 }
@@ -830,7 +830,7 @@ pub(crate) fn insert_verdict(
     )?
     .execute(params![
         v.check,
-        if v.run_scope { "run" } else { "artifact" },
+        v.scope.as_str(),
         v.scope_name,
         artifact.map(|a| a.0),
         artifact.map(|a| a.1),
@@ -1283,7 +1283,7 @@ mod tests {
                     .map(|t| dump(&c, t))
                     .collect()
             };
-            let c = open(&path, false).unwrap();
+            let c = open(&path).unwrap();
             let v: i64 = c
                 .query_row("PRAGMA user_version", [], |r| r.get(0))
                 .unwrap();

@@ -3,7 +3,7 @@
 //! scanned artifacts. Shared by `check` and `audit`.
 
 use super::scope::Unit;
-use super::{Check, CheckParams, Scope, Status, VerdictRecord};
+use super::{Check, CheckParams, CheckScope, Scope, Status, VerdictRecord};
 use crate::pack::{RuleSet, compile::Selection};
 use crate::scan::ArtifactScan;
 use std::path::PathBuf;
@@ -108,11 +108,11 @@ pub(crate) fn judge_units(
     let mut verdicts = Vec::new();
     for u in units {
         let scope = scope_of(u.name.clone(), &[u]);
-        for c in checks.iter().filter(|c| !c.run_scope) {
+        for c in checks.iter().filter(|c| c.scope == CheckScope::Artifact) {
             verdicts.push(c.judge(&scope, params));
         }
     }
-    if checks.iter().any(|c| c.run_scope) {
+    if checks.iter().any(|c| c.scope == CheckScope::Run) {
         let mut runs: Vec<(String, Vec<&Unit>)> = Vec::new();
         for u in units {
             let run = u.run();
@@ -123,7 +123,7 @@ pub(crate) fn judge_units(
         }
         for (name, us) in runs {
             let scope = scope_of(name, &us);
-            for c in checks.iter().filter(|c| c.run_scope) {
+            for c in checks.iter().filter(|c| c.scope == CheckScope::Run) {
                 verdicts.push(c.judge(&scope, params));
             }
         }

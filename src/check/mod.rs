@@ -220,11 +220,29 @@ pub struct Check {
     rank_key: String,
     servers: Vec<EvidenceSpec>,
     pub applies: Option<Applies>,
-    pub run_scope: bool,
+    pub scope: CheckScope,
     /// Defaults of `@param:` values from the check file.
     defaults: toml::Table,
     /// The file the check came from.
     pub file: String,
+}
+
+/// What a check judges: each artifact (`scope = "artifact"`, the default)
+/// or each run folder, over all its artifacts (`scope = "run"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckScope {
+    Artifact,
+    Run,
+}
+
+impl CheckScope {
+    /// As check files and the audit store spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckScope::Artifact => "artifact",
+            CheckScope::Run => "run",
+        }
+    }
 }
 
 /// The rules a set of checks needs every line of (evidence records, not
@@ -374,9 +392,9 @@ fn compile(file: &str, c: &CheckDef, defaults: &toml::Table) -> Result<Check, St
             })
         }
     };
-    let run_scope = match c.scope.as_deref() {
-        None | Some("artifact") => false,
-        Some("run") => true,
+    let scope = match c.scope.as_deref() {
+        None | Some("artifact") => CheckScope::Artifact,
+        Some("run") => CheckScope::Run,
         Some(s) => return Err(format!("unknown scope {s:?} (artifact, run)")),
     };
     Ok(Check {
@@ -398,7 +416,7 @@ fn compile(file: &str, c: &CheckDef, defaults: &toml::Table) -> Result<Check, St
             .map(EvidenceSpec::parse)
             .collect::<Result<_, _>>()?,
         applies,
-        run_scope,
+        scope,
         defaults: defaults.clone(),
         file: file.to_string(),
     })

@@ -1,6 +1,7 @@
 //! `artiscan check --checks FILE|--set NAME ARTIFACTS...`: verdicts.
 
 use super::scan::OutputFormat;
+use crate::check::CheckScope;
 use crate::check::load::{check_sources, exit_code, judge_units};
 use crate::check::scope::walk_units;
 use crate::check::{self, Check, CheckParams, Layout, Status, VerdictRecord};
@@ -32,7 +33,7 @@ pub fn list(sets: &[String], files: &[PathBuf], out: &mut dyn Write) -> anyhow::
             }
             writeln!(out, "      rule: {}; expect: {}", c.rule, c.expect_text())?;
             writeln!(out, "      applies: {}", c.applies_text())?;
-            if c.run_scope {
+            if c.scope == CheckScope::Run {
                 writeln!(out, "      scope: run")?;
             }
         }
@@ -67,7 +68,7 @@ pub fn run(
     super::report_walk_errors(err, &walk_errors)?;
     let opts = ScanOptions {
         every_match: true,
-        force: false,
+        skip_prefilter: false,
     };
     let mut done: Vec<Option<ArtifactScan>> = artifacts.iter().map(|_| None).collect();
     let index: BTreeMap<&str, usize> = artifacts

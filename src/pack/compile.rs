@@ -1116,7 +1116,7 @@ mod tests {
                 ScanOptions::default(),
                 ScanOptions {
                     every_match: true,
-                    force: false,
+                    skip_prefilter: false,
                 },
             ] {
                 let mut sink = MemberScan::new(&set, "x", &member, &member[0], opts);

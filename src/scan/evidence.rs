@@ -28,8 +28,9 @@ pub enum Record {
 pub struct ScanOptions {
     /// One record per matching line even for rules that aggregate.
     pub every_match: bool,
-    /// Ignore prefilters: run every rule on every line (pack self-tests).
-    pub force: bool,
+    /// Run every rule on every line, without the literal prefilter (pack
+    /// self-tests: the prefilter must never drop a line a rule matches).
+    pub skip_prefilter: bool,
 }
 
 /// Evidence records one artifact keeps. Past this (or
@@ -202,7 +203,7 @@ impl<'a> MemberScan<'a> {
             overflow: HashMap::default(),
             active,
             cursor: literals.cursor(),
-            every_line: opts.force || literals.needs_every_line(),
+            every_line: opts.skip_prefilter || literals.needs_every_line(),
             literals,
             opts,
             blocks: Vec::new(),
@@ -561,7 +562,7 @@ impl<'a> MemberScan<'a> {
     /// variant of each rule wins.
     fn rules(&mut self, line: &Line<'_>, text: &[u8], raw: bool) {
         let mut hits = std::mem::take(&mut self.hits);
-        if self.opts.force {
+        if self.opts.skip_prefilter {
             hits.clear();
             hits.extend((0..self.set.variants.len()).filter(|&v| self.active[v]));
         } else if raw {

@@ -7,7 +7,7 @@
 use super::evidence::{ArtifactScan, MemberScan, Record, RecordBudget, ScanOptions, evidence_id};
 use crate::engine;
 use crate::limits::ReadLimits;
-use crate::lines::{LineReader, Outcome};
+use crate::lines::{LineReader, LinesRead};
 use crate::pack::RuleSet;
 use crate::source::{self, Artifact, Coverage};
 use std::collections::BTreeMap;
@@ -132,7 +132,7 @@ const SOFT_RECORD_BYTES: usize = 4 << 20;
 struct MemberDone<'a> {
     index: usize,
     sink: MemberScan<'a>,
-    outcome: Outcome,
+    outcome: LinesRead,
     members: Vec<String>,
     /// Where its notes and errors go among the artifact's (in member
     /// order), as counted when it started ...
@@ -291,7 +291,7 @@ fn scan_members_parallel<'a>(
                     member_name(artifact, leaf.members),
                     opts,
                 ),
-                outcome: Outcome::default(),
+                outcome: LinesRead::default(),
                 members: leaf.members.to_vec(),
                 notes_at: cov.notes.len(),
                 errors_at: cov.errors.len(),
@@ -389,7 +389,7 @@ fn scan_in_memory(
     bytes: &[u8],
     reader: &LineReader,
     threads: usize,
-) -> Outcome {
+) -> LinesRead {
     let whole = crate::lines::read_whole(bytes, reader.binary);
     if threads <= 1 || bytes.len() < SPLIT_MIN || whole {
         return reader.scan_slice(bytes, 0, 1, first);
@@ -414,7 +414,7 @@ fn scan_parts(
     bytes: &[u8],
     reader: &LineReader,
     cuts: &[usize],
-) -> Outcome {
+) -> LinesRead {
     let parts: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
     let newlines: Vec<u64> = std::thread::scope(|s| {
         let counting: Vec<_> = parts
@@ -552,7 +552,7 @@ mod tests {
             ScanOptions::default(),
             ScanOptions {
                 every_match: true,
-                force: false,
+                skip_prefilter: false,
             },
         ] {
             let sink = || MemberScan::new(&set, "a.zip", &members, "server.log", opts);

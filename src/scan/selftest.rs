@@ -83,8 +83,16 @@ pub fn test(set: &RuleSet) -> Report {
                     .push(fail("example has neither `line` nor `lines`".into()));
                 continue;
             }
-            let filtered = run_example_for(set, ex, false, &rule.id);
-            let forced = run_example_for(set, ex, true, &rule.id);
+            let with = ScanOptions {
+                every_match: true,
+                skip_prefilter: false,
+            };
+            let without = ScanOptions {
+                skip_prefilter: true,
+                ..with
+            };
+            let filtered = run_example_for(set, ex, with, &rule.id);
+            let forced = run_example_for(set, ex, without, &rule.id);
             if filtered.len() != forced.len()
                 || filtered
                     .iter()
@@ -110,17 +118,13 @@ type Got = (u64, u64, Value, Option<BTreeMap<String, u32>>);
 
 /// The records an example yields for rule `id`; other rules' records are
 /// dropped (examples speak for their own rule).
-fn run_example_for(set: &RuleSet, ex: &ExampleDef, force: bool, id: &str) -> Vec<Got> {
+fn run_example_for(set: &RuleSet, ex: &ExampleDef, opts: ScanOptions, id: &str) -> Vec<Got> {
     let text = match (&ex.line, &ex.lines) {
         (Some(l), _) => l.clone(),
         (None, Some(ls)) => ls.join("\n"),
         (None, None) => String::new(),
     };
     let member = vec![ex.member.clone().unwrap_or_else(|| "example.log".into())];
-    let opts = ScanOptions {
-        every_match: true,
-        force,
-    };
     let mut sink = MemberScan::new(set, "example", &member, &member[0], opts);
     let mut reader = LineReader::new(crate::lines::LineLimits {
         binary: true,
