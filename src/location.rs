@@ -173,8 +173,22 @@ pub(crate) fn name_from_bytes(raw: &[u8]) -> String {
     out
 }
 
+/// A file system path from a path as walked (folder entries named by
+/// [`name_from_bytes`]): the same bytes on Unix, so a citation of a file
+/// whose name is not UTF-8 reopens it.
+pub(crate) fn path_from_name(path: &str) -> std::path::PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        std::path::PathBuf::from(std::ffi::OsString::from_vec(name_bytes(path)))
+    }
+    #[cfg(not(unix))]
+    {
+        std::path::PathBuf::from(path)
+    }
+}
+
 /// The bytes of a name made by [`name_from_bytes`].
-#[cfg(test)]
 pub(crate) fn name_bytes(s: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(s.len());
     let mut utf8 = [0; 4];

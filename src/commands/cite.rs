@@ -9,7 +9,7 @@ use crate::location::{self, Location};
 use crate::output::{self, CiteRecord, escape};
 use crate::source::{self, Artifact, ArtifactKind, Coverage};
 use std::io::Write;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, PathBuf};
 
 /// Most lines of context `-C` prints on each side; larger values are
 /// clamped (with a message) so that `-C 18446744073709551615` neither wraps
@@ -107,10 +107,11 @@ pub fn open_artifact(
 /// canonicalized (symlinks resolved) and the file must still lie under
 /// ROOT. Nothing is looked up in the current folder.
 pub fn resolve(path: &str, root: Option<&str>) -> Result<PathBuf, String> {
+    let path_buf = location::path_from_name(path);
     let Some(root) = root else {
-        return Ok(PathBuf::from(path));
+        return Ok(path_buf);
     };
-    let rel = Path::new(path);
+    let rel = path_buf.as_path();
     if path.is_empty() {
         return Err("the citation names no path".into());
     }

@@ -79,7 +79,9 @@ fn walk_dir(shown: &str, dir: &Path, out: &mut Vec<Artifact>) {
     }
     listed.sort_by_key(|e| e.file_name());
     for entry in listed {
-        let name = entry.file_name().to_string_lossy().into_owned();
+        // Not UTF-8: kept byte for byte (cited `%XX`), never lossily, so
+        // that two names never share a citation and `cite` reopens each.
+        let name = crate::location::name_from_bytes(entry.file_name().as_encoded_bytes());
         let shown = if shown.is_empty() {
             format!("/{name}")
         } else {

@@ -106,3 +106,42 @@ fn dot_slash_names_and_aggregate_ranges_resolve() {
     let bad = format!("{head}:{b}..{a}");
     assert_eq!(artiscan(&["cite", &bad]).code, 2);
 }
+
+/// Two files in a folder whose names differ only in bytes that are not
+/// UTF-8 (`a\xff.log`, `a\xfe.log`): each is cited by its own bytes
+/// (`%FF`, `%FE`), never both as `a\u{FFFD}.log`, and `cite` reopens each.
+#[cfg(unix)]
+#[test]
+fn folder_names_that_are_not_utf8_cite_apart_and_reopen() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    std::fs::create_dir(&runs).unwrap();
+    for (b, what) in [(0xffu8, "first"), (0xfe, "second")] {
+        let name = [b'a', b, b'.', b'l', b'o', b'g'];
+        let name = std::ffi::OsStr::from_bytes(&name);
+        std::fs::write(runs.join(name), format!("Traceback {what}\n")).unwrap();
+    }
+    let r = artiscan_in(dir.path(), &["grep", "-n", "Traceback", "runs"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("runs/a%FE.log:1:Traceback second"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("runs/a%FF.log:1:Traceback first"),
+        "{}",
+        r.stdout
+    );
+    for (citation, quote) in [
+        ("runs/a%FF.log:1", "Traceback first"),
+        ("runs/a%FE.log:1", "Traceback second"),
+    ] {
+        let c = artiscan_in(dir.path(), &["cite", citation]);
+        assert_eq!(c.code, 0, "{citation}: {}", c.stderr);
+        assert!(c.stdout.contains(quote), "{citation}: {}", c.stdout);
+        let rooted = artiscan_in(dir.path(), &["cite", "--root", ".", citation]);
+        assert_eq!(rooted.code, 0, "{citation} --root: {}", rooted.stderr);
+    }
+}
