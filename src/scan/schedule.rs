@@ -598,4 +598,120 @@ mod tests {
             }
         }
     }
+
+    /// A pack of two rules for the state machine's own tests: a block
+    /// (`env:` then indented `NAME=value` lines) and an aggregating line
+    /// rule grouped by rank.
+    const PACK: &str = r#"
+name = "t"
+version = "1"
+
+[[rule]]
+id = "t.env"
+source = "test"
+[[rule.variant]]
+kind = "block"
+prefilter = ["env:"]
+start = '^env:$'
+each = '^  (?P<name>[A-Z_]+)=(?P<value>\S*)$'
+
+[[rule]]
+id = "t.speed"
+source = "test"
+aggregate = ["rank"]
+[rule.captures]
+tps = "float"
+[[rule.variant]]
+prefilter = ["speed: "]
+regex = 'speed: (?P<tps>\d+(?:\.\d+)?)'
+"#;
+
+    fn pack_set() -> RuleSet {
+        let pack = crate::pack::parse_pack("t.toml", PACK).unwrap();
+        RuleSet::compile(&[pack], &Selection::default()).unwrap()
+    }
+
+    fn scan(set: &RuleSet, text: &str, cuts: &[usize]) -> Vec<serde_json::Value> {
+        let members = vec!["x.log".to_string()];
+        let reader = LineReader::new(crate::lines::LineLimits::default());
+        let mut sink = MemberScan::new(set, "a", &members, "x.log", ScanOptions::default());
+        let mut parts = vec![0];
+        parts.extend_from_slice(cuts);
+        parts.push(text.len());
+        scan_parts(&mut sink, text.as_bytes(), &reader, &parts);
+        finish(sink)
+            .0
+            .iter()
+            .map(|r| serde_json::from_str(r).unwrap())
+            .collect()
+    }
+
+    /// A block whose lines fall in the next part is followed across the
+    /// cut by the part that opened it (overrun), to its end line, and the
+    /// next part does not also report them.
+    #[test]
+    fn a_block_is_followed_across_a_cut_to_its_end() {
+        let set = pack_set();
+        let text = "env:\n  A=1\n  B=2\nend\n  C=3\n";
+        for cut in [5, 11, 17] {
+            let got = scan(&set, text, &[cut]);
+            let names: Vec<(&str, u64)> = got
+                .iter()
+                .map(|r| {
+                    (
+                        r["captures"]["name"].as_str().unwrap(),
+                        r["location"]["line"].as_u64().unwrap(),
+                    )
+                })
+                .collect();
+            assert_eq!(names, [("A", 2), ("B", 3)], "cut at byte {cut}");
+        }
+    }
+
+    /// Past its part, a scanner follows only its open blocks: a block that
+    /// opens again in the next part belongs to that part (no record twice).
+    #[test]
+    fn an_overrun_stops_where_the_next_part_opens_a_block() {
+        let set = pack_set();
+        let text = "env:\n  A=1\nenv:\n  B=2\n";
+        for cut in [5, 11] {
+            let got = scan(&set, text, &[cut]);
+            let lines: Vec<u64> = got
+                .iter()
+                .map(|r| r["location"]["line"].as_u64().unwrap())
+                .collect();
+            assert_eq!(lines, [2, 4], "cut at byte {cut}");
+        }
+    }
+
+    /// Aggregates of one group counted in several parts merge into one
+    /// record: count, first and last line, min/max/mean, whatever the cuts.
+    #[test]
+    fn aggregates_merge_across_parts() {
+        let set = pack_set();
+        let text = "[2026-10-29 04:30:00 TP0] speed: 1\n[2026-10-29 04:30:00 TP1] speed: 5\n\
+                    [2026-10-29 04:30:01 TP0] speed: 3\n[2026-10-29 04:30:02 TP0] speed: 2.5\n";
+        let starts: Vec<usize> = memchr::memchr_iter(b'\n', text.as_bytes())
+            .map(|i| i + 1)
+            .filter(|&i| i < text.len())
+            .collect();
+        let whole = scan(&set, text, &[]);
+        assert_eq!(whole.len(), 2, "{whole:?}");
+        for cuts in [&starts[..1], &starts[1..2], &starts[..2], &starts[..]] {
+            assert_eq!(scan(&set, text, cuts), whole, "cuts {cuts:?}");
+        }
+        let tp0 = whole.iter().find(|r| r["group"]["tp"] == 0).unwrap();
+        assert_eq!(tp0["count"], 3);
+        assert_eq!(
+            (tp0["first"].as_str(), tp0["last"].as_str()),
+            (Some("a!x.log:1"), Some("a!x.log:4"))
+        );
+        let tps = &tp0["stats"]["tps"];
+        assert_eq!(
+            (tps["min"].as_f64(), tps["max"].as_f64()),
+            (Some(1.0), Some(3.0))
+        );
+        // The mean to 12 significant digits (the same whatever the cuts).
+        assert_eq!(tps["mean"].as_f64(), Some(2.16666666667));
+    }
 }
