@@ -461,6 +461,40 @@ impl<'a> MemberScan<'a> {
         } else {
             RankKey::default()
         };
+        let at = (line.number, line.offset);
+        let last = self.agg_last[rule_index];
+        let same_as_last = match self.aggs.get(last) {
+            Some(((_, r, e), _)) => *r == rank && same_group(e.as_bytes(), rule, v, group),
+            None => false,
+        };
+        let i = if same_as_last {
+            last
+        } else {
+            self.find_group(variant, rank, at, group)
+        };
+        let agg = &mut self.aggs[i].1;
+        agg.count += 1;
+        agg.last = at;
+        let fields = rule.aggregate.len();
+        for (slot, name) in rule.numeric.iter().enumerate() {
+            if let Some(x) = group(fields + slot, name).and_then(super::aggregate::parse_number) {
+                agg.add_slot(slot, x);
+            }
+        }
+    }
+
+    /// The aggregate group of a line (its rank and captured group fields),
+    /// made when new; remembered as its rule's last.
+    fn find_group<'t>(
+        &mut self,
+        variant: usize,
+        rank: RankKey,
+        at: (u64, u64),
+        group: &dyn Fn(usize, &str) -> Option<&'t [u8]>,
+    ) -> usize {
+        let v = &self.set.variants[variant];
+        let rule_index = v.rule;
+        let rule = &self.set.rules[rule_index];
         // A group field the line does not capture may be set by its variant
         // (`set = { phase = "gen" }`): the same group as a captured `gen`.
         let set_text = |k: &str| {
@@ -481,51 +515,32 @@ impl<'a> MemberScan<'a> {
             }
             extra.push('\0');
         }
-        let at = (line.number, line.offset);
-        let last = self.agg_last[rule_index];
-        let i = match self.aggs.get(last) {
-            Some(((_, r, e), _)) if *r == rank && *e == extra => {
-                self.agg_key = extra;
-                last
-            }
-            _ => {
-                let key = (rule_index, rank, extra);
-                let i = match self.agg_index.get(&key) {
-                    Some(&i) => i,
-                    None => {
-                        let mut fields = Map::new();
-                        for (i, k) in rule.aggregate.iter().enumerate() {
-                            if k == "rank" {
-                                for (n, v) in rank.to_map().into_iter().flatten() {
-                                    fields.insert(n, Value::from(v));
-                                }
-                            } else if let Some(b) = group(i, k) {
-                                let t = rule.captures.get(k).copied().unwrap_or(CapType::Str);
-                                fields.insert(k.clone(), t.convert(&String::from_utf8_lossy(b)));
-                            } else if let Some(val) = v.set.get(k) {
-                                fields.insert(k.clone(), val.clone());
-                            }
+        let key = (rule_index, rank, extra);
+        let i = match self.agg_index.get(&key) {
+            Some(&i) => i,
+            None => {
+                let mut fields = Map::new();
+                for (i, k) in rule.aggregate.iter().enumerate() {
+                    if k == "rank" {
+                        for (n, v) in rank.to_map().into_iter().flatten() {
+                            fields.insert(n, Value::from(v));
                         }
-                        self.agg_index.insert(key.clone(), self.aggs.len());
-                        self.aggs.push((key.clone(), Agg::new(fields, at)));
-                        self.aggs.len() - 1
+                    } else if let Some(b) = group(i, k) {
+                        let t = rule.captures.get(k).copied().unwrap_or(CapType::Str);
+                        fields.insert(k.clone(), t.convert(&String::from_utf8_lossy(b)));
+                    } else if let Some(val) = v.set.get(k) {
+                        fields.insert(k.clone(), val.clone());
                     }
-                };
-                // The key's text buffer serves the next line.
-                self.agg_key = key.2;
-                self.agg_last[rule_index] = i;
-                i
+                }
+                self.agg_index.insert(key.clone(), self.aggs.len());
+                self.aggs.push((key.clone(), Agg::new(fields, at)));
+                self.aggs.len() - 1
             }
         };
-        let agg = &mut self.aggs[i].1;
-        agg.count += 1;
-        agg.last = at;
-        let fields = rule.aggregate.len();
-        for (slot, name) in rule.numeric.iter().enumerate() {
-            if let Some(x) = group(fields + slot, name).and_then(super::aggregate::parse_number) {
-                agg.add_slot(slot, x);
-            }
-        }
+        // The key's text buffer serves the next line.
+        self.agg_key = key.2;
+        self.agg_last[rule_index] = i;
+        i
     }
 
     /// Lines inside open blocks: records, or the block closes.
@@ -681,6 +696,38 @@ impl LineSink for MemberScan<'_> {
         self.scratch = scratch;
         !self.aborted
     }
+}
+
+/// Whether a line's group fields are those of the group key `key` (the
+/// fields' text, each followed by NUL, as `find_group` builds it), compared
+/// in place: the common case, a rule's line in the group of its last line,
+/// then costs no key built. `false` sends the line to `find_group`, which
+/// decides (fields that are not UTF-8 or set to a non-string value).
+fn same_group<'t>(
+    key: &[u8],
+    rule: &crate::pack::compile::Rule,
+    v: &crate::pack::compile::Variant,
+    group: &dyn Fn(usize, &str) -> Option<&'t [u8]>,
+) -> bool {
+    let mut rest = key;
+    for &i in &rule.capture_keys {
+        let k = &rule.aggregate[i];
+        let b: &[u8] = match group(i, k) {
+            Some(b) => b,
+            None => match v.set.get(k) {
+                None => b"",
+                Some(val) => match val.as_str() {
+                    Some(s) => s.as_bytes(),
+                    None => return false,
+                },
+            },
+        };
+        match rest.strip_prefix(b) {
+            Some([0, tail @ ..]) => rest = tail,
+            _ => return false,
+        }
+    }
+    rest.is_empty()
 }
 
 /// A capture group's bytes by name, from the first of `caps` that has it.
