@@ -145,7 +145,7 @@ fn totals(verdicts: &[VerdictRecord]) -> String {
 
 fn text(buf: &mut Vec<u8>, verdicts: &[VerdictRecord]) {
     for (scope, vs) in groups(verdicts) {
-        let _ = writeln!(buf, "{}", escape::text(scope));
+        let _ = writeln!(buf, "{}", escape::text(&crate::location::escape(scope)));
         for v in vs {
             let status = v.status.as_str().to_uppercase();
             let _ = writeln!(buf, "  {status:<14} {}", escape::text(&v.check));
@@ -169,7 +169,8 @@ fn text(buf: &mut Vec<u8>, verdicts: &[VerdictRecord]) {
 fn whose(c: &check::Cited) -> String {
     let mut parts = Vec::new();
     if let Some(s) = &c.server {
-        parts.push(escape::text(s).into_owned());
+        // A name as citations write it: bytes that are not UTF-8 as `%XX`.
+        parts.push(escape::text(&crate::location::escape(s)).into_owned());
     }
     if let Some(r) = &c.rank {
         for k in ["dp", "tp", "ep", "pp", "rank"] {
@@ -191,7 +192,11 @@ fn whose(c: &check::Cited) -> String {
 pub fn markdown(buf: &mut Vec<u8>, verdicts: &[VerdictRecord]) {
     let _ = writeln!(buf, "## artiscan check: {}", totals(verdicts));
     for (scope, vs) in groups(verdicts) {
-        let _ = writeln!(buf, "\n### {}\n", escape::md_code(scope));
+        let _ = writeln!(
+            buf,
+            "\n### {}\n",
+            escape::md_code(&crate::location::escape(scope))
+        );
         let _ = writeln!(buf, "| check | status | reason | evidence |");
         let _ = writeln!(buf, "|---|---|---|---|");
         for v in vs {

@@ -170,8 +170,10 @@ fn text(
         "INCOMPLETE"
     };
     line(format!(
-        "== {path} ({state}, {} members, {} bytes)",
-        cov.members, cov.bytes
+        "== {} ({state}, {} members, {} bytes)",
+        crate::location::escape(path),
+        cov.members,
+        cov.bytes
     ));
     for r in records {
         match r {

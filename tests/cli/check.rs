@@ -629,3 +629,41 @@ fn scan_and_check_output_is_the_same_bytes_on_any_thread_count() {
         }
     }
 }
+
+/// Two files of a folder whose names differ only in bytes that are not
+/// UTF-8, a Traceback in one (found by the review of issue 13): lossy
+/// names made them one member, the other was never judged, and
+/// `no-traceback` passed. Each is its own member now: the check fails,
+/// citing the file by its bytes.
+#[cfg(unix)]
+#[test]
+fn names_differing_only_in_invalid_utf8_are_both_judged() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let art = dir.path().join("art");
+    std::fs::create_dir(&art).unwrap();
+    for (b, text) in [
+        (0xfeu8, "Traceback (most recent call last):\n"),
+        (0xff, "clean\n"),
+    ] {
+        let name = [b'a', b, b'.', b'l', b'o', b'g'];
+        std::fs::write(art.join(std::ffi::OsStr::from_bytes(&name)), text).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("nt.toml"),
+        "[[check]]\nid = \"nt\"\ndescription = \"no traceback\"\nrule = \"error.traceback\"\nexpect = \"absent\"\n",
+    )
+    .unwrap();
+    for layout in ["artifact", "auto"] {
+        let r = artiscan_in(
+            dir.path(),
+            &[
+                "check", "--checks", "nt.toml", "--layout", layout, "--format", "text", "art",
+            ],
+        );
+        assert_eq!(r.code, 1, "{layout}: {}{}", r.stdout, r.stderr);
+        assert!(r.stdout.contains("FAIL"), "{}", r.stdout);
+        assert!(r.stdout.contains("art/a%FE.log:1"), "{}", r.stdout);
+        assert!(!r.stdout.contains('\u{10FFFE}'), "{}", r.stdout);
+    }
+}
