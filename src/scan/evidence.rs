@@ -128,6 +128,10 @@ pub struct MemberScan<'a> {
     cite: Arc<str>,
     /// The text of the last line that made a record, shared by its records.
     line_text: Option<(u64, Arc<str>, bool)>,
+    /// The rank of the last line asked about: read once per line, not once
+    /// per match (an `Env:` line of 60,000 variables makes 60,000 records,
+    /// and reading a `\r`-glued prefix scans the whole line).
+    line_rank: Option<(u64, RankKey)>,
     /// This scanner's own records (bounds memory before the artifact's
     /// budget is applied in order, in `finish_capped`).
     budget: RecordBudget,
@@ -197,6 +201,7 @@ impl<'a> MemberScan<'a> {
             members,
             cite,
             line_text: None,
+            line_rank: None,
             budget: RecordBudget::default(),
             soft_limit: None,
             aborted: false,
@@ -394,7 +399,7 @@ impl<'a> MemberScan<'a> {
         let rule_index = self.set.variants[variant].rule;
         let rule = &self.set.rules[rule_index];
         self.counts[rule_index] += 1;
-        let rank = RankKey::parse(text).to_map();
+        let rank = self.rank_of(line, text).to_map();
         let location = Location {
             path: self.path.clone(),
             members: self.members.clone(),
@@ -443,6 +448,18 @@ impl<'a> MemberScan<'a> {
                 .is_empty()
     }
 
+    /// The rank in `line`'s prefix (`text` is the line cleaned).
+    fn rank_of(&mut self, line: &Line<'_>, text: &[u8]) -> RankKey {
+        match self.line_rank {
+            Some((n, r)) if n == line.number => r,
+            _ => {
+                let r = RankKey::parse(text);
+                self.line_rank = Some((line.number, r));
+                r
+            }
+        }
+    }
+
     /// Counts a line of an aggregating rule: no record, no allocation once
     /// its group exists.
     fn aggregate<'t>(
@@ -457,7 +474,7 @@ impl<'a> MemberScan<'a> {
         let rule = &self.set.rules[rule_index];
         self.counts[rule_index] += 1;
         let rank = if rule.by_rank {
-            RankKey::parse(text)
+            self.rank_of(line, text)
         } else {
             RankKey::default()
         };

@@ -332,6 +332,64 @@ fn rule_literals_repeated_along_long_lines_linear() {
     );
 }
 
+/// Many records on one long line cost what they cost on short lines: each
+/// environment style as one 1 MiB line, and as 16 lines of 64 KiB, the
+/// same variables (about 60,000 records, under the record cap). The issue-13
+/// review found a 1 MiB `Env:` line taking 27 s (the rank prefix was read
+/// again for every record, and reading a `\r`-glued prefix scans the
+/// whole line): 16 times longer lines then took far more than 16 times as
+/// long per record.
+#[test]
+fn records_along_long_lines_linear() {
+    let dir = tempfile::tempdir().unwrap();
+    let checks = absent_check(dir.path(), "env.var", "where = { name = \"NOT_SET\" }");
+    let styles: [(&str, &dyn Fn(usize) -> String, &str); 3] = [
+        ("env", &|i| format!("V{}=11111111111 ", i % 1000), "Env: "),
+        (
+            "json",
+            &|i| format!("\"V{}\": \"1111111\", ", i % 1000),
+            "{\"env\": {",
+        ),
+        ("launch", &|i| format!("V{}=11111111111 ", i % 1000), ""),
+    ];
+    for (style, var, head) in styles {
+        let write = |name: &str, line_len: usize| {
+            let mut f =
+                std::io::BufWriter::new(std::fs::File::create(dir.path().join(name)).unwrap());
+            for _ in 0..(1 << 20) / line_len {
+                let mut line = head.to_string();
+                let mut i = 0;
+                while line.len() < line_len - 40 {
+                    line.push_str(&var(i));
+                    i += 1;
+                }
+                if style == "json" {
+                    line.push_str("\"Z\": \"1\"}}");
+                } else if style == "launch" {
+                    line.push_str("python -m sglang");
+                }
+                f.write_all(line.as_bytes()).unwrap();
+                f.write_all(b"\n").unwrap();
+            }
+        };
+        let (long, short) = (format!("{style}-long.log"), format!("{style}-short.log"));
+        write(&long, 1 << 20);
+        write(&short, 64 << 10);
+        let time = |name: &str| {
+            let args = ["check", "--checks", &checks, "--format", "jsonl", name];
+            let (r, _, secs) = measure(name, dir.path(), &args, 240);
+            // Every variable read (env.var seen, none named NOT_SET).
+            assert_eq!(verdict(&r)["status"], "pass", "{name}: {}", r.stdout);
+            secs
+        };
+        let (s, l) = (time(&short), time(&long));
+        assert!(
+            l < 3.0 * s + 1.0,
+            "{style}: 1 MiB line {l:.2} s, 64 KiB lines {s:.2} s"
+        );
+    }
+}
+
 fn collect_prefilters(v: &toml::Value, out: &mut Vec<String>) {
     match v {
         toml::Value::Table(t) => {
