@@ -343,7 +343,8 @@ fn rule_literals_repeated_along_long_lines_linear() {
 fn records_along_long_lines_linear() {
     let dir = tempfile::tempdir().unwrap();
     let checks = absent_check(dir.path(), "env.var", "where = { name = \"NOT_SET\" }");
-    let styles: [(&str, &dyn Fn(usize) -> String, &str); 3] = [
+    type Var = fn(usize) -> String;
+    let styles: [(&str, Var, &str); 3] = [
         ("env", &|i| format!("V{}=11111111111 ", i % 1000), "Env: "),
         (
             "json",
