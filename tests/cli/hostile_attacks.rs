@@ -345,13 +345,13 @@ fn records_along_long_lines_linear() {
     let checks = absent_check(dir.path(), "env.var", "where = { name = \"NOT_SET\" }");
     type Var = fn(usize) -> String;
     let styles: [(&str, Var, &str); 3] = [
-        ("env", &|i| format!("V{}=11111111111 ", i % 1000), "Env: "),
+        ("env", |i| format!("V{}=11111111111 ", i % 1000), "Env: "),
         (
             "json",
-            &|i| format!("\"V{}\": \"1111111\", ", i % 1000),
+            |i| format!("\"V{}\": \"1111111\", ", i % 1000),
             "{\"env\": {",
         ),
-        ("launch", &|i| format!("V{}=11111111111 ", i % 1000), ""),
+        ("launch", |i| format!("V{}=11111111111 ", i % 1000), ""),
     ];
     for (style, var, head) in styles {
         let write = |name: &str, line_len: usize| {
