@@ -286,6 +286,44 @@ fn gnu_long_name_of_256_mib() {
     );
 }
 
+/// Four sparse members, each 8.8 KB of text and then a 2^62-byte hole (so
+/// not skipped as binary), in a 40 KB tar (found by the issue-13 review):
+/// the holes' zeros were read up to `--max-member-bytes`, 3.4 s a member.
+/// Each now stops after 64 MiB of zeros with a `limit` error, at once.
+#[test]
+fn sparse_members_with_text_then_a_huge_hole_stop_at_the_hole_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = b"ok line\n".repeat(1100);
+    let mut t = Vec::new();
+    for i in 0..4 {
+        let name = format!("s{i}.log");
+        let mut h = tar_header(name.as_bytes(), text.len() as u64, b'S');
+        put_number(&mut h[386..398], 0); // first region at 0 ...
+        put_number(&mut h[398..410], text.len() as u64); // ... of the text
+        put_number(&mut h[483..495], 1 << 62); // realsize: the rest a hole
+        t.extend_from_slice(&seal(h));
+        t.extend_from_slice(&padded(&text));
+    }
+    t.extend_from_slice(&[0; 1024]);
+    std::fs::write(dir.path().join("sp4.tar"), &t).unwrap();
+    let (r, _, secs) = measure(
+        "sp4",
+        dir.path(),
+        &["scan", "--format", "jsonl", "sp4.tar"],
+        60,
+    );
+    assert!(secs < 10.0, "{secs} s");
+    let cov = coverage(&r);
+    assert_eq!(cov["complete"], false, "{cov}");
+    let errors = cov["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 4, "{cov}");
+    for (i, e) in errors.iter().enumerate() {
+        assert_eq!(e["kind"], "limit", "{cov}");
+        assert_eq!(e["members"][0], format!("s{i}.log"), "{cov}");
+        assert!(e["message"].as_str().unwrap().contains("holes"), "{cov}");
+    }
+}
+
 /// Every literal a built-in rule looks for (its prefilter), repeated along
 /// lines: the same bytes cut into 256 KiB lines or into 16 KiB lines take
 /// about the same time (a rule re-run to the end of the line at every
