@@ -363,7 +363,7 @@ impl<'r> TarReader<'r> {
                     self.data(size, 0)?;
                     continue;
                 }
-                b'V' => {
+                b'V' if size == 0 => {
                     // A volume label: no member.
                     self.left = size;
                     self.pad = pad(size);
@@ -442,6 +442,11 @@ impl<'r> TarReader<'r> {
                 b'3' => Item::Special("character device"),
                 b'4' => Item::Special("block device"),
                 b'6' => Item::Special("fifo"),
+                // Data where none is expected (Python's tarfile gives it
+                // back for `D` and `V`): not searched, so not `complete`.
+                b'5' if size > 0 => Item::Special("directory entry with data"),
+                b'D' if size > 0 => Item::Special("GNU dumpdir (incremental listing)"),
+                b'V' => Item::Special("volume header with data"),
                 b'5' | b'D' => Item::Dir,
                 b'0' | 0 | b'7' if name.ends_with(b"/") => Item::Dir,
                 // Regular, contiguous, and every other type: GNU tar

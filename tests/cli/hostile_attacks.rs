@@ -324,6 +324,34 @@ fn sparse_members_with_text_then_a_huge_hole_stop_at_the_hole_limit() {
     }
 }
 
+/// Data in tar entries that carry none for GNU tar (a volume header `V`, a
+/// GNU dumpdir `D`, a directory `5`) was stepped over with coverage
+/// complete, so a Traceback there let `no-traceback` pass (Python's
+/// tarfile gives it back; found by the issue-13 review). Each is now a
+/// `skipped` member: absence answers `unknown`.
+#[test]
+fn data_in_volume_dumpdir_and_directory_entries_is_not_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let checks = absent_check(dir.path(), "error.traceback", "");
+    for kind in [b'V', b'D', b'5'] {
+        let mut t = seal(tar_header(b"server.log", TRACEBACK.len() as u64, kind)).to_vec();
+        t.extend_from_slice(&padded(TRACEBACK));
+        t.extend_from_slice(&[0; 1024]);
+        let name = format!("t{}.tar", kind as char);
+        std::fs::write(dir.path().join(&name), &t).unwrap();
+        let (r, _, _) = measure(
+            &name,
+            dir.path(),
+            &["check", "--checks", &checks, "--format", "jsonl", &name],
+            60,
+        );
+        assert_eq!(verdict(&r)["status"], "unknown", "{name}: {}", r.stdout);
+        let (r, _, _) = measure(&name, dir.path(), &["scan", "--format", "jsonl", &name], 60);
+        let cov = coverage(&r);
+        assert_eq!(cov["errors"][0]["kind"], "skipped", "{name}: {cov}");
+    }
+}
+
 /// Every literal a built-in rule looks for (its prefilter), repeated along
 /// lines: the same bytes cut into 256 KiB lines or into 16 KiB lines take
 /// about the same time (a rule re-run to the end of the line at every
