@@ -13,6 +13,7 @@ use crate::audit::export::ExportFormat;
 use crate::audit::report::{Filter, ReportFormat};
 use crate::audit::shard::{self as shards, ShardBy};
 use crate::audit::{self, AuditOptions, CheckSet, Shard};
+use crate::output::escape;
 use crate::pack::compile::Selection;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -275,11 +276,20 @@ fn plan(
             };
             total += 1;
             // Plan output is pasted into download commands and shown on
-            // terminals: a name with control characters is not passed on.
-            if e.chars().any(char::is_control) {
+            // terminals: a name with control characters, bidi overrides or
+            // invisible controls is not passed on, nor one that is not
+            // UTF-8 (read lossily, it would name another object).
+            let unsafe_char = e.chars().any(|c| c.is_control() || escape::is_unsafe(c));
+            if unsafe_char || matches!(text, std::borrow::Cow::Owned(_)) {
+                let why = if unsafe_char {
+                    "control or invisible characters in the name"
+                } else {
+                    "the name is not UTF-8"
+                };
                 writeln!(
                     err,
-                    "artiscan: listing entry {e:?}: control characters in the name; left out of every shard"
+                    "artiscan: listing entry {}: {why}; left out of every shard",
+                    escape::text(&format!("{e:?}"))
                 )?;
                 refused += 1;
             } else if shard.contains(e) {

@@ -1722,6 +1722,19 @@ fn plan_splits_a_listing_and_audit_reads_its_part() {
         "{}",
         r.stderr
     );
+    // Nor one with a bidi override (shown reversed on a terminal), nor one
+    // that is not UTF-8 (read lossily, it would name another object).
+    let mut listing = b"gs://bucket/runs/1/a.zip\ngs://bucket/runs/2/b\xe2\x80\xaeb.zip\n".to_vec();
+    listing.extend_from_slice(b"gs://bucket/runs/3/c\x9b.zip\n");
+    std::fs::write(dir.path().join("bidi.txt"), listing).unwrap();
+    let r = artiscan_in(dir.path(), &["audit", "plan", "--shard", "1/1", "bidi.txt"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(r.stdout, "gs://bucket/runs/1/a.zip\n");
+    assert!(
+        !r.stderr.contains('\u{202e}') && r.stderr.contains("2 refused"),
+        "{}",
+        r.stderr
+    );
     // --shard auto outside a scheduler is an error, not shard 1/1.
     let out = scheduled(
         env!("CARGO_BIN_EXE_artiscan"),
