@@ -594,18 +594,10 @@ fn audit_into(
                     summary.read_bytes += p.bytes as u64;
                     summary.evidence += p.rows.evidence.len() as u64;
                     summary.verdicts += p.rows.verdicts.len() as u64;
-                    summary.fail += p
-                        .rows
-                        .verdicts
-                        .iter()
-                        .filter(|v| v.status == "fail")
-                        .count() as u64;
-                    summary.unknown += p
-                        .rows
-                        .verdicts
-                        .iter()
-                        .filter(|v| v.status == "unknown")
-                        .count() as u64;
+                    let status =
+                        |s: &str| p.rows.verdicts.iter().filter(|v| v.status == s).count() as u64;
+                    summary.fail += status("fail");
+                    summary.unknown += status("unknown");
                     if !p.errors.is_empty() {
                         summary.incomplete += 1;
                         pb.suspend(|| -> std::io::Result<()> {
