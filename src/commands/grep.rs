@@ -81,17 +81,8 @@ pub fn run(
     engine::parallel(&artifacts, threads, work, |a, done| {
         finished += 1;
         crate::output::progress::advance(&pb, engine::artifact_size(a), finished, artifacts.len());
-        summary.artifacts += 1;
-        summary.members += done.coverage.members;
-        summary.bytes += done.coverage.bytes;
+        super::count_artifact(&mut summary, &done.coverage);
         summary.matches += done.matches;
-        summary.errors += done
-            .coverage
-            .errors
-            .iter()
-            .filter(|e| super::reported(e))
-            .count() as u64;
-        summary.incomplete += u64::from(!done.coverage.complete());
         pb.suspend(|| {
             let _ = super::report_coverage_errors(err, &a.path, &done.coverage);
         });

@@ -97,6 +97,18 @@ pub fn reported(e: &crate::source::MemberError) -> bool {
     e.kind != crate::source::ErrorKind::Excluded
 }
 
+/// Adds one artifact's coverage to a summary (`grep` and `scan`).
+pub(crate) fn count_artifact(
+    summary: &mut crate::output::SummaryRecord,
+    coverage: &crate::source::Coverage,
+) {
+    summary.artifacts += 1;
+    summary.members += coverage.members;
+    summary.bytes += coverage.bytes;
+    summary.errors += coverage.errors.iter().filter(|e| reported(e)).count() as u64;
+    summary.incomplete += u64::from(!coverage.complete());
+}
+
 /// Errors of one kind shown per artifact on stderr; the coverage record
 /// (JSON) lists them all.
 const SHOWN_PER_KIND: usize = 20;

@@ -65,16 +65,7 @@ pub fn run(
     let mut first = true;
     let mut io_result: std::io::Result<()> = Ok(());
     scan_all(rules, &artifacts, limits, opts, threads, |a, scan, pb| {
-        summary.artifacts += 1;
-        summary.members += scan.coverage.members;
-        summary.bytes += scan.coverage.bytes;
-        summary.errors += scan
-            .coverage
-            .errors
-            .iter()
-            .filter(|e| super::reported(e))
-            .count() as u64;
-        summary.incomplete += u64::from(!scan.coverage.complete());
+        super::count_artifact(&mut summary, &scan.coverage);
         for (rule, n) in &scan.counts {
             *summary.rules.entry(rule.clone()).or_default() += n;
             summary.matches += n;
