@@ -524,10 +524,7 @@ impl<'a> MemberScan<'a> {
         for &i in &rule.capture_keys {
             let k = &rule.aggregate[i];
             match group(i, k) {
-                Some(b) => match std::str::from_utf8(b) {
-                    Ok(t) => extra.push_str(t),
-                    Err(_) => extra.push_str(&String::from_utf8_lossy(b)),
-                },
+                Some(b) => extra.push_str(&String::from_utf8_lossy(b)),
                 None => extra.push_str(&set_text(k).unwrap_or_default()),
             }
             extra.push('\0');
