@@ -103,6 +103,11 @@ pub struct Variant {
     pub prefilter_explicit: bool,
     /// For the line variants of aggregating rules (the most frequent lines).
     pub anchored: Option<AnchoredRegex>,
+    /// With `anchored` and a single prefilter literal: how far into a match
+    /// that literal can begin, at most. No match then begins more than this
+    /// before the literal's first place on the line (a [`Hit`]'s place), so
+    /// the anchor is looked for from there, not from the line's start.
+    pub lead: Option<usize>,
     /// The capture group that holds a repr/dict dump, and the keys to keep.
     pub dump: Option<(String, Option<Vec<String>>)>,
     /// The rule's `exclude` regexes: a line matching one is no event.
@@ -111,6 +116,7 @@ pub struct Variant {
 
 impl Variant {
     /// Whether the rule says this line is not one of its events.
+    #[inline]
     pub fn excluded(&self, text: &[u8]) -> bool {
         self.exclude.iter().any(|re| re.is_match(text))
     }
@@ -145,7 +151,7 @@ impl AnchoredRegex {
     /// `fields`: the names [`Self::field`] asks for by position.
     fn new(src: &str, fields: &[&str]) -> Option<AnchoredRegex> {
         use regex_automata::{meta, util::syntax};
-        let [literal] = derive_literals(src).try_into().ok()?;
+        let literal = anchor_literal(src)?;
         let re = meta::Regex::builder()
             .syntax(syntax::Config::new().unicode(false).utf8(false))
             .configure(meta::Config::new().nfa_size_limit(Some(32 << 20)))
@@ -162,7 +168,7 @@ impl AnchoredRegex {
             .map(|f| groups.iter().find(|(n, _)| n == f).map(|(_, g)| *g))
             .collect();
         Some(AnchoredRegex {
-            literal: memchr::memmem::Finder::new(literal.as_bytes()).into_owned(),
+            literal: memchr::memmem::Finder::new(&literal).into_owned(),
             re,
             shape: Shape::new(src),
             groups,
@@ -183,16 +189,34 @@ impl AnchoredRegex {
         self.shape.is_some()
     }
 
+    /// How far into a match the literal `lit` can begin, at most (see
+    /// [`Variant::lead`]).
+    pub fn lead(&self, lit: &str) -> Option<usize> {
+        if self.literal.needle() == lit.as_bytes() {
+            return Some(0);
+        }
+        self.shape.as_ref()?.lead(lit.as_bytes())
+    }
+
     /// The leftmost-first match in `text`, the one the unanchored regex
-    /// finds: at the first place of the literal where the regex matches.
-    /// Only the literal's first place is tried anchored (where real lines
-    /// match); past it one unanchored search finds the same match. Retrying
-    /// anchored at every place would be quadratic on a line that repeats
-    /// the literal (a `.*?` runs to the line's end each time).
-    pub fn captures(&self, text: &[u8], caps: &mut AnchoredCaptures) -> bool {
+    /// finds, where no match begins before `from`: at the first place of
+    /// the literal where the regex matches. Only the literal's first place
+    /// is tried anchored (where real lines match); past it one unanchored
+    /// search finds the same match. Retrying anchored at every place would
+    /// be quadratic on a line that repeats the literal (a `.*?` runs to the
+    /// line's end each time).
+    pub fn captures(&self, text: &[u8], from: usize, caps: &mut AnchoredCaptures) -> bool {
         use regex_automata::{Anchored, Input};
         caps.walked = false;
-        let Some(at) = self.literal.find(text) else {
+        let from = from.min(text.len());
+        // The literal is usually right there (`from` is where the prefilter
+        // saw it): no search.
+        let at = if super::shape::has_prefix(&text[from..], self.literal.needle()) {
+            Some(from)
+        } else {
+            self.literal.find(&text[from..]).map(|i| from + i)
+        };
+        let Some(at) = at else {
             caps.caps.set_pattern(None);
             return false;
         };
@@ -237,9 +261,19 @@ impl AnchoredRegex {
         Self::at(text, caps, *g)
     }
 
-    /// The bytes of the rule's field number `i` (see [`Self::new`]).
-    pub fn field<'t>(&self, text: &'t [u8], caps: &AnchoredCaptures, i: usize) -> Option<&'t [u8]> {
-        Self::at(text, caps, (*self.fields.get(i)?)?)
+    /// How many fields [`Self::field_span`] knows (see [`Self::new`]).
+    pub fn field_count(&self) -> usize {
+        self.fields.len()
+    }
+
+    /// Where the rule's field number `i` is in the text of the match in
+    /// `caps`, if it took part.
+    pub fn field_span(&self, caps: &AnchoredCaptures, i: usize) -> Option<(usize, usize)> {
+        let g = (*self.fields.get(i)?)?;
+        if caps.walked {
+            return caps.spans.get(g).copied().flatten();
+        }
+        caps.caps.get_group(g).map(|s| (s.start, s.end))
     }
 
     fn at<'t>(text: &'t [u8], caps: &AnchoredCaptures, g: usize) -> Option<&'t [u8]> {
@@ -319,6 +353,19 @@ fn build_regex(src: &str) -> Result<Regex, regex::Error> {
 }
 
 /// Literal prefixes every match starts with, if the regex has a small set of them.
+/// The literal every match of `src` begins with (the common prefix of its
+/// prefix literals: ` graph: ` for ` graph: (True|False), ...`), if it is
+/// long enough to search for.
+fn anchor_literal(src: &str) -> Option<Vec<u8>> {
+    use regex_syntax::hir::literal::{ExtractKind, Extractor};
+    let hir = regex_syntax::ParserBuilder::new().build().parse(src).ok()?;
+    let mut ex = Extractor::new();
+    ex.kind(ExtractKind::Prefix);
+    let seq = ex.extract(&hir);
+    let lcp = seq.longest_common_prefix()?;
+    (lcp.trim_ascii().len() >= 3).then(|| lcp.to_vec())
+}
+
 pub(crate) fn derive_literals(src: &str) -> Vec<String> {
     use regex_syntax::hir::literal::{ExtractKind, Extractor};
     let Ok(hir) = regex_syntax::ParserBuilder::new().build().parse(src) else {
@@ -442,6 +489,10 @@ impl RuleSet {
                                 .regex
                                 .as_ref()
                                 .and_then(|re| AnchoredRegex::new(re.as_str(), &fields));
+                            v.lead = match (&v.anchored, v.prefilter.as_slice()) {
+                                (Some(a), [lit]) => a.lead(lit),
+                                _ => None,
+                            };
                         }
                     }
                 }
@@ -763,7 +814,7 @@ impl Literals {
         hay: &[u8],
         len: usize,
         at: u64,
-        out: &mut Vec<usize>,
+        out: &mut Vec<Hit>,
     ) {
         out.clear();
         let end = at + len as u64;
@@ -780,30 +831,53 @@ impl Literals {
                 if start >= end {
                     break;
                 }
-                out.extend_from_slice(&g.implied[literal]);
+                let place = start.saturating_sub(at) as usize;
+                out.extend(
+                    g.implied[literal]
+                        .iter()
+                        .map(|&variant| Hit { variant, place }),
+                );
                 let from = if g.chained { start + 1 } else { e };
                 *next = g.search(hay, at, (from - at) as usize);
             }
         }
-        out.extend_from_slice(&self.unfiltered);
-        out.sort_unstable();
-        out.dedup();
+        finish_hits(out, &self.unfiltered);
     }
 
     /// Variants (sorted) whose literal is in `text`, plus the unfiltered
     /// ones, without a cursor (text that is not the raw line).
-    pub fn hits(&self, text: &[u8], out: &mut Vec<usize>) {
+    pub fn hits(&self, text: &[u8], out: &mut Vec<Hit>) {
         out.clear();
         for g in &self.groups {
             let mut from = 0;
             while let Some((s, e, literal)) = g.finder.find(text, from) {
-                out.extend_from_slice(&g.implied[literal]);
+                out.extend(
+                    g.implied[literal]
+                        .iter()
+                        .map(|&variant| Hit { variant, place: s }),
+                );
                 from = if g.chained { s + 1 } else { e };
             }
         }
-        out.extend_from_slice(&self.unfiltered);
+        finish_hits(out, &self.unfiltered);
+    }
+}
+
+/// A variant whose literal is on a line, and a place in the line at or
+/// before the first place of its literal: where a match can begin to be
+/// looked for (see [`Variant::lead`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Hit {
+    pub variant: usize,
+    pub place: usize,
+}
+
+/// Adds the unfiltered variants, then one hit per variant, its first.
+fn finish_hits(out: &mut Vec<Hit>, unfiltered: &[usize]) {
+    out.extend(unfiltered.iter().map(|&variant| Hit { variant, place: 0 }));
+    if out.len() > 1 {
         out.sort_unstable();
-        out.dedup();
+        out.dedup_by_key(|h| h.variant);
     }
 }
 
@@ -911,6 +985,7 @@ fn compile_variant(
         prefilter,
         prefilter_explicit: explicit,
         anchored: None,
+        lead: None,
         dump,
         exclude: Vec::new(),
     })
@@ -942,6 +1017,7 @@ mod tests {
             prefilter: prefilter.iter().map(|s| s.to_string()).collect(),
             prefilter_explicit: true,
             anchored: None,
+            lead: None,
             dump: None,
             exclude: Vec::new(),
         }
@@ -1028,8 +1104,22 @@ mod tests {
             set.hits_at(&mut cur, &text[ls..], line.len(), ls as u64, &mut out);
             set.hits(line, &mut plain);
             let want = naive(&lits, line);
-            assert_eq!(out, want, "line {:?}", String::from_utf8_lossy(line));
-            assert_eq!(plain, want);
+            let variants = |h: &[Hit]| h.iter().map(|h| h.variant).collect::<Vec<_>>();
+            assert_eq!(
+                variants(&out),
+                want,
+                "line {:?}",
+                String::from_utf8_lossy(line)
+            );
+            assert_eq!(variants(&plain), want);
+            // Each place is at or before the first of the variant's literals.
+            for h in out.iter().chain(&plain) {
+                let first = lits[h.variant]
+                    .iter()
+                    .filter_map(|l| line.windows(l.len()).position(|w| w == l.as_bytes()))
+                    .min();
+                assert!(first.is_some_and(|f| h.place <= f), "{h:?} in {line:?}");
+            }
             checked += 1;
             pos = le + 1;
         }
@@ -1054,7 +1144,7 @@ mod tests {
             "accept len:accept len: 1.0, accept rate: 0.2accept len: 9",
         ] {
             let want = re.captures(text.as_bytes());
-            let found = a.captures(text.as_bytes(), &mut caps);
+            let found = a.captures(text.as_bytes(), 0, &mut caps);
             assert_eq!(found, want.is_some(), "{text}");
             if let Some(w) = want {
                 for name in ["value", "rate"] {
@@ -1070,6 +1160,61 @@ mod tests {
         assert!(AnchoredRegex::new(r"(?:foo|bar)baz\d", &[]).is_none());
     }
 
+    /// Looking for the anchor from `lead` bytes before the prefilter
+    /// literal's first place finds the match a search from the line's
+    /// start finds, wherever the literals repeat.
+    #[test]
+    fn anchored_search_from_the_lead_finds_the_leftmost_match() {
+        let src = r" graph: (?P<g>True|False), (?P<p>gen|input) throughput \(token/s\): (?P<t>\d+(?:\.\d+)?)";
+        let lit = "throughput (token/s): ";
+        let a = AnchoredRegex::new(src, &[]).unwrap();
+        let lead = a.lead(lit).expect("bounded");
+        assert_eq!(lead, 21);
+        let re = build_regex(src).unwrap();
+        let mut caps = a.new_captures();
+        let parts = [
+            " graph: ",
+            "True",
+            "False",
+            ", ",
+            "gen",
+            "input",
+            " throughput (token/s): ",
+            "12.5",
+            "x",
+            " ",
+        ];
+        let mut seed = 11u64;
+        for _ in 0..20_000 {
+            let mut text = Vec::new();
+            for _ in 0..12 {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                text.extend_from_slice(parts[(seed >> 33) as usize % parts.len()].as_bytes());
+            }
+            let Some(first) = text.windows(lit.len()).position(|w| w == lit.as_bytes()) else {
+                continue;
+            };
+            let want = re.captures(&text);
+            let found = a.captures(&text, first.saturating_sub(lead), &mut caps);
+            assert_eq!(
+                found,
+                want.is_some(),
+                "{:?}",
+                String::from_utf8_lossy(&text)
+            );
+            if let Some(w) = want {
+                for name in ["g", "p", "t"] {
+                    assert_eq!(
+                        a.group(&text, &caps, name),
+                        w.name(name).map(|m| m.as_bytes())
+                    );
+                }
+            }
+        }
+    }
+
     /// Issue 13: a 1 MiB line repeating the literal of an anchored regex
     /// whose `.*?` runs to the line's end took 44 s (one anchored attempt
     /// per place of the literal); it must stay linear.
@@ -1080,10 +1225,10 @@ mod tests {
         let mut caps = a.new_captures();
         let mut line = "SpecDecoding metrics: ".repeat((1 << 20) / 22).into_bytes();
         let t = std::time::Instant::now();
-        assert!(!a.captures(&line, &mut caps));
+        assert!(!a.captures(&line, 0, &mut caps));
         // The same line with a match at its very end is still found.
         line.extend_from_slice(b"Mean acceptance length: 2.5");
-        assert!(a.captures(&line, &mut caps));
+        assert!(a.captures(&line, 0, &mut caps));
         assert_eq!(a.group(&line, &caps, "value"), Some(&b"2.5"[..]));
         let took = t.elapsed().as_secs_f64();
         // Quadratic: ~48k attempts over ~1 MiB each, tens of seconds.
@@ -1172,7 +1317,7 @@ mod tests {
             for line in &lines {
                 let want = re.captures(line);
                 assert_eq!(
-                    a.captures(line, &mut caps),
+                    a.captures(line, 0, &mut caps),
                     want.is_some(),
                     "{:?}",
                     String::from_utf8_lossy(line)

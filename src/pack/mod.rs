@@ -7,7 +7,7 @@ pub(crate) mod dump;
 pub(crate) mod shape;
 
 pub(crate) use compile::{
-    AnchoredCaptures, CapType, LiteralCursor, Literals, RuleSet, VariantKind,
+    AnchoredCaptures, CapType, Hit, LiteralCursor, Literals, RuleSet, VariantKind,
 };
 
 use serde::Deserialize;

@@ -222,45 +222,58 @@ impl Node {
     }
 }
 
-/// `text.starts_with(lit)` compared 8 bytes at a time in place: the
-/// literals of a pattern are short, and a `memcmp` call for each cost more
-/// than the comparison.
+/// `text.starts_with(lit)` compared in words, in place: the literals of a
+/// pattern are short, and a `memcmp` call for each cost more than the
+/// comparison. A tail shorter than a word is compared as the last word
+/// (overlapping the one before) or as two overlapping halves.
 #[inline]
-fn has_prefix(text: &[u8], lit: &[u8]) -> bool {
+pub(crate) fn has_prefix(text: &[u8], lit: &[u8]) -> bool {
     let n = lit.len();
     if text.len() < n {
         return false;
     }
-    let mut i = 0;
-    while i + 8 <= n {
-        let a = u64::from_ne_bytes(text[i..i + 8].try_into().expect("8 bytes"));
-        let b = u64::from_ne_bytes(lit[i..i + 8].try_into().expect("8 bytes"));
-        if a != b {
-            return false;
+    let word = |b: &[u8], i: usize| u64::from_ne_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+    let half = |b: &[u8], i: usize| u32::from_ne_bytes(b[i..i + 4].try_into().expect("4 bytes"));
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 <= n {
+            if word(text, i) != word(lit, i) {
+                return false;
+            }
+            i += 8;
         }
-        i += 8;
+        return i == n || word(text, n - 8) == word(lit, n - 8);
     }
-    while i < n {
-        if text[i] != lit[i] {
-            return false;
-        }
-        i += 1;
+    if n >= 4 {
+        return half(text, 0) == half(lit, 0) && half(text, n - 4) == half(lit, n - 4);
     }
-    true
+    // Under 4 bytes (`gen`): a `memcmp` call costs more than the loop.
+    (0..n).all(|i| text[i] == lit[i])
 }
 
 /// A shape as a flat program: the walk runs it in one loop, where walking
-/// the tree cost a call and a dispatch per node (a third of an aggregating
-/// rule's cost on a decode line).
+/// the tree cost a call and a dispatch per node. A capture of a single run,
+/// alternative or decimal is one op that records its span (no separate
+/// open and close ops), and `\d+(?:\.\d+)?`, the number of nearly every
+/// aggregating rule, is one op.
 #[derive(Debug)]
 enum Op {
     Lit(Box<[u8]>),
     Run {
-        class: Bytes,
+        /// Membership by byte: one load per byte, no bit arithmetic.
+        class: Box<[bool; 256]>,
         min: u32,
         max: u32,
+        cap: Option<usize>,
     },
-    Alt(Vec<Box<[u8]>>),
+    Alt {
+        lits: Vec<Box<[u8]>>,
+        cap: Option<usize>,
+    },
+    /// `\d+(?:\.\d+)?`: digits, then a point and digits if there are any.
+    Decimal {
+        cap: Option<usize>,
+    },
     /// A capture group starts, or ends, here.
     Open(usize),
     Close(usize),
@@ -272,21 +285,78 @@ enum Op {
     },
 }
 
+fn digits() -> Bytes {
+    let mut d = Bytes::default();
+    (b'0'..=b'9').for_each(|b| d.add(b));
+    d
+}
+
+/// Whether `a` then `b` is `\d+(?:\.\d+)?` (nothing captured inside).
+fn is_decimal(a: &Node, b: &Node) -> bool {
+    let digit_run =
+        |n: &Node| matches!(n, Node::Run { class, min: 1, max: u32::MAX } if *class == digits());
+    let Node::Opt(body, groups) = b else {
+        return false;
+    };
+    let point = |n: &Node| matches!(n, Node::Lit(l) if &l[..] == b".");
+    digit_run(a)
+        && groups.is_empty()
+        && matches!(&**body, Node::Seq(ns) if ns.len() == 2 && point(&ns[0]) && digit_run(&ns[1]))
+}
+
+fn run_op(class: Bytes, min: u32, max: u32, cap: Option<usize>) -> Op {
+    Op::Run {
+        class: Box::new(std::array::from_fn(|b| class.has(b as u8))),
+        min,
+        max,
+        cap,
+    }
+}
+
+/// The single op that matches `n` and records its span in `cap`, if any.
+fn fused(n: &Node, cap: usize) -> Option<Op> {
+    match n {
+        Node::Run { class, min, max } => Some(run_op(*class, *min, *max, Some(cap))),
+        Node::Alt(ls) => Some(Op::Alt {
+            lits: ls.clone(),
+            cap: Some(cap),
+        }),
+        Node::Seq(ns) if ns.len() == 1 => fused(&ns[0], cap),
+        Node::Seq(ns) if ns.len() == 2 && is_decimal(&ns[0], &ns[1]) => {
+            Some(Op::Decimal { cap: Some(cap) })
+        }
+        _ => None,
+    }
+}
+
 fn flatten(n: &Node, out: &mut Vec<Op>) {
     match n {
         Node::Lit(l) => out.push(Op::Lit(l.clone())),
-        Node::Run { class, min, max } => out.push(Op::Run {
-            class: *class,
-            min: *min,
-            max: *max,
+        Node::Run { class, min, max } => out.push(run_op(*class, *min, *max, None)),
+        Node::Alt(ls) => out.push(Op::Alt {
+            lits: ls.clone(),
+            cap: None,
         }),
-        Node::Alt(ls) => out.push(Op::Alt(ls.clone())),
-        Node::Cap(i, sub) => {
-            out.push(Op::Open(*i));
-            flatten(sub, out);
-            out.push(Op::Close(*i));
+        Node::Cap(i, sub) => match fused(sub, *i) {
+            Some(op) => out.push(op),
+            None => {
+                out.push(Op::Open(*i));
+                flatten(sub, out);
+                out.push(Op::Close(*i));
+            }
+        },
+        Node::Seq(ns) => {
+            let mut k = 0;
+            while k < ns.len() {
+                if k + 1 < ns.len() && is_decimal(&ns[k], &ns[k + 1]) {
+                    out.push(Op::Decimal { cap: None });
+                    k += 2;
+                } else {
+                    flatten(&ns[k], out);
+                    k += 1;
+                }
+            }
         }
-        Node::Seq(ns) => ns.iter().for_each(|n| flatten(n, out)),
         Node::Opt(sub, groups) => {
             let at = out.len();
             out.push(Op::Opt {
@@ -300,6 +370,14 @@ fn flatten(n: &Node, out: &mut Vec<Op>) {
             }
         }
     }
+}
+
+/// How many ASCII digits `text` starts with.
+#[inline]
+fn count_digits(text: &[u8]) -> usize {
+    text.iter()
+        .position(|b| !b.is_ascii_digit())
+        .unwrap_or(text.len())
 }
 
 /// Runs `ops` at `text[at..]`: the end of the match, spans in `slots`.
@@ -318,19 +396,51 @@ fn run(
                 }
                 at += l.len();
             }
-            Op::Run { class, min, max } => {
+            Op::Run {
+                class,
+                min,
+                max,
+                cap,
+            } => {
                 let rest = &text[at..];
                 let limit = rest.len().min(*max as usize);
-                let mut n = 0;
-                while n < limit && class.has(rest[n]) {
-                    n += 1;
-                }
+                let n = rest[..limit]
+                    .iter()
+                    .position(|&b| !class[b as usize])
+                    .unwrap_or(limit);
                 if n < *min as usize {
                     return None;
                 }
+                if let Some(g) = cap {
+                    slots[*g] = Some((at, at + n));
+                }
                 at += n;
             }
-            Op::Alt(ls) => at += ls.iter().find(|l| has_prefix(&text[at..], l))?.len(),
+            Op::Alt { lits, cap } => {
+                let n = lits.iter().find(|l| has_prefix(&text[at..], l))?.len();
+                if let Some(g) = cap {
+                    slots[*g] = Some((at, at + n));
+                }
+                at += n;
+            }
+            Op::Decimal { cap } => {
+                let rest = &text[at..];
+                let int = count_digits(rest);
+                if int == 0 {
+                    return None;
+                }
+                let mut n = int;
+                if rest.get(int) == Some(&b'.') {
+                    let frac = count_digits(&rest[int + 1..]);
+                    if frac > 0 {
+                        n += 1 + frac;
+                    }
+                }
+                if let Some(g) = cap {
+                    slots[*g] = Some((at, at + n));
+                }
+                at += n;
+            }
             Op::Open(g) => slots[*g] = Some((at, at)),
             Op::Close(g) => {
                 if let Some(s) = &mut slots[*g] {
@@ -407,6 +517,35 @@ impl Shape {
             ops,
             groups: groups.iter().max().map_or(1, |m| m + 1),
         })
+    }
+
+    /// How far into a match the literal `lit` can begin, at most: the
+    /// walk's bound when a literal that no option skips holds `lit` and
+    /// everything before it has a bounded length. Every match then holds
+    /// `lit` within that distance of its start, so none starts more than
+    /// that before the line's first `lit`.
+    pub(crate) fn lead(&self, lit: &[u8]) -> Option<usize> {
+        let mut far = 0usize;
+        // Ops before this index are inside an option.
+        let mut optional_until = 0;
+        for (i, op) in self.ops.iter().enumerate() {
+            match op {
+                Op::Lit(l) => {
+                    if i >= optional_until
+                        && let Some(j) = l.windows(lit.len()).position(|w| w == lit)
+                    {
+                        return Some(far + j);
+                    }
+                    far += l.len();
+                }
+                Op::Run { max, .. } if *max != u32::MAX => far += *max as usize,
+                Op::Alt { lits, .. } => far += lits.iter().map(|l| l.len()).max().unwrap_or(0),
+                Op::Run { .. } | Op::Decimal { .. } => return None,
+                Op::Open(_) | Op::Close(_) => {}
+                Op::Opt { len, .. } => optional_until = optional_until.max(i + 1 + len),
+            }
+        }
+        None
     }
 
     pub(crate) fn new_spans(&self) -> Spans {
@@ -501,6 +640,84 @@ mod tests {
                 "Engine 1: Avg prompt throughput: 10 tokens/s, Running: 3 reqs, Waiting: 12 reqs, GPU KV cache usage: 2%, Prefix cache hit rate: 5.%",
             ],
         );
+    }
+
+    #[test]
+    fn lead_bounds_where_a_literal_begins_in_a_match() {
+        let lead = |src: &str, lit: &str| Shape::new(src).unwrap().lead(lit.as_bytes());
+        let tp = r"throughput \(token/s\): (?P<t>\d+(?:\.\d+)?)";
+        assert_eq!(lead(tp, "throughput (token/s): "), Some(0));
+        assert_eq!(
+            lead(&format!("gen {tp}"), "throughput (token/s): "),
+            Some(4)
+        );
+        assert_eq!(
+            lead(
+                &format!(r" graph: (?P<g>True|False), (?P<p>gen|input) {tp}"),
+                "throughput (token/s): "
+            ),
+            Some(8 + 5 + 2 + 5 + 1)
+        );
+        // Unbounded before it, only in an option, or not in the pattern.
+        assert_eq!(
+            lead(
+                &format!(r" graph: (?P<g>\w+), {tp}"),
+                "throughput (token/s): "
+            ),
+            None
+        );
+        assert_eq!(lead(r"a(?:; b: (?P<b>\d))?, c", "b: "), None);
+        assert_eq!(lead(r"a(?:; b: (?P<b>\d))?, c", ", c"), Some(1 + 5 + 1));
+        assert_eq!(lead(tp, "token/s): 1"), None);
+    }
+
+    #[test]
+    fn has_prefix_is_starts_with() {
+        let text = b"accept len: 3.77, accept rate: 0.55, cuda graph: True";
+        for start in 0..text.len() {
+            for n in 0..=24 {
+                for lit in [
+                    &text[start..(start + n).min(text.len())],
+                    b"accept len: 3.77, accept",
+                ] {
+                    for t in [&text[..], &text[1..], &text[..n.min(text.len())]] {
+                        assert_eq!(has_prefix(t, lit), t.starts_with(lit), "{lit:?} in {t:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The common captures become one op each: the walk's fast path.
+    #[test]
+    fn captured_numbers_runs_and_alternatives_are_single_ops() {
+        let shape = Shape::new(
+            r" graph: (?P<g>\w+), (?P<p>gen|input) throughput \(token/s\): (?P<t>\d+(?:\.\d+)?)",
+        )
+        .unwrap();
+        assert!(
+            !shape
+                .ops
+                .iter()
+                .any(|o| matches!(o, Op::Open(_) | Op::Opt { .. }))
+        );
+        assert!(matches!(
+            shape.ops.last(),
+            Some(Op::Decimal { cap: Some(_) })
+        ));
+        // Not a decimal: a group inside, or digits that may be empty.
+        for src in [r"x(?P<a>\d+(?:\.(?P<b>\d+))?)", r"x(?P<a>\d*(?:\.\d+)?)"] {
+            let shape = Shape::new(src).unwrap();
+            assert!(
+                !shape.ops.iter().any(|o| matches!(o, Op::Decimal { .. })),
+                "{src}"
+            );
+        }
+        agree(
+            r"x(?P<a>\d+(?:\.(?P<b>\d+))?)",
+            &["x1.2", "x1.", "x.5", "x12"],
+        );
+        agree(r"x\d+(?:\.\d+)?y", &["x1.2y", "x1.y", "x1y", "x1.2.3y"]);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::engine;
 use crate::lines::{Line, LineSink, clean};
 use crate::location::Location;
 use crate::output::{self, AggregateRecord, Citation, EvidenceRecord, Quote};
-use crate::pack::{AnchoredCaptures, CapType, LiteralCursor, Literals, RuleSet, VariantKind};
+use crate::pack::{AnchoredCaptures, CapType, Hit, LiteralCursor, Literals, RuleSet, VariantKind};
 use crate::source::{self, Coverage};
 use regex::bytes::Captures;
 use serde::Serialize;
@@ -148,9 +148,12 @@ pub struct MemberScan<'a> {
     opts: ScanOptions,
     /// Open blocks: variant and the captures of the line that opened it.
     pub(super) blocks: Vec<(usize, Map<String, Value>)>,
-    hits: Vec<usize>,
+    hits: Vec<Hit>,
     /// Reused match slots of anchored regexes, by variant.
     anchored_caps: Vec<Option<AnchoredCaptures>>,
+    /// Reused spans (in the line's text) of an aggregating match's fields:
+    /// its rule's group keys, then its numeric captures.
+    fields: Vec<Field>,
     scratch: Vec<u8>,
     records: Vec<Record>,
     /// Aggregate groups in the order first seen, and where each key is.
@@ -213,6 +216,7 @@ impl<'a> MemberScan<'a> {
             opts,
             blocks: Vec::new(),
             hits: Vec::new(),
+            fields: Vec::new(),
             anchored_caps: (0..set.variants.len()).map(|_| None).collect(),
             scratch: Vec::new(),
             records: Vec::new(),
@@ -461,43 +465,59 @@ impl<'a> MemberScan<'a> {
     }
 
     /// Counts a line of an aggregating rule: no record, no allocation once
-    /// its group exists.
-    fn aggregate<'t>(
-        &mut self,
-        variant: usize,
-        line: &Line<'_>,
-        text: &[u8],
-        group: &dyn Fn(usize, &str) -> Option<&'t [u8]>,
-    ) {
-        let v = &self.set.variants[variant];
+    /// its group exists. `fields`: as in `MemberScan::fields`.
+    fn aggregate(&mut self, variant: usize, line: &Line<'_>, text: &[u8], fields: &[Field]) {
+        let set = self.set;
+        let v = &set.variants[variant];
         let rule_index = v.rule;
-        let rule = &self.set.rules[rule_index];
+        let rule = &set.rules[rule_index];
         self.counts[rule_index] += 1;
         let rank = if rule.by_rank {
             self.rank_of(line, text)
         } else {
             RankKey::default()
         };
+        let field = |i: usize| fields.get(i).copied().flatten().map(|(s, e)| &text[s..e]);
         let at = (line.number, line.offset);
         let last = self.agg_last[rule_index];
         let same_as_last = match self.aggs.get(last) {
-            Some(((_, r, e), _)) => *r == rank && same_group(e.as_bytes(), rule, v, group),
+            Some(((_, r, e), _)) => *r == rank && same_group(e.as_bytes(), rule, v, field),
             None => false,
         };
         let i = if same_as_last {
             last
         } else {
-            self.find_group(variant, rank, at, group)
+            self.find_group(variant, rank, at, field)
         };
         let agg = &mut self.aggs[i].1;
         agg.count += 1;
         agg.last = at;
-        let fields = rule.aggregate.len();
-        for (slot, name) in rule.numeric.iter().enumerate() {
-            if let Some(x) = group(fields + slot, name).and_then(super::aggregate::parse_number) {
+        let keys = rule.aggregate.len();
+        for slot in 0..rule.numeric.len() {
+            if let Some(x) = field(keys + slot).and_then(super::aggregate::parse_number) {
                 agg.add_slot(slot, x);
             }
         }
+    }
+
+    /// Fills `self.fields` from regex captures (`caps` each with the offset
+    /// in the line's text of what it ran on) and counts the line.
+    fn aggregate_captures(
+        &mut self,
+        variant: usize,
+        line: &Line<'_>,
+        text: &[u8],
+        caps: &[(&Captures<'_>, usize)],
+    ) {
+        let rule = &self.set.rules[self.set.variants[variant].rule];
+        let mut fields = std::mem::take(&mut self.fields);
+        fields.clear();
+        fields.extend(rule.aggregate.iter().chain(&rule.numeric).map(|name| {
+            caps.iter()
+                .find_map(|(c, off)| c.name(name).map(|m| (off + m.start(), off + m.end())))
+        }));
+        self.aggregate(variant, line, text, &fields);
+        self.fields = fields;
     }
 
     /// The aggregate group of a line (its rank and captured group fields),
@@ -507,7 +527,7 @@ impl<'a> MemberScan<'a> {
         variant: usize,
         rank: RankKey,
         at: (u64, u64),
-        group: &dyn Fn(usize, &str) -> Option<&'t [u8]>,
+        group: impl Fn(usize) -> Option<&'t [u8]>,
     ) -> usize {
         let v = &self.set.variants[variant];
         let rule_index = v.rule;
@@ -523,7 +543,7 @@ impl<'a> MemberScan<'a> {
         extra.clear();
         for &i in &rule.capture_keys {
             let k = &rule.aggregate[i];
-            match group(i, k) {
+            match group(i) {
                 Some(b) => extra.push_str(&String::from_utf8_lossy(b)),
                 None => extra.push_str(&set_text(k).unwrap_or_default()),
             }
@@ -539,7 +559,7 @@ impl<'a> MemberScan<'a> {
                         for (n, v) in rank.to_map().into_iter().flatten() {
                             fields.insert(n, Value::from(v));
                         }
-                    } else if let Some(b) = group(i, k) {
+                    } else if let Some(b) = group(i) {
                         let t = rule.captures.get(k).copied().unwrap_or(CapType::Str);
                         fields.insert(k.clone(), t.convert(&String::from_utf8_lossy(b)));
                     } else if let Some(val) = v.set.get(k) {
@@ -570,7 +590,7 @@ impl<'a> MemberScan<'a> {
             let each = v.each.as_ref().expect("block has each");
             if let Some(c) = each.captures(text) {
                 if self.aggregates(vi) {
-                    self.aggregate(vi, line, text, &named(&[&c]));
+                    self.aggregate_captures(vi, line, text, &[(&c, 0)]);
                     i += 1;
                     continue;
                 }
@@ -593,7 +613,11 @@ impl<'a> MemberScan<'a> {
         let mut hits = std::mem::take(&mut self.hits);
         if self.opts.skip_prefilter {
             hits.clear();
-            hits.extend((0..self.set.variants.len()).filter(|&v| self.active[v]));
+            hits.extend(
+                (0..self.set.variants.len())
+                    .filter(|&v| self.active[v])
+                    .map(|variant| Hit { variant, place: 0 }),
+            );
         } else if raw {
             self.literals.hits_at(
                 &mut self.cursor,
@@ -605,23 +629,27 @@ impl<'a> MemberScan<'a> {
         } else {
             self.literals.hits(text, &mut hits);
         }
+        let set = self.set;
         let mut done_rule = usize::MAX;
-        for &vi in &hits {
-            let v = &self.set.variants[vi];
+        for &Hit { variant: vi, place } in &hits {
+            let v = &set.variants[vi];
             if v.rule == done_rule || v.excluded(text) {
                 continue;
             }
             let matched = match v.kind {
                 VariantKind::Line if v.anchored.is_some() && self.aggregates(vi) => {
                     let a = v.anchored.as_ref().expect("anchored");
-                    let mut caps = self.anchored_caps[vi]
-                        .take()
-                        .unwrap_or_else(|| a.new_captures());
-                    let found = a.captures(text, &mut caps);
+                    // No match begins more than `lead` before the literal.
+                    let from = v.lead.map_or(0, |lead| place.saturating_sub(lead));
+                    let caps = self.anchored_caps[vi].get_or_insert_with(|| a.new_captures());
+                    let found = a.captures(text, from, caps);
                     if found {
-                        self.aggregate(vi, line, text, &|i, _| a.field(text, &caps, i));
+                        let mut fields = std::mem::take(&mut self.fields);
+                        fields.clear();
+                        fields.extend((0..a.field_count()).map(|i| a.field_span(caps, i)));
+                        self.aggregate(vi, line, text, &fields);
+                        self.fields = fields;
                     }
-                    self.anchored_caps[vi] = Some(caps);
                     found
                 }
                 VariantKind::Line => {
@@ -630,7 +658,7 @@ impl<'a> MemberScan<'a> {
                         None => false,
                         Some(c) => match &v.each {
                             None if self.aggregates(vi) => {
-                                self.aggregate(vi, line, text, &named(&[&c]));
+                                self.aggregate_captures(vi, line, text, &[(&c, 0)]);
                                 true
                             }
                             None => {
@@ -644,7 +672,12 @@ impl<'a> MemberScan<'a> {
                                 let mut any = false;
                                 for e in each.captures_iter(&text[span.start()..span.end()]) {
                                     if self.aggregates(vi) {
-                                        self.aggregate(vi, line, text, &named(&[&c, &e]));
+                                        self.aggregate_captures(
+                                            vi,
+                                            line,
+                                            text,
+                                            &[(&c, 0), (&e, span.start())],
+                                        );
                                         any = true;
                                         continue;
                                     }
@@ -712,6 +745,10 @@ impl LineSink for MemberScan<'_> {
     }
 }
 
+/// Where a field of an aggregating match is in the line's text, if it
+/// matched.
+type Field = Option<(usize, usize)>;
+
 /// Whether a line's group fields are those of the group key `key` (the
 /// fields' text, each followed by NUL, as `find_group` builds it), compared
 /// in place: the common case, a rule's line in the group of its last line,
@@ -721,14 +758,13 @@ fn same_group<'t>(
     key: &[u8],
     rule: &crate::pack::compile::Rule,
     v: &crate::pack::compile::Variant,
-    group: &dyn Fn(usize, &str) -> Option<&'t [u8]>,
+    group: impl Fn(usize) -> Option<&'t [u8]>,
 ) -> bool {
     let mut rest = key;
     for &i in &rule.capture_keys {
-        let k = &rule.aggregate[i];
-        let b: &[u8] = match group(i, k) {
+        let b: &[u8] = match group(i) {
             Some(b) => b,
-            None => match v.set.get(k) {
+            None => match v.set.get(&rule.aggregate[i]) {
                 None => b"",
                 Some(val) => match val.as_str() {
                     Some(s) => s.as_bytes(),
@@ -742,11 +778,6 @@ fn same_group<'t>(
         }
     }
     rest.is_empty()
-}
-
-/// A capture group's bytes by name, from the first of `caps` that has it.
-fn named<'a, 't>(caps: &'a [&'a Captures<'t>]) -> impl Fn(usize, &str) -> Option<&'t [u8]> + 'a {
-    move |_, name| caps.iter().find_map(|c| c.name(name)).map(|m| m.as_bytes())
 }
 
 /// Blank lines and `#` comments do not end a block (YAML recipes have both).
