@@ -123,7 +123,9 @@ impl Variant {
 }
 
 /// A line regex every match of which begins with one literal: it runs
-/// anchored at that literal's places (found with memmem), which skips the
+/// anchored at that literal's places (found with memmem from where the
+/// prefilter saw the variant's literal, less the pattern's bounded lead:
+/// see [`Variant::lead`]), which skips the
 /// forward-then-reverse search for the match bounds.
 #[derive(Debug)]
 pub struct AnchoredRegex {
