@@ -69,7 +69,10 @@ pub(crate) fn member_threads(artifacts: usize, threads: usize) -> usize {
 pub(crate) fn artifact_size(a: &Artifact) -> u64 {
     match &a.kind {
         ArtifactKind::File(p) => std::fs::metadata(p).map_or(0, |m| m.len()),
-        ArtifactKind::Stdin | ArtifactKind::Stream(_) | ArtifactKind::Unreadable(_) => 0,
+        ArtifactKind::Stdin
+        | ArtifactKind::Stream(_)
+        | ArtifactKind::Unreadable(_)
+        | ArtifactKind::Skipped(_) => 0,
     }
 }
 
@@ -107,7 +110,10 @@ pub(crate) fn sha256_of(artifact: &Artifact) -> Option<String> {
     match &artifact.kind {
         ArtifactKind::File(p) => sha256_file(p).ok(),
         // A stream is read once, by the scan; never hashed (it may not end).
-        ArtifactKind::Stdin | ArtifactKind::Stream(_) | ArtifactKind::Unreadable(_) => None,
+        ArtifactKind::Stdin
+        | ArtifactKind::Stream(_)
+        | ArtifactKind::Unreadable(_)
+        | ArtifactKind::Skipped(_) => None,
     }
 }
 

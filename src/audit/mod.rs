@@ -444,7 +444,7 @@ fn audit_into(
         a.path = artifact_key(&a);
         if !matches!(a.kind, ArtifactKind::File(_)) {
             let what = match &a.kind {
-                ArtifactKind::Unreadable(e) => e.as_str(),
+                ArtifactKind::Unreadable(e) | ArtifactKind::Skipped(e) => e.as_str(),
                 _ => "audit reads files and folders, not stdin or streams",
             };
             writeln!(err, "artiscan: {}: {what}", a.path)?;

@@ -310,6 +310,11 @@ where
             ErrorKind::Io,
             message.clone(),
         ))),
+        ArtifactKind::Skipped(message) => Err(io::Error::other(Tagged::new(
+            &[],
+            ErrorKind::Skipped,
+            message.clone(),
+        ))),
     };
     if let Err(e) = result {
         w.record(&e);

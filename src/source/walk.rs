@@ -26,6 +26,10 @@ pub enum ArtifactKind {
     /// An entry of a folder that could not be listed or typed: reading it
     /// records this `io` error.
     Unreadable(String),
+    /// An entry of a folder that is not read (a symbolic link out of the
+    /// folder or to nothing, a FIFO, a socket, a device): reading it
+    /// records this `skipped` error, so no absence is claimed over it.
+    Skipped(String),
 }
 
 /// Expands inputs into artifacts. Inputs that do not exist come back as
@@ -43,7 +47,10 @@ pub(crate) fn walk(inputs: &[String]) -> (Vec<Artifact>, Vec<(String, io::Error)
         }
         let path = Path::new(input);
         match std::fs::metadata(path) {
-            Ok(m) if m.is_dir() => walk_dir(input.trim_end_matches('/'), path, &mut out),
+            Ok(m) if m.is_dir() => {
+                let root = std::fs::canonicalize(path).ok();
+                walk_dir(input.trim_end_matches('/'), path, root.as_deref(), &mut out)
+            }
             Ok(m) if m.is_file() => out.push(Artifact {
                 path: input.clone(),
                 kind: ArtifactKind::File(path.to_path_buf()),
@@ -65,7 +72,17 @@ fn unreadable(out: &mut Vec<Artifact>, shown: String, e: &io::Error) {
     });
 }
 
-fn walk_dir(shown: &str, dir: &Path, out: &mut Vec<Artifact>) {
+fn skipped(out: &mut Vec<Artifact>, shown: String, why: &str) {
+    out.push(Artifact {
+        path: shown,
+        kind: ArtifactKind::Skipped(why.to_string()),
+    });
+}
+
+/// Walks `dir`, shown as `shown`; `root` is the folder named on the command
+/// line, resolved: links that stay inside it lead to what the walk reads
+/// anyway.
+fn walk_dir(shown: &str, dir: &Path, root: Option<&Path>, out: &mut Vec<Artifact>) {
     let entries = match std::fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) => return unreadable(out, shown.to_string(), &e),
@@ -87,8 +104,6 @@ fn walk_dir(shown: &str, dir: &Path, out: &mut Vec<Artifact>) {
         } else {
             format!("{shown}/{name}")
         };
-        // Symlinks inside folders are not followed (as ripgrep does), nor
-        // are pipes or devices read.
         let ft = match entry.file_type() {
             Ok(ft) => ft,
             Err(e) => {
@@ -97,12 +112,32 @@ fn walk_dir(shown: &str, dir: &Path, out: &mut Vec<Artifact>) {
             }
         };
         if ft.is_dir() {
-            walk_dir(&shown, &entry.path(), out);
+            walk_dir(&shown, &entry.path(), root, out);
         } else if ft.is_file() {
             out.push(Artifact {
                 path: shown,
                 kind: ArtifactKind::File(entry.path()),
             });
+        } else if ft.is_symlink() {
+            // Never followed (a link in a hostile artifact could name any
+            // file on this machine). One that stays inside the folder leads
+            // to what the walk reads anyway; any other hides content the
+            // walk cannot vouch for, so it is a visible `skipped` entry.
+            match std::fs::canonicalize(entry.path()) {
+                Ok(target) if root.is_some_and(|r| target.starts_with(r)) => {}
+                Ok(_) => skipped(
+                    out,
+                    shown,
+                    "symbolic link out of the folder: not followed, so what it leads to is not searched",
+                ),
+                Err(_) => skipped(
+                    out,
+                    shown,
+                    "symbolic link that leads nowhere (dangling or a loop): not read",
+                ),
+            }
+        } else {
+            skipped(out, shown, "FIFO, socket or device in a folder: not read");
         }
     }
 }

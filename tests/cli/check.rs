@@ -667,3 +667,78 @@ fn names_differing_only_in_invalid_utf8_are_both_judged() {
         assert!(!r.stdout.contains('\u{10FFFE}'), "{}", r.stdout);
     }
 }
+
+/// A folder holding a clean log and a link to a log outside it with a
+/// Traceback: the link is not followed (it could name any file), and since
+/// what it leads to is unknown, "no traceback" is `unknown`, not PASS. A
+/// FIFO is not opened (no hang) and counts the same. Links that stay inside
+/// the folder lead to what is read anyway: no error, and no double records.
+#[test]
+fn links_out_of_a_folder_and_fifos_make_absence_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let art = dir.path().join("art");
+    std::fs::create_dir_all(art.join("sub")).unwrap();
+    std::fs::write(art.join("sub/clean.log"), "all good\n").unwrap();
+    std::fs::write(
+        dir.path().join("outside.log"),
+        "Traceback (most recent call last):\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("nt.toml"),
+        "[[check]]\nid = \"nt\"\ndescription = \"no traceback\"\nrule = \"error.traceback\"\nexpect = \"absent\"\n",
+    )
+    .unwrap();
+    let check = |layout: &str| {
+        artiscan_in(
+            dir.path(),
+            &[
+                "check", "--checks", "nt.toml", "--layout", layout, "--format", "text", "art",
+            ],
+        )
+    };
+    // Links inside the folder (to a file, to a folder): passed over.
+    std::os::unix::fs::symlink("sub/clean.log", art.join("again.log")).unwrap();
+    std::os::unix::fs::symlink("sub", art.join("latest")).unwrap();
+    let r = check("artifact");
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("PASS"), "{}", r.stdout);
+    // A link out of the folder, a dangling one, a FIFO: each unknown.
+    for name in ["out.log", "gone.log", "pipe"] {
+        let at = art.join(name);
+        match name {
+            "out.log" => std::os::unix::fs::symlink("../outside.log", &at).unwrap(),
+            "gone.log" => std::os::unix::fs::symlink("nowhere.log", &at).unwrap(),
+            _ => {
+                let made = std::process::Command::new("mkfifo").arg(&at).status();
+                assert!(made.unwrap().success(), "mkfifo");
+            }
+        }
+        // The folder as one artifact: the build before this passed it,
+        // "every member was read completely".
+        let r = check("artifact");
+        assert_ne!(r.code, 0, "{name}: {}{}", r.stdout, r.stderr);
+        assert!(!r.stdout.contains("PASS"), "{name}: {}", r.stdout);
+        assert!(r.stdout.contains("UNKNOWN"), "{name}: {}", r.stdout);
+        assert!(
+            r.stdout.contains(&format!("art/{name} (skipped)")),
+            "{name}: {}",
+            r.stdout
+        );
+        // Each file its own artifact: the entry itself is unknown.
+        let r = check("files");
+        assert!(
+            r.stdout.contains(&format!("art/{name}\n  UNKNOWN")),
+            "{name}: {}",
+            r.stdout
+        );
+        std::fs::remove_file(art.join(name)).unwrap();
+    }
+    // scan reports the skipped entry in its coverage, and never reads the
+    // file outside.
+    std::os::unix::fs::symlink("../outside.log", art.join("out.log")).unwrap();
+    let r = artiscan_in(dir.path(), &["scan", "--format", "jsonl", "art"]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(!r.stdout.contains("error.traceback\""), "{}", r.stdout);
+    assert!(r.stdout.contains("\"skipped\""), "{}", r.stdout);
+}
