@@ -88,6 +88,11 @@ struct PackSel {
     /// Drop rules whose id matches this glob (repeatable)
     #[arg(long)]
     skip: Vec<String>,
+    /// Also run the opt-in rules whose id matches this glob (repeatable;
+    /// `packs list` marks them): per-line stats of the most frequent lines,
+    /// such as sglang.batch_throughput
+    #[arg(long)]
+    with: Vec<String>,
 }
 
 impl PackSel {
@@ -95,8 +100,16 @@ impl PackSel {
         let sel = Selection {
             only: self.only.clone(),
             skip: self.skip.clone(),
+            with: self.with.clone(),
         };
         artiscan::load_rules(&self.packs, &sel, artiscan::Builtin::Included)
+    }
+
+    /// The same with every opt-in rule: `packs` lists and tests them all.
+    fn all_rules(&self) -> anyhow::Result<RuleSet> {
+        let mut all = self.clone();
+        all.with.push("*".into());
+        all.rules()
     }
 }
 
@@ -501,18 +514,18 @@ fn scan(a: ScanArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
 fn packs(c: PacksCommand, out: &mut dyn Write) -> anyhow::Result<i32> {
     let files_rules = |files: &[PathBuf]| {
         if files.is_empty() {
-            PackSel::default().rules()
+            PackSel::default().all_rules()
         } else {
-            artiscan::load_rules(files, &Selection::default(), artiscan::Builtin::Left)
+            artiscan::load_rules(files, &Selection::all(), artiscan::Builtin::Left)
         }
     };
     let ok = match c {
         PacksCommand::List(sel) => {
-            commands::packs::list(&sel.rules()?, out)?;
+            commands::packs::list(&sel.all_rules()?, out)?;
             true
         }
         PacksCommand::Show { id, sel } => {
-            let found = commands::packs::show(&sel.rules()?, &id, out)?;
+            let found = commands::packs::show(&sel.all_rules()?, &id, out)?;
             if !found {
                 anyhow::bail!("no rule with id {id:?} (see `artiscan packs list`)");
             }

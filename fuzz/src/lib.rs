@@ -124,7 +124,7 @@ pub fn pack(data: &[u8]) {
     let Ok(pack) = parse_pack("fuzz.toml", text) else {
         return;
     };
-    let Ok(set) = RuleSet::compile(&[pack], &Selection::default()) else {
+    let Ok(set) = RuleSet::compile(&[pack], &Selection::all()) else {
         return;
     };
     let _ = selftest::test(&set);
@@ -147,7 +147,7 @@ fn builtin() -> &'static RuleSet {
     static SET: OnceLock<RuleSet> = OnceLock::new();
     SET.get_or_init(|| {
         let packs = artiscan::builtin_packs().expect("built-in packs load");
-        RuleSet::compile(&packs, &Selection::default()).expect("built-in packs compile")
+        RuleSet::compile(&packs, &Selection::all()).expect("built-in packs compile")
     })
 }
 

@@ -57,7 +57,11 @@ pub fn rules_for(checks: &[Check], extra_packs: &[PathBuf]) -> anyhow::Result<Ru
     let only: Vec<String> = super::selected_rules(checks).into_iter().collect();
     let rules = crate::pack::load_rules(
         extra_packs,
-        &Selection { only, skip: vec![] },
+        // A check's rule runs even when it is opt-in: `only` names it.
+        &Selection {
+            only,
+            ..Selection::default()
+        },
         crate::pack::Builtin::Included,
     )?;
     for c in checks {

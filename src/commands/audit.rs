@@ -316,10 +316,14 @@ fn audit_paths(args: AuditArgs, err: &mut dyn Write) -> anyhow::Result<i32> {
         sets.push("inferencex".into());
     }
     let checks = CheckSet::load(&args.checks, &sets, &args.params)?;
-    // Every built-in rule (evidence for SQL), plus extra packs.
+    // Every built-in rule (evidence for SQL), plus extra packs; opt-in rules
+    // where a check is on them.
     let rules = crate::pack::load_rules(
         &args.packs,
-        &Selection::default(),
+        &Selection {
+            with: checks.checks.iter().map(|c| c.rule.clone()).collect(),
+            ..Selection::default()
+        },
         crate::pack::Builtin::Included,
     )?;
     for c in &checks.checks {

@@ -6,7 +6,9 @@ use std::io::Write;
 
 pub fn list(rules: &RuleSet, out: &mut dyn Write) -> anyhow::Result<()> {
     for r in &rules.rules {
-        writeln!(out, "{:<32} {:<8} {}", r.id, r.pack, r.description)?;
+        // Opt-in rules run only when asked for (`--with ID`).
+        let opt_in = if r.opt_in { "(opt-in: --with) " } else { "" };
+        writeln!(out, "{:<32} {:<8} {opt_in}{}", r.id, r.pack, r.description)?;
     }
     Ok(())
 }
@@ -27,6 +29,13 @@ pub fn show(rules: &RuleSet, id: &str, out: &mut dyn Write) -> anyhow::Result<bo
         r.source.as_deref().unwrap_or("(none)"),
         r.tags.join(", ")
     )?;
+    if r.opt_in {
+        writeln!(
+            out,
+            "opt-in: runs only with --with {0} (or --only {0}, or a check on it)",
+            r.id
+        )?;
+    }
     for (k, t) in &r.captures {
         writeln!(out, "capture {k}: {t:?}")?;
     }

@@ -60,6 +60,11 @@ pub struct RuleDef {
     pub exclude: Vec<String>,
     #[serde(default)]
     pub tags: Vec<String>,
+    /// Not run unless asked for: `--with` or `--only` names it, or a check
+    /// needs it. For rules that read every line of the most frequent kind
+    /// (SGLang's decode stats), which would slow every default scan.
+    #[serde(default)]
+    pub opt_in: bool,
     #[serde(default)]
     pub captures: BTreeMap<String, String>,
     #[serde(default)]

@@ -544,7 +544,7 @@ mod tests {
     #[test]
     fn every_path_and_every_cut_finds_the_same() {
         let packs = crate::pack::builtin().unwrap();
-        let set = RuleSet::compile(&packs, &Selection::default()).unwrap();
+        let set = RuleSet::compile(&packs, &Selection::all()).unwrap();
         let text = member_text(&set);
         let members = vec!["server.log".to_string()];
         let reader = LineReader::new(crate::lines::LineLimits::default());

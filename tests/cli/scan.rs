@@ -165,6 +165,66 @@ fn aggregate_groups_take_fields_a_variant_sets() {
     );
 }
 
+/// An opt-in rule (it reads every line of the most frequent kind) runs
+/// only when asked for: `--with`, `--only`, or a check on it; `packs list`
+/// marks it, and `packs test` still runs its examples.
+#[test]
+fn opt_in_rules_run_only_when_asked_for() {
+    let log = "[2026-10-29 04:30:02 TP0] Decode batch. #running-req: 13, cuda graph: True, gen throughput (token/s): 20, #queue-req: 0\n\
+               [2026-10-29 04:30:03 TP0] Traceback (most recent call last):\n";
+    let rules = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["scan"];
+        all.extend_from_slice(args);
+        all.push("-");
+        let run = artiscan_stdin(&all, log.as_bytes());
+        let summary = &run.of_type("summary")[0];
+        summary["rules"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect()
+    };
+    assert_eq!(rules(&[]), ["error.traceback"]);
+    assert_eq!(
+        rules(&["--with", "sglang.batch_*"]),
+        ["error.traceback", "sglang.batch_throughput"]
+    );
+    assert_eq!(rules(&["--only", "sglang.*"]), ["sglang.batch_throughput"]);
+    // `--skip` wins over `--with`.
+    assert_eq!(
+        rules(&["--with", "*", "--skip", "sglang.batch_throughput"]),
+        ["error.traceback"]
+    );
+    let list = artiscan(&["packs", "list"]);
+    let line = list
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("sglang.batch_throughput"))
+        .unwrap();
+    assert!(line.contains("(opt-in: --with)"), "{line}");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("server.log"), log).unwrap();
+    std::fs::write(
+        dir.path().join("graphs.toml"),
+        "[[check]]\nid = \"graphs\"\ndescription = \"decode ran as graphs\"\nrule = \"sglang.batch_throughput\"\nexpect = \"present\"\n",
+    )
+    .unwrap();
+    let r = artiscan_in(
+        dir.path(),
+        &[
+            "check",
+            "--checks",
+            "graphs.toml",
+            "--format",
+            "text",
+            "server.log",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("PASS"), "{}", r.stdout);
+}
+
 #[test]
 fn every_builtin_rule_family_finds_evidence_in_samples() {
     let run = artiscan(&["scan", "--every-match", "samples/artifacts"]);
