@@ -317,11 +317,14 @@ fn audit_paths(args: AuditArgs, err: &mut dyn Write) -> anyhow::Result<i32> {
     }
     let checks = CheckSet::load(&args.checks, &sets, &args.params)?;
     // Every built-in rule (evidence for SQL), plus extra packs; opt-in rules
-    // where a check is on them.
+    // where a check needs them (its rule, `within` or applicability), as
+    // `check` selects them.
     let rules = crate::pack::load_rules(
         &args.packs,
         &Selection {
-            with: checks.checks.iter().map(|c| c.rule.clone()).collect(),
+            with: crate::check::selected_rules(&checks.checks)
+                .into_iter()
+                .collect(),
             ..Selection::default()
         },
         crate::pack::Builtin::Included,

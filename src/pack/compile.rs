@@ -150,7 +150,7 @@ pub struct AnchoredCaptures {
 }
 
 impl AnchoredRegex {
-    /// `fields`: the names [`Self::field`] asks for by position.
+    /// `fields`: the names [`Self::field_span`] asks for by position.
     fn new(src: &str, fields: &[&str]) -> Option<AnchoredRegex> {
         use regex_automata::{meta, util::syntax};
         let literal = anchor_literal(src)?;
@@ -271,23 +271,19 @@ impl AnchoredRegex {
     /// Where the rule's field number `i` is in the text of the match in
     /// `caps`, if it took part.
     pub fn field_span(&self, caps: &AnchoredCaptures, i: usize) -> Option<(usize, usize)> {
-        let g = (*self.fields.get(i)?)?;
+        Self::span(caps, (*self.fields.get(i)?)?)
+    }
+
+    fn at<'t>(text: &'t [u8], caps: &AnchoredCaptures, g: usize) -> Option<&'t [u8]> {
+        Self::span(caps, g).map(|(s, e)| &text[s..e])
+    }
+
+    /// Group `g`'s span, from the walk's slots or the regex's.
+    fn span(caps: &AnchoredCaptures, g: usize) -> Option<(usize, usize)> {
         if caps.walked {
             return caps.spans.get(g).copied().flatten();
         }
         caps.caps.get_group(g).map(|s| (s.start, s.end))
-    }
-
-    fn at<'t>(text: &'t [u8], caps: &AnchoredCaptures, g: usize) -> Option<&'t [u8]> {
-        if caps.walked {
-            return caps
-                .spans
-                .get(g)
-                .copied()
-                .flatten()
-                .map(|(s, e)| &text[s..e]);
-        }
-        caps.caps.get_group(g).map(|s| &text[s.range()])
     }
 }
 
@@ -368,28 +364,29 @@ fn build_regex(src: &str) -> Result<Regex, regex::Error> {
         .build()
 }
 
-/// Literal prefixes every match starts with, if the regex has a small set of them.
-/// The literal every match of `src` begins with (the common prefix of its
-/// prefix literals: ` graph: ` for ` graph: (True|False), ...`), if it is
-/// long enough to search for.
-fn anchor_literal(src: &str) -> Option<Vec<u8>> {
+/// The literal prefixes of `src`'s matches, as regex-syntax extracts them.
+fn prefix_literals(src: &str) -> Option<regex_syntax::hir::literal::Seq> {
     use regex_syntax::hir::literal::{ExtractKind, Extractor};
     let hir = regex_syntax::ParserBuilder::new().build().parse(src).ok()?;
     let mut ex = Extractor::new();
     ex.kind(ExtractKind::Prefix);
-    let seq = ex.extract(&hir);
+    Some(ex.extract(&hir))
+}
+
+/// The literal every match of `src` begins with (the common prefix of its
+/// prefix literals: ` graph: ` for ` graph: (True|False), ...`), if it is
+/// long enough to search for.
+fn anchor_literal(src: &str) -> Option<Vec<u8>> {
+    let seq = prefix_literals(src)?;
     let lcp = seq.longest_common_prefix()?;
     (lcp.trim_ascii().len() >= 3).then(|| lcp.to_vec())
 }
 
+/// Literal prefixes every match starts with, if the regex has a small set of them.
 pub(crate) fn derive_literals(src: &str) -> Vec<String> {
-    use regex_syntax::hir::literal::{ExtractKind, Extractor};
-    let Ok(hir) = regex_syntax::ParserBuilder::new().build().parse(src) else {
+    let Some(seq) = prefix_literals(src) else {
         return Vec::new();
     };
-    let mut ex = Extractor::new();
-    ex.kind(ExtractKind::Prefix);
-    let seq = ex.extract(&hir);
     let Some(lits) = seq.literals() else {
         return Vec::new();
     };
