@@ -32,7 +32,7 @@ pub(crate) struct NameFields {
     pub run_id: Option<String>,
 }
 
-const RF: &str = r"(?P<precision>[^_]+)_(?P<framework>[^_]+)_tp(?P<tp>\d+)-pp(?P<pp>\d+)-dcp(?P<dcp>\d+)-pcp(?P<pcp>\d+)-ep(?P<ep>\d+)-dpa-?(?P<dpa>true|false)_disagg-?(?P<disagg>true|false)_spec-(?P<spec>[^_]+)_conc(?P<conc>\d+)_(?P<runner>.+?)(?:_(?P<n>\d+)_(?P<id>\d+))?";
+const RF: &str = r"(?P<precision>[^_]+)_(?P<framework>[^_]+)_tp(?P<tp>\d+)(?:-pp(?P<pp>\d+))?(?:-dcp(?P<dcp>\d+))?(?:-pcp(?P<pcp>\d+))?-ep(?P<ep>\d+)-dpa-?(?P<dpa>true|false)_disagg-?(?P<disagg>true|false)_spec-(?P<spec>[^_]+)_conc(?P<conc>\d+)_(?P<runner>.+?)(?:_(?P<n>\d+)_(?P<id>\d+))?";
 
 /// `eval_<task>_<RF>`: the task may hold underscores, the experiment may not.
 static EVAL: LazyLock<Regex> = LazyLock::new(|| {
@@ -45,7 +45,7 @@ static EVAL: LazyLock<Regex> = LazyLock::new(|| {
 /// `<kind>_<RF>`: the experiment may hold underscores.
 static OTHER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
-        r"^(?P<kind>eval_server_logs|multinode_server_logs|server_logs|bmk_agentic|bmk)_(?P<exp>.+)_{RF}$"
+        r"^(?P<kind>eval_server_logs|multinode_server_logs|server_logs|bmk_agentic|bmk|agentic)_(?P<exp>.+)_{RF}$"
     ))
     .expect("regex")
 });
@@ -70,7 +70,8 @@ pub(crate) fn run_folder(name: &str) -> Option<String> {
     (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then(|| digits.to_string())
 }
 
-/// The name without archive extensions: `x.tar.gz` → `x`.
+/// The name without archive extensions and without the ` (N)` a browser
+/// adds to a second download: `x.tar.gz` → `x`, `x (1).zip` → `x`.
 pub(crate) fn stem(name: &str) -> &str {
     let mut s = name;
     loop {
@@ -80,9 +81,49 @@ pub(crate) fn stem(name: &str) -> &str {
             .find(|ext| lower.ends_with(*ext) && s.len() > ext.len());
         match cut {
             Some(ext) => s = &s[..s.len() - ext.len()],
-            None => return s,
+            None => return strip_copy_suffix(s),
         }
     }
+}
+
+/// `name (3)` → `name`: the suffix browsers and file managers give a copy.
+fn strip_copy_suffix(s: &str) -> &str {
+    let Some(inner) = s.strip_suffix(')') else {
+        return s;
+    };
+    match inner.rsplit_once(" (") {
+        Some((head, n))
+            if !head.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            head
+        }
+        _ => s,
+    }
+}
+
+/// Whether a file name says it is an archive, i.e. an artifact of its own
+/// when it lies in a folder (a zip as downloaded, a tarball), as opposed to
+/// one compressed log (`server.log.gz`).
+pub(crate) fn is_archive_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    [".zip", ".tar", ".tgz", ".tzst", ".tbz2", ".txz"]
+        .iter()
+        .any(|e| lower.ends_with(e))
+        || [".gz", ".zst", ".zstd", ".bz2", ".xz", ".lz4"]
+            .iter()
+            .any(|e| lower.strip_suffix(e).is_some_and(|s| s.ends_with(".tar")))
+}
+
+/// Files a download leaves beside the artifacts that are not part of any:
+/// Windows' `name:Zone.Identifier` streams copied as files, macOS's
+/// `.DS_Store` and `._name` resource forks, Windows' `Thumbs.db` and
+/// `desktop.ini`.
+pub(crate) fn is_download_junk(name: &str) -> bool {
+    name.ends_with(":Zone.Identifier")
+        || name == ".DS_Store"
+        || name.starts_with("._")
+        || name.eq_ignore_ascii_case("Thumbs.db")
+        || name.eq_ignore_ascii_case("desktop.ini")
 }
 
 /// Parses one artifact name (file or folder name, extensions allowed).
@@ -215,6 +256,30 @@ mod tests {
             (f.dpa, f.disagg, f.spec.as_deref()),
             (Some(true), Some(true), Some("none"))
         );
+    }
+
+    #[test]
+    fn older_forms_copies_and_agentic() {
+        // The older stem (no pp/dcp/pcp), as real 2026-06 InferenceX runs name them.
+        let old = "glm5.1_tp2_conc16_offloadhicache_fp4_sglang_tp2-ep1-dpafalse_disagg-false_spec-none_conc16_mi355x-amds_08";
+        for (name, kind) in [
+            (format!("agentic_{old}"), "agentic"),
+            (format!("server_logs_{old}"), "server_logs"),
+            (format!("bmk_agentic_{old}"), "bmk_agentic"),
+            (format!("server_logs_{old} (1).zip"), "server_logs"),
+            (format!("server_logs_{old}_2_4455.zip"), "server_logs"),
+        ] {
+            let f = parse_name(&name).unwrap_or_else(|| panic!("{name}"));
+            assert_eq!(f.kind.as_deref(), Some(kind), "{name}");
+            assert_eq!((f.tp, f.pp, f.ep), (Some(2), None, Some(1)), "{name}");
+            assert_eq!(f.exp.as_deref(), Some("glm5.1_tp2_conc16_offloadhicache"));
+            assert_eq!(f.runner.as_deref(), Some("mi355x-amds_08"), "{name}");
+        }
+        assert_eq!(stem("results_bmk (1).zip"), "results_bmk");
+        assert_eq!(stem("a (x).zip"), "a (x)");
+        assert_eq!(stem(" (1)"), " (1)");
+        let f = parse_name(&format!("server_logs_{RF1} (2)")).unwrap();
+        assert_eq!(f.conc, Some(64));
     }
 
     #[test]

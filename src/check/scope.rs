@@ -14,9 +14,14 @@ use std::path::Path;
 /// How folders map to artifacts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Layout {
-    /// A folder whose name parses as an artifact name (`eval_server_logs_<RF>`,
-    /// `multinode_server_logs_<RF>`, `logs_<run id>`, ...) is one artifact with
-    /// everything below it; every other file is an artifact of its own.
+    /// By structure, names only label: a folder whose name parses as an
+    /// artifact name (`server_logs_<RF>`, `eval_<exp>_<RF>`, ...) is one
+    /// artifact; a folder of folders is a run (what `gh run download RUN -D
+    /// DIR` makes), each folder in it one artifact whatever its name (a folder
+    /// of run folders is looked into the same way); a folder of plain files
+    /// is one artifact; an archive file (`.zip`, `.tar*`) is one artifact;
+    /// a plain file beside folders is one of its own. Download junk
+    /// (`*:Zone.Identifier`, `.DS_Store`) is noted, not judged.
     #[default]
     Auto,
     /// Each folder given is one extracted artifact (`gh run download -n NAME`
@@ -52,51 +57,113 @@ pub(crate) fn is_artifact_name(name: &str) -> bool {
     crate::names::parse_name(name).is_some()
 }
 
+/// What walking the inputs found, grouped into artifacts.
+pub(crate) struct Walked {
+    pub files: Vec<Artifact>,
+    pub units: Vec<Unit>,
+    pub errors: Vec<(String, io::Error)>,
+    /// Download junk left out of every artifact (`x:Zone.Identifier`).
+    pub junk: Vec<String>,
+}
+
 /// Walks the inputs (as `source::walk`) and groups the files into artifacts
-/// by `layout`. Units keep walk order; each file is in exactly one unit.
-pub(crate) fn walk_units(
-    inputs: &[String],
-    layout: Layout,
-) -> (Vec<Artifact>, Vec<Unit>, Vec<(String, io::Error)>) {
-    let mut files = Vec::new();
-    let mut units: Vec<Unit> = Vec::new();
-    let mut errors = Vec::new();
+/// by `layout`. Units keep the walk order of their first file; each file
+/// (but junk) is in exactly one unit.
+pub(crate) fn walk_units(inputs: &[String], layout: Layout) -> Walked {
+    let mut w = Walked {
+        files: Vec::new(),
+        units: Vec::new(),
+        errors: Vec::new(),
+        junk: Vec::new(),
+    };
+    let mut by_name: std::collections::HashMap<String, usize> = Default::default();
+    let mut folders = Folders::default();
     for input in inputs {
         let (found, errs) = walk(std::slice::from_ref(input));
-        errors.extend(errs);
+        w.errors.extend(errs);
         let is_dir = input != "-" && std::fs::metadata(input).is_ok_and(|m| m.is_dir());
         let root = input.trim_end_matches('/');
         for a in found {
+            if is_dir && crate::names::is_download_junk(base_name(&a.path)) {
+                w.junk.push(a.path);
+                continue;
+            }
             let name = if is_dir {
-                unit_of(input, root, &a.path, layout)
+                unit_of(input, root, &a.path, layout, &mut folders)
             } else {
                 a.path.clone()
             };
-            let i = files.len();
-            files.push(a);
-            match units.last_mut() {
-                Some(u) if u.name == name => u.files.push(i),
-                _ => units.push(Unit {
-                    name,
-                    files: vec![i],
-                }),
+            let i = w.files.len();
+            w.files.push(a);
+            match by_name.get(&name) {
+                Some(&u) => w.units[u].files.push(i),
+                None => {
+                    by_name.insert(name.clone(), w.units.len());
+                    w.units.push(Unit {
+                        name,
+                        files: vec![i],
+                    });
+                }
             }
         }
     }
-    (files, units, errors)
+    w
+}
+
+fn base_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// What a folder holds, download junk left out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Listing {
+    folders: usize,
+    /// Files that are not archives.
+    plain: usize,
+    archives: usize,
+}
+
+/// Folder listings, each read once.
+#[derive(Default)]
+struct Folders(std::collections::HashMap<String, Listing>);
+
+impl Folders {
+    fn get(&mut self, dir: &str) -> Listing {
+        if let Some(l) = self.0.get(dir) {
+            return *l;
+        }
+        let mut l = Listing::default();
+        if let Ok(rd) = std::fs::read_dir(dir) {
+            for e in rd.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if crate::names::is_download_junk(&name) {
+                    continue;
+                }
+                // Follows links as the walk does (a link out of the folder
+                // is a skipped artifact of its own there).
+                match std::fs::metadata(e.path()) {
+                    Ok(m) if m.is_dir() => l.folders += 1,
+                    _ if crate::names::is_archive_name(&name) => l.archives += 1,
+                    _ => l.plain += 1,
+                }
+            }
+        }
+        self.0.insert(dir.to_string(), l);
+        l
+    }
 }
 
 /// The artifact a walked file belongs to.
-fn unit_of(input: &str, root: &str, path: &str, layout: Layout) -> String {
+fn unit_of(input: &str, root: &str, path: &str, layout: Layout, folders: &mut Folders) -> String {
     let rel = path
         .strip_prefix(root)
         .map(|r| r.trim_start_matches('/'))
         .unwrap_or(path);
     let comps: Vec<&str> = rel.split('/').collect();
-    let folders = &comps[..comps.len().saturating_sub(1)];
+    let (file, dirs) = comps.split_last().unwrap_or((&"", &[]));
     let join = |n: usize| {
         let mut s = root.to_string();
-        for c in &folders[..n] {
+        for c in &dirs[..n] {
             s.push('/');
             s.push_str(c);
         }
@@ -106,7 +173,7 @@ fn unit_of(input: &str, root: &str, path: &str, layout: Layout) -> String {
         Layout::Files => path.to_string(),
         Layout::Artifact => root.to_string(),
         Layout::Artifacts => {
-            if folders.is_empty() {
+            if dirs.is_empty() {
                 path.to_string()
             } else {
                 join(1)
@@ -116,9 +183,26 @@ fn unit_of(input: &str, root: &str, path: &str, layout: Layout) -> String {
             if is_artifact_name(&folder_name(input)) {
                 return root.to_string();
             }
-            match folders.iter().position(|f| is_artifact_name(f)) {
-                Some(i) => join(i + 1),
-                None => path.to_string(),
+            if let Some(i) = dirs.iter().position(|f| is_artifact_name(f)) {
+                return join(i + 1);
+            }
+            // By structure: go down through folders of folders (runs, and
+            // folders of runs) to the folder that is the artifact.
+            let mut d = 0;
+            loop {
+                if d == dirs.len() {
+                    // The file sits in a folder that holds files.
+                    let here = folders.get(&join(d));
+                    let own = crate::names::is_archive_name(file)
+                        || here.folders > 0
+                        || here.plain <= 1;
+                    return if own { path.to_string() } else { join(d) };
+                }
+                let child = folders.get(&join(d + 1));
+                if child.plain + child.archives > 0 || d + 1 == dirs.len() {
+                    return join(d + 1);
+                }
+                d += 1;
             }
         }
     }
@@ -261,14 +345,16 @@ mod tests {
     #[test]
     fn units_follow_the_layout() {
         let root = "dl";
-        let f = |p: &str, l| unit_of(root, root, p, l);
+        let mut folders = Folders::default();
+        let mut f = |p: &str, l| unit_of(root, root, p, l, &mut folders);
         let rf = "server_logs_dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc64_mi355x-amds_03";
         let p = format!("dl/{rf}/logs/server.log");
         assert_eq!(f(&p, Layout::Auto), format!("dl/{rf}"));
         assert_eq!(f(&p, Layout::Artifacts), format!("dl/{rf}"));
         assert_eq!(f(&p, Layout::Artifact), "dl");
         assert_eq!(f(&p, Layout::Files), p);
-        assert_eq!(f("dl/renamed/x.log", Layout::Auto), "dl/renamed/x.log");
+        // A folder inside a run is an artifact whatever its name.
+        assert_eq!(f("dl/renamed/x.log", Layout::Auto), "dl/renamed");
         assert_eq!(f("dl/renamed/x.log", Layout::Artifacts), "dl/renamed");
         assert_eq!(f("dl/a.zip", Layout::Artifacts), "dl/a.zip");
         let u = Unit {

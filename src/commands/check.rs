@@ -64,8 +64,16 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
-    let (artifacts, units, walk_errors) = walk_units(inputs, layout);
+    let walked = walk_units(inputs, layout);
+    let (artifacts, units, walk_errors) = (walked.files, walked.units, walked.errors);
     super::report_walk_errors(err, &walk_errors)?;
+    for j in &walked.junk {
+        writeln!(
+            err,
+            "artiscan: {}: download junk, not part of any artifact: not judged",
+            escape::text(j)
+        )?;
+    }
     let opts = ScanOptions {
         every_match: true,
         skip_prefilter: false,
