@@ -135,7 +135,14 @@ pub(crate) fn account(
     max_line: usize,
 ) {
     coverage.bytes += outcome.bytes;
-    if outcome.binary {
+    if let (true, Some(format)) = (outcome.binary, outcome.image) {
+        // Pixels hold no log lines: passed over, coverage stays complete.
+        coverage.note(
+            members,
+            NoteKind::Image,
+            format!("{format} image: holds no log lines, not searched"),
+        );
+    } else if outcome.binary {
         // Not searched, so nothing may be claimed absent from it.
         coverage.error(
             members,

@@ -84,6 +84,8 @@ pub struct LinesRead {
     pub lines: u64,
     /// Skipped: NUL bytes in the first block.
     pub binary: bool,
+    /// Of those, an image by its magic bytes (`PNG`, `JPEG`, ...).
+    pub image: Option<&'static str>,
     pub long_lines: u64,
     /// Number of the first line cut at the cap (0: none).
     pub first_long_line: u64,
@@ -214,6 +216,7 @@ impl LineReader {
                 }
                 None => {
                     st.out.binary = true;
+                    st.out.image = crate::source::detect::image(bytes);
                     return st.out;
                 }
             }
@@ -317,6 +320,7 @@ impl LineReader {
                     }
                     None => {
                         st.out.binary = true;
+                        st.out.image = crate::source::detect::image(&buf[..filled]);
                         return Ok(st.out);
                     }
                 }

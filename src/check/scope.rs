@@ -256,7 +256,7 @@ impl<'a> Scope<'a> {
         for (path, s) in &self.scans {
             for e in &s.coverage.errors {
                 let at = Location::member_citation(path, &e.members);
-                out.push(format!("{at} ({:?})", e.kind).to_lowercase());
+                out.push(format!("{at} ({})", e.kind.as_str()));
             }
             for n in &s.coverage.notes {
                 // A binary member was not searched: it could hold anything.

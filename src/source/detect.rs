@@ -42,6 +42,25 @@ const UNDECODED: &[(&[u8], &str)] = &[
     (b"GRZipII", "grzip"),
 ];
 
+/// The image format a member's first bytes are, if any: PNG (signature and
+/// its IHDR chunk), JPEG, GIF, WebP. Plots beside the logs (aiperf's
+/// `metrics_plots.png`) are such members; a line rule cannot apply to
+/// pixels, so an image is passed over without making coverage incomplete.
+/// Anything else with a NUL in its first block stays a skipped member.
+pub(crate) fn image(head: &[u8]) -> Option<&'static str> {
+    if head.starts_with(b"\x89PNG\r\n\x1a\n") && head.get(12..16) == Some(b"IHDR") {
+        Some("PNG")
+    } else if head.starts_with(&[0xff, 0xd8, 0xff]) {
+        Some("JPEG")
+    } else if head.starts_with(b"GIF87a") || head.starts_with(b"GIF89a") {
+        Some("GIF")
+    } else if head.starts_with(b"RIFF") && head.get(8..12) == Some(b"WEBP") {
+        Some("WebP")
+    } else {
+        None
+    }
+}
+
 pub(crate) fn detect(head: &[u8]) -> Format {
     let head_after_skippable = skip_skippable(head);
     if head.starts_with(&[0x1f, 0x8b]) {

@@ -63,11 +63,14 @@ pub enum ErrorKind {
     /// A member left out by `-g/--member`: not read, so absence cannot be
     /// claimed either.
     Excluded,
+    /// Named as an archive or compressed stream (`.zip`, `.tar.gz`, ...)
+    /// but its bytes are not one: a page saved in place of a download.
+    NotAnArchive,
 }
 
 impl ErrorKind {
     /// Every kind, for readers that check stored names (the audit store).
-    pub const ALL: [ErrorKind; 7] = [
+    pub const ALL: [ErrorKind; 8] = [
         ErrorKind::Truncated,
         ErrorKind::Corrupt,
         ErrorKind::Limit,
@@ -75,6 +78,7 @@ impl ErrorKind {
         ErrorKind::Io,
         ErrorKind::Skipped,
         ErrorKind::Excluded,
+        ErrorKind::NotAnArchive,
     ];
 
     /// The name in JSON and in the audit store.
@@ -87,6 +91,7 @@ impl ErrorKind {
             ErrorKind::Io => "io",
             ErrorKind::Skipped => "skipped",
             ErrorKind::Excluded => "excluded",
+            ErrorKind::NotAnArchive => "not_an_archive",
         }
     }
 }
@@ -122,6 +127,9 @@ pub enum NoteKind {
     Special,
     /// Lines longer than `--max-line` were searched up to the cap only.
     LongLine,
+    /// An image (PNG, JPEG, GIF, WebP by its magic bytes), passed over:
+    /// it holds no log lines, so coverage stays complete.
+    Image,
     /// A member with the name of an earlier one in the same container,
     /// read and cited with a `#N` suffix.
     Duplicate,
@@ -236,6 +244,30 @@ pub struct Leaf<'a, 'r> {
     pub stored: &'a [Option<u64>],
 }
 
+/// The suffix a name promises an archive or compressed stream by (`.zip`,
+/// `.tar.gz`, `.gz`, ...), when the leaf reached under that name was read as
+/// plain text with no decoding layer of its own: the name and the bytes
+/// disagree.
+fn packed_name_on_text(path: &str, members: &[String], layers: &[&str]) -> Option<&'static str> {
+    let name = members.last().map_or(path, String::as_str);
+    // The layers of this member alone: those after its container's.
+    let own = layers
+        .iter()
+        .rposition(|l| matches!(*l, "zip" | "tar"))
+        .filter(|_| !members.is_empty())
+        .map_or(layers, |i| &layers[i + 1..]);
+    if own != ["text"] {
+        return None;
+    }
+    let lower = name.to_ascii_lowercase();
+    [
+        ".tar.gz", ".tar.zst", ".tar.xz", ".tar.bz2", ".tgz", ".zip", ".tar", ".gz", ".zst",
+        ".xz", ".bz2", ".lz4",
+    ]
+    .into_iter()
+    .find(|s| lower.ends_with(s))
+}
+
 /// Reads one artifact and calls `visit` once per leaf member, in archive
 /// order. Everything that could not be read lands in `coverage`; this never
 /// fails as a whole.
@@ -247,6 +279,16 @@ where
     let mut visit = visit;
     // `-g`: a member left out is not read, and says so in coverage.
     let visit = |leaf: Leaf<'_, '_>| -> io::Result<()> {
+        if let Some(said) = packed_name_on_text(&artifact.path, leaf.members, leaf.layers) {
+            // A saved error page in place of a download: the name promised
+            // an archive, so what it held was never read. Its text is still
+            // searched below (it says what went wrong).
+            let msg = format!(
+                "named as {said} but its bytes are not one (text: a page saved in place of the download?)"
+            );
+            leaf.coverage
+                .error(leaf.members, ErrorKind::NotAnArchive, msg);
+        }
         match &limits.members {
             Some(g) if !g.admits(&artifact.path, leaf.members) => {
                 leaf.coverage.members = leaf.coverage.members.saturating_sub(1);
