@@ -1,5 +1,5 @@
 //! Capture conditions of checks: equality or `{ eq, ne, gt, ge, lt, le, in,
-//! regex, within }`, where a value may be a literal, `@capture` (another
+//! not_in, regex, within }`, where a value may be a literal, `@capture` (another
 //! capture of the same record) or `@param:key` (from `--param key=value`).
 
 use crate::output::EvidenceRecord;
@@ -158,6 +158,7 @@ enum Op {
     Lt(Operand),
     Le(Operand),
     In(Vec<Operand>),
+    NotIn(Vec<Operand>),
     Regex(regex::Regex),
     Within(Operand, f64),
 }
@@ -183,6 +184,10 @@ impl Cond {
                 "in" => match v {
                     toml::Value::Array(a) => Op::In(a.iter().map(Operand::from).collect()),
                     _ => return Err("`in` takes an array".into()),
+                },
+                "not_in" => match v {
+                    toml::Value::Array(a) => Op::NotIn(a.iter().map(Operand::from).collect()),
+                    _ => return Err("`not_in` takes an array".into()),
                 },
                 "regex" => match v {
                     toml::Value::String(s) => {
@@ -218,7 +223,7 @@ impl Cond {
             match op {
                 Op::Eq(o) | Op::Ne(o) => add(o, false),
                 Op::Gt(o) | Op::Ge(o) | Op::Lt(o) | Op::Le(o) | Op::Within(o, _) => add(o, true),
-                Op::In(os) => os.iter().for_each(|o| add(o, false)),
+                Op::In(os) | Op::NotIn(os) => os.iter().for_each(|o| add(o, false)),
                 Op::Regex(_) => {}
             }
         }
@@ -247,6 +252,7 @@ impl Cond {
                 Op::Lt(o) => ("lt", show(o)),
                 Op::Le(o) => ("le", show(o)),
                 Op::In(os) => ("in", Value::Array(os.iter().map(show).collect())),
+                Op::NotIn(os) => ("not_in", Value::Array(os.iter().map(show).collect())),
                 Op::Regex(re) => ("regex", Value::String(re.as_str().to_string())),
                 Op::Within(o, tol) => ("within", serde_json::json!([show(o), tol])),
             };
@@ -261,7 +267,7 @@ impl Cond {
         for op in &self.0 {
             let ok = match op {
                 Op::Regex(re) => re.is_match(&as_text(got)),
-                Op::In(list) => {
+                Op::In(list) | Op::NotIn(list) => {
                     let mut any = false;
                     for o in list {
                         match o.value(r, p) {
@@ -270,7 +276,7 @@ impl Cond {
                             Err(k) => missing = Some(k),
                         }
                     }
-                    any
+                    any == matches!(op, Op::In(_))
                 }
                 Op::Eq(o)
                 | Op::Ne(o)

@@ -11,6 +11,8 @@ use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
 const MAX_CITES: usize = 20;
+/// Citations of set-aside records named in a reason.
+const MAX_ASIDE_CITES: usize = 3;
 const MAX_VALUES: usize = 20;
 /// Largest rank count believed (a bigger one is a typo or hostile input).
 const MAX_RANKS: u64 = 4096;
@@ -94,7 +96,48 @@ impl Check {
             let what = format!("{} on every record read", v.reason);
             cx.unread(&mut v, what);
         }
+        // A bar that was not given is not a bar: what passed only because a
+        // condition was left out is unknown.
+        let unbarred: Vec<String> = cond::skipped_params(&self.all, &cx.params)
+            .into_iter()
+            .chain(cond::skipped_params(&self.any, &cx.params))
+            .collect();
+        if v.status == Status::Pass && !unbarred.is_empty() {
+            v.status = Status::Unknown;
+            let flags: Vec<String> = unbarred.iter().map(|p| format!("--param {p}")).collect();
+            v.reason = format!("no bar given: {}; {}", flags.join(", "), v.reason);
+        }
+        self.note_aside(&mut v, &cx);
         v
+    }
+
+    /// Names the records the claim leaves out (`aside`), so that a reader
+    /// sees them apart from what was judged.
+    fn note_aside(&self, v: &mut VerdictRecord, cx: &Ctx) {
+        let Some((filter, what)) = &self.aside else {
+            return;
+        };
+        let set: Vec<&EvidenceRecord> = cx
+            .scope
+            .records_of(&self.rule)
+            .filter(|r| cond::all_hold(filter, r, &cx.params) == Ok(true))
+            .collect();
+        if set.is_empty() {
+            return;
+        }
+        let cites: Vec<String> = set
+            .iter()
+            .take(MAX_ASIDE_CITES)
+            .map(|r| r.citation.to_string())
+            .collect();
+        let more = set.len().saturating_sub(MAX_ASIDE_CITES);
+        v.reason.push_str(&format!(
+            "; not counted: {} {} record(s) {what}: {}{}",
+            set.len(),
+            self.rule,
+            cites.join(", "),
+            if more > 0 { format!(" and {more} more") } else { String::new() }
+        ));
     }
 
     /// False (with the verdict filled in) when the scope holds nothing the

@@ -89,6 +89,15 @@ struct AppliesDef {
     expected_in: Vec<String>,
 }
 
+/// `aside = { what = "in background threads", where = { context = "thread" } }`.
+#[derive(Debug, Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct AsideDef {
+    what: String,
+    #[serde(rename = "where")]
+    filter: toml::Table,
+}
+
 /// `ranks = 8`, `ranks = "@param:tp"`, or `ranks = { rule, capture }`.
 #[derive(Debug, Deserialize, Clone)]
 #[serde(untagged)]
@@ -124,6 +133,10 @@ struct CheckDef {
     servers: Vec<EvidenceDef>,
     #[serde(default)]
     applies: Option<AppliesDef>,
+    /// Records of the rule that the claim leaves out but the reason names
+    /// (tracebacks of background threads beside a no-crash claim).
+    #[serde(default)]
+    aside: Option<AsideDef>,
     #[serde(default)]
     scope: Option<String>,
     /// Replaced by `applies`; kept only to say so.
@@ -220,6 +233,9 @@ pub struct Check {
     rank_key: String,
     servers: Vec<EvidenceSpec>,
     pub applies: Option<Applies>,
+    /// Records of `rule` left out of the claim, named in its reason: the
+    /// filter and what they are, in words.
+    aside: Option<(Vec<(String, Cond)>, String)>,
     pub scope: CheckScope,
     /// Defaults of `@param:` values from the check file.
     defaults: toml::Table,
@@ -416,6 +432,10 @@ fn compile(file: &str, c: &CheckDef, defaults: &toml::Table) -> Result<Check, St
             .map(EvidenceSpec::parse)
             .collect::<Result<_, _>>()?,
         applies,
+        aside: match &c.aside {
+            Some(a) => Some((parse_conds(&a.filter)?, a.what.clone())),
+            None => None,
+        },
         scope,
         defaults: defaults.clone(),
         file: file.to_string(),

@@ -148,6 +148,8 @@ pub struct MemberScan<'a> {
     opts: ScanOptions,
     /// Open blocks: variant and the captures of the line that opened it.
     pub(super) blocks: Vec<(usize, Map<String, Value>)>,
+    /// Rules a block recorded the current line for (see `continue_blocks`).
+    block_rules: Vec<usize>,
     hits: Vec<Hit>,
     /// Reused match slots of anchored regexes, by variant.
     anchored_caps: Vec<Option<AnchoredCaptures>>,
@@ -215,6 +217,7 @@ impl<'a> MemberScan<'a> {
             literals,
             opts,
             blocks: Vec::new(),
+            block_rules: Vec::new(),
             hits: Vec::new(),
             fields: Vec::new(),
             anchored_caps: (0..set.variants.len()).map(|_| None).collect(),
@@ -577,8 +580,12 @@ impl<'a> MemberScan<'a> {
         i
     }
 
-    /// Lines inside open blocks: records, or the block closes.
+    /// Lines inside open blocks: records, or the block closes. The rules
+    /// that recorded the line from a block go to `block_rules`: their line
+    /// variants pass over it (the first variant that matches wins, and a
+    /// block's is first).
     fn continue_blocks(&mut self, line: &Line<'_>, text: &[u8]) {
+        self.block_rules.clear();
         let mut i = 0;
         while i < self.blocks.len() {
             let vi = self.blocks[i].0;
@@ -598,6 +605,7 @@ impl<'a> MemberScan<'a> {
                 caps.extend(self.set.captures(v, &[&c], &[each]));
                 let column = c.get(0).map_or(0, |m| m.start());
                 self.emit(vi, line, text, column, caps);
+                self.block_rules.push(v.rule);
                 i += 1;
             } else if is_blank_or_comment(text) {
                 i += 1;
@@ -633,7 +641,7 @@ impl<'a> MemberScan<'a> {
         let mut done_rule = usize::MAX;
         for &Hit { variant: vi, place } in &hits {
             let v = &set.variants[vi];
-            if v.rule == done_rule || v.excluded(text) {
+            if v.rule == done_rule || v.excluded(text) || self.block_rules.contains(&v.rule) {
                 continue;
             }
             let matched = match v.kind {
@@ -736,6 +744,8 @@ impl LineSink for MemberScan<'_> {
         }
         if !self.blocks.is_empty() {
             self.continue_blocks(line, text);
+        } else {
+            self.block_rules.clear();
         }
         // The cursor knows where the literals are in raw lines only.
         let raw = std::ptr::eq(text.as_ptr(), line.raw.as_ptr());
