@@ -100,7 +100,7 @@ impl Serialize for Citation {
 /// Version of the record shapes below, as every output writes it (a JSON
 /// string). The audit store's own SQLite schema is versioned apart
 /// (`audit::store::STORE_SCHEMA_VERSION`).
-pub(crate) const SCHEMA_VERSION: &str = "2";
+pub(crate) const SCHEMA_VERSION: &str = "3";
 
 /// A line that matched: from `grep` (`rule` = "grep") or a pack rule.
 /// The line text, path and member chain are shared (`Arc`) by all records

@@ -129,6 +129,12 @@ pub enum NoteKind {
     /// error: rules chosen by member name may not apply); read back from
     /// older audit stores.
     LongName,
+    /// A tar member after the archive's end-of-archive block(s): read (as
+    /// `tar -i` reads it), though `tar` without `-i` stops before it.
+    AfterEnd,
+    /// A zip entry whose local header names it otherwise than the central
+    /// directory: cited by the directory's name (as `unzip` lists it).
+    NameMismatch,
 }
 
 /// Archive limits, enforced in this layer: depth by the walker, bytes,
@@ -686,6 +692,12 @@ where
             let name = self.unique(&mut names, name);
             let mut at = self.members.clone();
             at.push(name.clone());
+            if let Some(end) = entry.after_end {
+                let msg = format!(
+                    "after the end-of-archive block at byte {end}: read, as `tar -i` reads it (`tar` without -i stops there)"
+                );
+                self.coverage.note(&at, NoteKind::AfterEnd, msg);
+            }
             if entry.name_cut {
                 self.name_cut(&at, None);
             }
