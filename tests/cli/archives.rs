@@ -556,7 +556,8 @@ fn undecoded_compressions_are_unsupported() {
 }
 
 /// xz, bzip2 (written by Python's standard library) and lz4 frames (the
-/// corpus file, written by the lz4 tool) are decoded.
+/// shared corpus's file, written by the lz4 tool, where the corpus is laid
+/// out) are decoded.
 #[test]
 fn xz_bzip2_and_lz4_are_decoded() {
     let d = tmp();
@@ -579,7 +580,10 @@ open(sys.argv[1] + '/a.log.bz2', 'wb').write(bz2.compress(data) + bz2.compress(b
     let run = grep_json(d.path(), "Traceback", "a.log.bz2");
     assert_eq!(hits(&run).len(), 4);
     assert_eq!(coverage(&run)["complete"], true);
-    let lz4 = root().join("tests/corpus/libarchive/cat/test_expand.lz4");
+    let Some(corpus) = super::corpus::shared_corpus() else {
+        return;
+    };
+    let lz4 = corpus.join("libarchive/cat/test_expand.lz4");
     let run = artiscan(&["grep", "--json", "-c", "", lz4.to_str().unwrap()]);
     assert_eq!(run.of_type("count")[0]["count"], 1, "{}", run.stdout);
     assert_eq!(coverage(&run)["complete"], true);
