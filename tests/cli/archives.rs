@@ -5,7 +5,7 @@
 //! built in the test with Python's standard library (an independent writer)
 //! and byte patches where no writer makes the oddity any more.
 
-use super::harness::{Run, artiscan, artiscan_in, root};
+use super::harness::{Run, artiscan, artiscan_in};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
