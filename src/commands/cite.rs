@@ -103,9 +103,10 @@ pub fn open_artifact(
 /// citation from someone else decides what it may open.
 ///
 /// With `root`: only a file inside ROOT. The path (already percent-decoded)
-/// must be relative with no `..`; it is joined to ROOT, both are
-/// canonicalized (symlinks resolved) and the file must still lie under
-/// ROOT. Nothing is looked up in the current folder.
+/// has no `..`; a relative one is joined to ROOT, an absolute one (what
+/// `scan /abs/run` cites) is taken as it is; both are canonicalized
+/// (symlinks resolved) and the file must lie under ROOT. Nothing is
+/// looked up in the current folder.
 pub fn resolve(path: &str, root: Option<&str>) -> Result<PathBuf, String> {
     let path_buf = location::path_from_name(path);
     let Some(root) = root else {
@@ -115,21 +116,27 @@ pub fn resolve(path: &str, root: Option<&str>) -> Result<PathBuf, String> {
     if path.is_empty() {
         return Err("the citation names no path".into());
     }
-    for c in rel.components() {
-        match c {
-            Component::Normal(_) | Component::CurDir => {}
-            Component::ParentDir => return Err("the path leaves --root (`..`)".into()),
-            Component::RootDir | Component::Prefix(_) => {
-                return Err("the path is absolute, not inside --root".into());
-            }
-        }
+    if rel.components().any(|c| c == Component::ParentDir) {
+        return Err("the path leaves --root (`..`)".into());
     }
     let base = std::fs::canonicalize(root).map_err(|e| format!("--root: {e}"))?;
-    let file = std::fs::canonicalize(base.join(rel)).map_err(|_| "no such artifact".to_string())?;
-    if !file.starts_with(&base) {
-        return Err("the path resolves outside --root (through a symlink)".into());
+    // `join` keeps an absolute path as it is; it must then resolve under
+    // ROOT like any other.
+    let file = std::fs::canonicalize(base.join(rel));
+    let outside = if rel.is_absolute() {
+        "the path is absolute and not inside --root"
+    } else {
+        "the path resolves outside --root (through a symlink)"
+    };
+    match file {
+        Ok(file) if file.starts_with(&base) => Ok(file),
+        Ok(_) => Err(outside.into()),
+        // Whether a file outside ROOT exists is not told.
+        Err(_) if rel.is_absolute() && !rel.starts_with(&base) && !rel.starts_with(root) => {
+            Err(outside.into())
+        }
+        Err(_) => Err("no such artifact".into()),
     }
-    Ok(file)
 }
 
 /// Returns the exit code: 0 confirmed, 1 the quote or hash does not match,

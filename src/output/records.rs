@@ -102,7 +102,7 @@ impl Serialize for Citation {
 /// (`audit::store::STORE_SCHEMA_VERSION`).
 ///
 /// 3: coverage notes of kind `image`; coverage errors of kind
-/// `not_an_archive`.
+/// `not_an_archive`; notes `after_end` and `name_mismatch`.
 pub(crate) const SCHEMA_VERSION: &str = "3";
 
 /// A line that matched: from `grep` (`rule` = "grep") or a pack rule.

@@ -196,47 +196,142 @@ impl<R: Read> Read for Xz<R> {
 }
 
 /// An lz4 frame decoder that does not take a stream cut at a block boundary
-/// for its end: lz4_flex ends quietly there, so the input's last bytes must
-/// hold an end mark (4 zero bytes, then an optional 4-byte checksum).
+/// for its end: lz4_flex ends quietly there, so the frames are followed
+/// byte by byte as they are read ([`Frames`]) and the stream has ended
+/// only where a frame's EndMark (and content checksum) was, as `lz4 -t`
+/// decides ("Unfinished stream" otherwise). A cut block that happens to
+/// end in four NUL bytes is no end mark.
 pub(super) struct Lz4<R: Read> {
-    inner: lz4_flex::frame::FrameDecoder<Tail<R>>,
-    tail: Rc<Cell<[u8; 8]>>,
+    inner: lz4_flex::frame::FrameDecoder<Watched<R>>,
+    frames: Rc<Cell<Frames>>,
     read: Rc<Cell<u64>>,
 }
 
-/// Keeps the last 8 bytes read through it.
-pub(super) struct Tail<R> {
+/// Passes every byte read through it to a [`Frames`].
+pub(super) struct Watched<R> {
     inner: R,
-    last: Rc<Cell<[u8; 8]>>,
+    frames: Rc<Cell<Frames>>,
     n: Rc<Cell<u64>>,
 }
 
-impl<R: Read> Read for Tail<R> {
+impl<R: Read> Read for Watched<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        let mut last = self.last.get();
-        for &b in &buf[n.saturating_sub(8)..n] {
-            last.copy_within(1.., 0);
-            last[7] = b;
-        }
-        self.last.set(last);
+        let mut f = self.frames.get();
+        f.feed(&buf[..n]);
+        self.frames.set(f);
         self.n.set(self.n.get() + n as u64);
         Ok(n)
     }
 }
 
+/// Where a stream of lz4 frames (and skippable frames) stands, from its
+/// block sizes alone: constant memory, no decoding.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Frames {
+    state: FrameState,
+    /// Bytes of the field being collected (a magic or a size: 4 bytes).
+    field: [u8; 4],
+    have: usize,
+    /// The current frame's FLG byte.
+    flg: u8,
+    /// Frames that reached their EndMark.
+    ended: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum FrameState {
+    /// Between frames: a magic number comes next.
+    #[default]
+    Magic,
+    SkipSize,
+    Flg,
+    BlockSize,
+    /// Bytes to pass over (descriptor, block data, checksums), then the
+    /// state after them.
+    Skip(u64, After),
+    /// Not lz4 frames: the decoder reports it.
+    Lost,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum After {
+    Magic,
+    BlockSize,
+}
+
+impl Frames {
+    fn feed(&mut self, mut data: &[u8]) {
+        while !data.is_empty() {
+            match self.state {
+                FrameState::Lost => return,
+                FrameState::Skip(n, after) => {
+                    let take = n.min(data.len() as u64);
+                    data = &data[take as usize..];
+                    self.state = match (n - take, after) {
+                        (0, After::Magic) => FrameState::Magic,
+                        (0, After::BlockSize) => FrameState::BlockSize,
+                        (left, after) => FrameState::Skip(left, after),
+                    };
+                }
+                FrameState::Flg => {
+                    self.flg = data[0];
+                    data = &data[1..];
+                    // BD, content size, dictionary id, header checksum.
+                    let rest = 1 + 8 * ((self.flg >> 3) & 1) + 4 * (self.flg & 1) + 1;
+                    self.state = FrameState::Skip(rest as u64, After::BlockSize);
+                }
+                state => {
+                    let take = (4 - self.have).min(data.len());
+                    self.field[self.have..self.have + take].copy_from_slice(&data[..take]);
+                    self.have += take;
+                    data = &data[take..];
+                    if self.have < 4 {
+                        return;
+                    }
+                    self.have = 0;
+                    let v = u32::from_le_bytes(self.field);
+                    self.state = match state {
+                        FrameState::Magic if v == 0x184D_2204 => FrameState::Flg,
+                        FrameState::Magic if v & 0xFFFF_FFF0 == 0x184D_2A50 => FrameState::SkipSize,
+                        FrameState::SkipSize => FrameState::Skip(v as u64, After::Magic),
+                        FrameState::BlockSize if v == 0 => {
+                            // EndMark, then the content checksum if flagged.
+                            self.ended += 1;
+                            match self.flg & 4 {
+                                0 => FrameState::Magic,
+                                _ => FrameState::Skip(4, After::Magic),
+                            }
+                        }
+                        FrameState::BlockSize => {
+                            let sum = if self.flg & 0x10 != 0 { 4 } else { 0 };
+                            FrameState::Skip((v & 0x7FFF_FFFF) as u64 + sum, After::BlockSize)
+                        }
+                        _ => FrameState::Lost,
+                    };
+                }
+            }
+        }
+    }
+
+    /// The input ended between frames, after at least one whole frame.
+    fn complete(&self) -> bool {
+        self.state == FrameState::Magic && self.have == 0 && self.ended > 0
+    }
+}
+
 impl<R: Read> Lz4<R> {
     pub(super) fn new(inner: R) -> Self {
-        let tail = Rc::new(Cell::new([0xff; 8]));
+        let frames = Rc::new(Cell::new(Frames::default()));
         let read = Rc::new(Cell::new(0));
-        let t = Tail {
+        let t = Watched {
             inner,
-            last: tail.clone(),
+            frames: frames.clone(),
             n: read.clone(),
         };
         Lz4 {
             inner: lz4_flex::frame::FrameDecoder::new(t),
-            tail,
+            frames,
             read,
         }
     }
@@ -271,15 +366,11 @@ impl<R: Read> Read for Lz4<R> {
                 }
             }
         };
-        if n == 0 && !buf.is_empty() {
-            let t = self.tail.get();
-            let ended = self.read.get() >= 11 && (t[4..] == [0; 4] || t[..4] == [0; 4]);
-            if !ended {
-                return Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "lz4 stream ends without an end mark",
-                ));
-            }
+        if n == 0 && !buf.is_empty() && !self.frames.get().complete() {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "lz4 stream ends without its end mark (unfinished stream)",
+            ));
         }
         Ok(n)
     }
@@ -419,5 +510,53 @@ impl<R: Read> Read for Layer<'_, R> {
             self.check(n as u64)?;
         }
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lz4(data: &[u8]) -> Vec<u8> {
+        let mut e = lz4_flex::frame::FrameEncoder::new(Vec::new());
+        io::Write::write_all(&mut e, data).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn decode(z: &[u8]) -> (Vec<u8>, Option<io::Error>) {
+        let mut out = Vec::new();
+        let mut d = Lz4::new(z);
+        let mut buf = [0u8; 4096];
+        loop {
+            match d.read(&mut buf) {
+                Ok(0) => return (out, None),
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+                Err(e) => return (out, Some(e)),
+            }
+        }
+    }
+
+    /// A frame cut after a whole block whose data ends in NUL bytes has no
+    /// end mark: `lz4 -t` says "Unfinished stream", and so does this.
+    #[test]
+    fn lz4_cut_at_a_block_ending_in_nuls_is_not_the_end() {
+        let mut text = b"Traceback (most recent call last):\n".repeat(3000);
+        text.extend_from_slice(&[0u8; 64]);
+        let z = lz4(&text);
+        let (out, err) = decode(&z);
+        assert!(err.is_none(), "{err:?}");
+        assert_eq!(out, text);
+        // 4 bytes of EndMark at the end (no content checksum here): the
+        // cut keeps every block and drops only the mark.
+        let cut = &z[..z.len() - 4];
+        assert_eq!(&z[z.len() - 4..], &[0, 0, 0, 0]);
+        let (_, err) = decode(cut);
+        assert_eq!(err.unwrap().kind(), io::ErrorKind::UnexpectedEof);
+        // Two frames, the second whole: complete.
+        let mut two = z.clone();
+        two.extend_from_slice(&lz4(b"second\n"));
+        let (out, err) = decode(&two);
+        assert!(err.is_none(), "{err:?}");
+        assert!(out.ends_with(b"second\n"));
     }
 }

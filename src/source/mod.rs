@@ -137,6 +137,12 @@ pub enum NoteKind {
     /// error: rules chosen by member name may not apply); read back from
     /// older audit stores.
     LongName,
+    /// A tar member after the archive's end-of-archive block(s): read (as
+    /// `tar -i` reads it), though `tar` without `-i` stops before it.
+    AfterEnd,
+    /// A zip entry whose local header names it otherwise than the central
+    /// directory: cited by the directory's name (as `unzip` lists it).
+    NameMismatch,
 }
 
 /// Archive limits, enforced in this layer: depth by the walker, bytes,
@@ -728,6 +734,12 @@ where
             let name = self.unique(&mut names, name);
             let mut at = self.members.clone();
             at.push(name.clone());
+            if let Some(end) = entry.after_end {
+                let msg = format!(
+                    "after the end-of-archive block at byte {end}: read, as `tar -i` reads it (`tar` without -i stops there)"
+                );
+                self.coverage.note(&at, NoteKind::AfterEnd, msg);
+            }
             if entry.name_cut {
                 self.name_cut(&at, None);
             }
@@ -869,7 +881,12 @@ where
             return self.zip_slice(&spool, depth);
         }
         let mut rest = Cursor::new(spool).chain(r);
-        self.zip_local_headers(&mut rest, depth, LocalHeaders::TooBig)
+        self.zip_local_headers(
+            &mut rest,
+            depth,
+            LocalHeaders::TooBig,
+            &mut Names::default(),
+        )
     }
 
     /// A whole zip in memory: entries from its central directory, or from
@@ -882,7 +899,12 @@ where
                 // A huge directory is not held in memory: the local headers
                 // are read in order instead.
                 let mut r = self.meter.reader(data, Level::at(self.members.len()));
-                return self.zip_local_headers(&mut r, depth, LocalHeaders::TooBig);
+                return self.zip_local_headers(
+                    &mut r,
+                    depth,
+                    LocalHeaders::TooBig,
+                    &mut Names::default(),
+                );
             }
             Err(e) => {
                 // A cut download has no central directory (or only one of
@@ -895,7 +917,12 @@ where
                 let mut r = self
                     .meter
                     .reader(&data[start..], Level::at(self.members.len()));
-                return self.zip_local_headers(&mut r, depth, LocalHeaders::DirectoryDamaged);
+                return self.zip_local_headers(
+                    &mut r,
+                    depth,
+                    LocalHeaders::DirectoryDamaged,
+                    &mut Names::default(),
+                );
             }
         };
         let entries = &dir.entries;
@@ -909,6 +936,7 @@ where
             .collect();
         let overlaps = zip_overlaps(entries, &spans);
         let mut names = Names::default();
+        let hidden = zip_hidden(data, entries, &spans, dir.start);
         for (i, e) in entries.iter().enumerate() {
             if e.is_dir() {
                 continue;
@@ -933,6 +961,18 @@ where
                 self.coverage.error(&at, ErrorKind::Corrupt, msg);
                 continue;
             };
+            if let Some((raw, flags)) = zipread::local_name(data, e.header)
+                && raw != &data[e.raw_name.0..e.raw_name.0 + e.raw_name.1]
+            {
+                // Readers differ (libarchive and a stream reader take the
+                // local name): the one not cited is said.
+                let local = zipread::decode_name(raw, flags, 3);
+                let msg = format!(
+                    "its local header names it {:?}: cited by its central directory name, as unzip lists it",
+                    location::escape(&local)
+                );
+                self.coverage.note(&at, NoteKind::NameMismatch, msg);
+            }
             if e.symlink {
                 // Its bytes are searched like any member's; never followed.
                 let msg = "zip entry flagged as a symlink: its bytes were searched, never followed";
@@ -955,6 +995,51 @@ where
             if cut && !self.coverage.errors.iter().any(|x| x.members == at) {
                 let msg = format!("zip ends inside this entry's {} bytes", e.csize);
                 self.coverage.error(&at, ErrorKind::Truncated, msg);
+            }
+        }
+        // Local headers the directory does not list, between its entries
+        // or after the last (Python and unzip would not list them, a
+        // stream reader would): read from there, and said.
+        for (from, to) in hidden {
+            let msg = format!(
+                "bytes {from}..{to} hold a local header the central directory does not list: read from its local headers"
+            );
+            self.coverage
+                .error(&self.members.clone(), ErrorKind::Corrupt, msg);
+            let mut r = self
+                .meter
+                .reader(&data[from as usize..to as usize], Level::at(level));
+            self.zip_local_headers(&mut r, depth, LocalHeaders::DirectoryDamaged, &mut names)?;
+        }
+        Ok(())
+    }
+
+    /// A zip read from its local headers reached its central directory
+    /// (`sig` read): the directory must list as many entries as were read
+    /// and end with an end record that announces them; else entries may
+    /// lie where the local headers did not lead, and coverage says so.
+    fn zip_directory_agrees(
+        &mut self,
+        input: &mut dyn BufRead,
+        sig: [u8; 4],
+        seen: u64,
+    ) -> io::Result<()> {
+        let at = self.members.clone();
+        match zipread::directory_stream(input, sig) {
+            Ok((records, announced))
+                if records == seen && records % 0x1_0000 == announced % 0x1_0000 => {}
+            Ok((records, announced)) => {
+                let msg = format!(
+                    "{seen} entries read from local headers, but the central directory holds {records} records and announces {announced}: entries may not have been read"
+                );
+                self.coverage.error(&at, ErrorKind::Corrupt, msg);
+            }
+            Err(e) if Tagged::of(&e).is_some() => return Err(e),
+            Err(e) => {
+                let msg = format!(
+                    "zip: after {seen} entries read from local headers: {e}; entries may not have been read"
+                );
+                self.coverage.error(&at, layer::classify(&e), msg);
             }
         }
         Ok(())
@@ -1023,14 +1108,19 @@ where
         r: &mut dyn Read,
         depth: usize,
         why: LocalHeaders,
+        names: &mut Names,
     ) -> io::Result<()> {
         let level = self.members.len();
         let mut input = io::BufReader::with_capacity(64 << 10, r);
-        let mut names = Names::default();
+        let mut seen = 0u64;
         loop {
             let h = match zipread::local_header(&mut input) {
                 Ok(zipread::Next::Entry(h)) => h,
-                Ok(zipread::Next::Directory) => return Ok(()),
+                Ok(zipread::Next::Directory(sig)) if why == LocalHeaders::TooBig => {
+                    self.zip_directory_agrees(&mut input, sig, seen)?;
+                    return Ok(());
+                }
+                Ok(zipread::Next::Directory(_)) => return Ok(()),
                 Ok(zipread::Next::End) => {
                     if why == LocalHeaders::TooBig {
                         let msg = "zip ends without a central directory";
@@ -1047,7 +1137,8 @@ where
                     return Ok(());
                 }
             };
-            let name = self.zip_name(&mut names, &h.name);
+            seen += 1;
+            let name = self.zip_name(names, &h.name);
             let mut at = self.members.clone();
             at.push(name.clone());
             let unsupported = zipread::unsupported(h.encrypted(), h.method);
@@ -1139,6 +1230,38 @@ where
             }
         }
     }
+}
+
+/// Spans of a zip that hold a local header no directory entry accounts
+/// for: from that header to the next listed entry (or the directory).
+/// Bytes before the first entry (a self-extractor stub) are not looked at.
+fn zip_hidden(
+    data: &[u8],
+    entries: &[zipread::CdEntry],
+    spans: &[Option<(u64, u64)>],
+    dir_start: u64,
+) -> Vec<(u64, u64)> {
+    let mut order: Vec<(u64, u64)> = entries
+        .iter()
+        .zip(spans)
+        .filter_map(|(e, s)| s.map(|(_, end)| (e.header, end)))
+        .collect();
+    order.sort_unstable();
+    let mut out = Vec::new();
+    let mut reach = None::<u64>;
+    let nexts = order.iter().map(|o| o.0).skip(1).chain([dir_start]);
+    for (&(start, end), next) in order.iter().zip(nexts) {
+        let from = reach.map_or(end, |r| r.max(end));
+        reach = Some(from);
+        if start >= next || from >= next || next as usize > data.len() {
+            continue;
+        }
+        let gap = &data[from as usize..next as usize];
+        if let Some(i) = memchr::memmem::find(gap, b"PK\x03\x04") {
+            out.push((from + i as u64, next));
+        }
+    }
+    out
 }
 
 /// For each entry, the entry whose data it overlaps, if any. Real zips

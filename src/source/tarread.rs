@@ -51,6 +51,10 @@ pub(super) enum TarError {
     SparseMap { why: &'static str, at: u64 },
     #[error("sparse member's holes are more than {MAX_HOLES} bytes of zeros: the rest is not read")]
     SparseHoles,
+    #[error(
+        "trailing data: {bytes} bytes after the tar's end-of-archive blocks (from byte {at}) are not tar headers: not read"
+    )]
+    Trailing { at: u64, bytes: u64 },
     #[error("tar multi-volume continuation at byte {at}: not supported")]
     MultiVolume { at: u64 },
     #[error(transparent)]
@@ -61,9 +65,10 @@ impl TarError {
     pub(super) fn kind(&self) -> ErrorKind {
         match self {
             TarError::Cut { .. } | TarError::NoEnd { .. } => ErrorKind::Truncated,
-            TarError::Checksum { .. } | TarError::Field { .. } | TarError::SparseMap { .. } => {
-                ErrorKind::Corrupt
-            }
+            TarError::Checksum { .. }
+            | TarError::Field { .. }
+            | TarError::SparseMap { .. }
+            | TarError::Trailing { .. } => ErrorKind::Corrupt,
             TarError::PaxTooBig { .. } | TarError::SparseHoles => ErrorKind::Limit,
             TarError::MultiVolume { .. } => ErrorKind::Unsupported,
             TarError::Io(e) => super::layer::classify(e),
@@ -105,6 +110,9 @@ pub(super) struct Entry {
     pub item: Item,
     /// Bytes of data that follow the header (padded to a block).
     pub size: u64,
+    /// Where the end-of-archive block(s) before this header began: a
+    /// member that `tar` without `-i` never lists.
+    pub after_end: Option<u64>,
 }
 
 pub(super) enum Next {
@@ -309,11 +317,25 @@ impl<'r> TarReader<'r> {
         self.finish()?;
         let mut ext = Extended::default();
         let mut h = [0u8; BLOCK];
+        let mut after_end = None;
         loop {
             let at = self.pos;
             let n = self.block(&mut h)?;
+            if after_end.is_some() && h[..n].iter().all(|&b| b == 0) {
+                if n < BLOCK {
+                    return Ok(Next::End);
+                }
+                continue;
+            }
             if n == 0 {
                 return Err(TarError::NoEnd { at });
+            }
+            if after_end.is_some() && (n < BLOCK || !checksum_ok(&h)) {
+                // Bytes after the end that are no header: `zcat | grep`
+                // sees them, so they are reported, never passed over.
+                let rest = io::copy(&mut self.r, &mut io::sink())?;
+                let bytes = n as u64 + (self.ahead.len() - self.ahead_at) as u64 + rest;
+                return Err(TarError::Trailing { at, bytes });
             }
             if n < BLOCK {
                 return Err(TarError::Cut {
@@ -322,9 +344,13 @@ impl<'r> TarReader<'r> {
                 });
             }
             if h.iter().all(|&b| b == 0) {
-                // One zero block ends the archive for every reader; the
-                // second is not required (GNU tar only warns).
-                return Ok(Next::End);
+                // A zero block ends the archive for `tar` (without `-i`)
+                // and Python, but what follows is read on, as `tar -i`
+                // does: a lone zero block before a member, or a second
+                // archive after the first (`cat a.tar b.tar`), must not
+                // hide its members. The rest must be zeros or headers.
+                after_end = Some(at);
+                continue;
             }
             if !checksum_ok(&h) {
                 return Err(TarError::Checksum { at });
@@ -397,6 +423,15 @@ impl<'r> TarReader<'r> {
                 .take()
                 .or(ext.long_link.take())
                 .unwrap_or_else(|| cstr(&h[157..257]).to_vec());
+            if matches!(typeflag, b'2' | b'3' | b'4' | b'6')
+                && !ext.sparse
+                && size > 0
+                && self.header_follows()?
+            {
+                // A link, device or fifo never has a body for GNU tar or
+                // Python; a size on one is the writer's noise.
+                size = 0;
+            }
             let item = match typeflag {
                 _ if ext.sparse => Item::Sparse(pax_sparse(&mut ext)),
                 b'S' => {
@@ -426,9 +461,12 @@ impl<'r> TarReader<'r> {
                     })
                 }
                 b'1' => {
-                    if size > 0 && !ext.pax && self.header_follows()? {
+                    if size > 0 && self.header_follows()? {
                         // Traditional writers put the target's size on a
-                        // hardlink without data (libarchive's heuristic).
+                        // hardlink without data (libarchive's heuristic);
+                        // a pax header before it (Python writes one for a
+                        // comment or a long name) does not make a body
+                        // appear: GNU tar and Python never read one.
                         size = 0;
                     }
                     if size > 0 {
@@ -460,6 +498,7 @@ impl<'r> TarReader<'r> {
                 name_cut,
                 item,
                 size,
+                after_end,
             }));
         }
     }

@@ -219,8 +219,9 @@ fn exact(r: &mut dyn BufRead, buf: &mut [u8], what: &str) -> io::Result<()> {
 #[derive(Debug)]
 pub(super) enum Next {
     Entry(LocalHeader),
-    /// The central directory (or another end record) begins.
-    Directory,
+    /// The central directory (or another end record) begins: its
+    /// signature, read.
+    Directory([u8; 4]),
     /// The data ends.
     End,
 }
@@ -237,7 +238,7 @@ pub(super) fn local_header(r: &mut dyn BufRead) -> io::Result<Next> {
         match &sig {
             b"PK\x03\x04" => break,
             b"PK\x01\x02" | b"PK\x05\x06" | b"PK\x06\x06" | b"PK\x06\x07" => {
-                return Ok(Next::Directory);
+                return Ok(Next::Directory(sig));
             }
             // A spanned-archive marker before the first entry.
             b"PK\x07\x08" | b"PK00" if first => first = false,
@@ -305,6 +306,66 @@ pub(super) fn descriptor(r: &mut dyn BufRead, zip64: bool) -> io::Result<(u32, u
     Ok((crc, csize))
 }
 
+/// A central directory read as a stream after the local headers (`sig`,
+/// its first signature, already read), to its end record: the count of
+/// its records (names skipped, never kept) and the count the end record
+/// announces. A zip read from its local headers is whole only if the two
+/// agree with the entries read: bytes that merely look like a directory
+/// signature (four stray bytes `PK\1\2` after an entry) must not end the
+/// reading quietly.
+pub(super) fn directory_stream(r: &mut dyn BufRead, first: [u8; 4]) -> io::Result<(u64, u64)> {
+    let mut sig = first;
+    let mut records = 0u64;
+    let mut zip64_count = None;
+    loop {
+        match &sig {
+            b"PK\x01\x02" => {
+                let mut h = [0u8; 42];
+                exact(r, &mut h, "its central directory")?;
+                let skip = le16(&h[24..]) as u64 + le16(&h[26..]) as u64 + le16(&h[28..]) as u64;
+                skip_exact(r, skip)?;
+                records += 1;
+            }
+            b"PK\x06\x06" => {
+                let mut h = [0u8; 8];
+                exact(r, &mut h, "its zip64 end record")?;
+                let size = le64(&h);
+                let mut body = [0u8; 28];
+                let keep = size.min(28) as usize;
+                exact(r, &mut body[..keep], "its zip64 end record")?;
+                if keep == 28 {
+                    zip64_count = Some(le64(&body[20..]));
+                }
+                skip_exact(r, size - keep as u64)?;
+            }
+            b"PK\x06\x07" => skip_exact(r, 16)?,
+            b"PK\x05\x06" => {
+                let mut h = [0u8; 18];
+                exact(r, &mut h, "its end record")?;
+                let count = le16(&h[6..]) as u64;
+                let count = match zip64_count {
+                    Some(n) if count == 0xffff => n,
+                    _ => count,
+                };
+                return Ok((records, count));
+            }
+            _ => {
+                return Err(corrupt(format!(
+                    "no central directory record where one should be (found {sig:02x?})"
+                )));
+            }
+        }
+        exact(r, &mut sig, "its central directory")?;
+    }
+}
+
+fn skip_exact(r: &mut dyn BufRead, n: u64) -> io::Result<()> {
+    if io::copy(&mut r.take(n), &mut io::sink())? < n {
+        return Err(truncated("zip ends inside its central directory"));
+    }
+    Ok(())
+}
+
 /// An entry of a zip's central directory, offsets absolute in the file.
 #[derive(Debug)]
 pub(super) struct CdEntry {
@@ -318,6 +379,9 @@ pub(super) struct CdEntry {
     pub header: u64,
     /// Flagged as a Unix symlink by its external attributes.
     pub symlink: bool,
+    /// Where its raw name lies in the zip, to compare with the local
+    /// header's.
+    pub raw_name: (usize, usize),
 }
 
 impl CdEntry {
@@ -347,6 +411,8 @@ pub(super) enum DirectoryError {
 /// offsets include any bytes before the zip: a self-extractor stub, junk).
 pub(super) struct Directory {
     pub entries: Vec<CdEntry>,
+    /// Where the directory starts in the zip.
+    pub start: u64,
 }
 
 /// Finds the end record that belongs to this file: its central directory
@@ -400,16 +466,38 @@ fn directory_at(data: &[u8], pos: usize, max_entries: u64) -> Result<Directory, 
     let mut cd_offset = le32(&e[16..]) as u64;
     // Where the directory ends: the end record, or the zip64 end record.
     let mut end = pos as u64;
+    // How far the zip64 locator's offset is from where its record lies
+    // (bytes before the zip); the directory must agree.
+    let mut shift64 = None;
     if pos >= 20 && &data[pos - 20..pos - 16] == b"PK\x06\x07" {
         let at = le64(&data[pos - 12..]);
-        let z = data.get(at as usize..).filter(|z| z.len() >= 56);
-        if let Some(z) = z.filter(|z| &z[..4] == b"PK\x06\x06") {
-            count = le64(&z[32..]);
-            cd_size = le64(&z[40..]);
-            cd_offset = le64(&z[48..]);
-            end = at;
+        // The zip64 end record ends where the locator begins (Python
+        // reads it there, whatever the locator says). A locator that
+        // points elsewhere, at a decoy record and directory stored inside
+        // an entry, is not followed: the decoy would hide the entries
+        // the real directory lists.
+        let ends_at_locator = |z: usize| {
+            data.get(z..pos - 20).is_some_and(|r| {
+                r.len() >= 56 && &r[..4] == b"PK\x06\x06" && le64(&r[4..]) == r.len() as u64 - 12
+            })
+        };
+        let z = [pos.checked_sub(20 + 56), usize::try_from(at).ok()]
+            .into_iter()
+            .flatten()
+            .find(|&z| ends_at_locator(z));
+        if let Some(z) = z {
+            let r = &data[z..];
+            count = le64(&r[32..]);
+            cd_size = le64(&r[40..]);
+            cd_offset = le64(&r[48..]);
+            end = z as u64;
+            shift64 = Some((z as u64).checked_sub(at).ok_or(DirectoryError::Misfit(
+                "its zip64 locator points past its zip64 end record",
+            ))?);
         } else if count == 0xffff || cd_size == 0xffff_ffff || cd_offset == 0xffff_ffff {
-            return Err(DirectoryError::Misfit("its zip64 end record is missing"));
+            return Err(DirectoryError::Misfit(
+                "its zip64 end record is not where its locator says",
+            ));
         }
     }
     if count > max_entries {
@@ -425,6 +513,11 @@ fn directory_at(data: &[u8], pos: usize, max_entries: u64) -> Result<Directory, 
             "its central directory would start past where it ends",
         ));
     };
+    if shift64.is_some_and(|s| s != prefix) {
+        return Err(DirectoryError::Misfit(
+            "its zip64 locator and its central directory disagree on where the zip starts",
+        ));
+    }
     if prefix > 0 && data.starts_with(b"PK\x03\x04") {
         return Err(DirectoryError::Misfit(
             "its offsets fit only a zip that starts later in the file",
@@ -432,6 +525,7 @@ fn directory_at(data: &[u8], pos: usize, max_entries: u64) -> Result<Directory, 
     }
     let mut cd = &data[start as usize..end as usize];
     let mut entries = Vec::new();
+    let mut cd_at = start as usize;
     while cd.len() >= 46 && &cd[..4] == b"PK\x01\x02" {
         let made_by = le16(&cd[4..]);
         let flags = le16(&cd[8..]);
@@ -484,8 +578,10 @@ fn directory_at(data: &[u8], pos: usize, max_entries: u64) -> Result<Directory, 
             usize,
             header: header.saturating_add(prefix),
             symlink,
+            raw_name: (cd_at + 46, name_len),
         });
         cd = &cd[total..];
+        cd_at += total;
     }
     // The 16-bit count wraps in zips over 65535 entries without zip64.
     if entries.len() as u64 % 0x1_0000 != count % 0x1_0000 {
@@ -500,7 +596,18 @@ fn directory_at(data: &[u8], pos: usize, max_entries: u64) -> Result<Directory, 
             "its first entry has no local header where it says",
         ));
     }
-    Ok(Directory { entries })
+    // Entries come before their directory: one stored inside an entry's
+    // data (a decoy that lists some entries and hides the rest) does not
+    // describe this file.
+    let inside = entries.iter().any(|e| {
+        data_start(data, e.header)
+            .and_then(|d| d.checked_add(e.csize))
+            .is_some_and(|d| d > start && e.header < start)
+    });
+    if inside {
+        return Err(DirectoryError::Misfit("it lies inside an entry's data"));
+    }
+    Ok(Directory { entries, start })
 }
 
 /// (id, body) of each extra field.
@@ -525,6 +632,19 @@ fn extra_fields(mut e: &[u8]) -> impl Iterator<Item = (u16, &[u8])> {
         e = &e[(4 + len).min(e.len())..];
         Some((id, body))
     })
+}
+
+/// The raw name and flags of the local header at `at`.
+pub(super) fn local_name(data: &[u8], at: u64) -> Option<(&[u8], u16)> {
+    let h = data.get(at as usize..at as usize + 30)?;
+    let n = le16(&h[26..]) as usize;
+    let name = data.get(at as usize + 30..at as usize + 30 + n)?;
+    Some((name, le16(&h[6..])))
+}
+
+/// A name as cited, from its raw bytes, general purpose flags and host.
+pub(super) fn decode_name(raw: &[u8], flags: u16, host: u8) -> String {
+    dos_separators(name_of(raw, flags), host)
 }
 
 /// Where an entry's data starts, from its local header at `at`.

@@ -5,7 +5,7 @@
 //! built in the test with Python's standard library (an independent writer)
 //! and byte patches where no writer makes the oddity any more.
 
-use super::harness::{Run, artiscan, artiscan_in, root};
+use super::harness::{Run, artiscan, artiscan_in};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -556,7 +556,8 @@ fn undecoded_compressions_are_unsupported() {
 }
 
 /// xz, bzip2 (written by Python's standard library) and lz4 frames (the
-/// corpus file, written by the lz4 tool) are decoded.
+/// shared corpus's file, written by the lz4 tool, where the corpus is laid
+/// out) are decoded.
 #[test]
 fn xz_bzip2_and_lz4_are_decoded() {
     let d = tmp();
@@ -579,7 +580,10 @@ open(sys.argv[1] + '/a.log.bz2', 'wb').write(bz2.compress(data) + bz2.compress(b
     let run = grep_json(d.path(), "Traceback", "a.log.bz2");
     assert_eq!(hits(&run).len(), 4);
     assert_eq!(coverage(&run)["complete"], true);
-    let lz4 = root().join("tests/corpus/libarchive/cat/test_expand.lz4");
+    let Some(corpus) = super::corpus::shared_corpus() else {
+        return;
+    };
+    let lz4 = corpus.join("libarchive/cat/test_expand.lz4");
     let run = artiscan(&["grep", "--json", "-c", "", lz4.to_str().unwrap()]);
     assert_eq!(run.of_type("count")[0]["count"], 1, "{}", run.stdout);
     assert_eq!(coverage(&run)["complete"], true);
@@ -880,4 +884,343 @@ with tarfile.open(d + '/lies.tar', 'w', format=tarfile.PAX_FORMAT) as t:
         vec![vec!["garbled.log".to_string()]],
         "{cov}"
     );
+}
+
+// ------------------------------------------------- issue 27: hidden data
+
+/// The `no-traceback` verdict of `check --set inferencex` on `file`.
+fn no_traceback(dir: &Path, file: &str) -> String {
+    let run = artiscan_in(dir, &["check", "--set", "inferencex", file]);
+    let v = run
+        .of_type("verdict")
+        .into_iter()
+        .find(|v| v["check"] == "no-traceback")
+        .unwrap_or_else(|| panic!("{file}: no verdict: {} {}", run.stdout, run.stderr));
+    v["status"].as_str().unwrap().to_string()
+}
+
+fn notes_of(cov: &Value, kind: &str) -> Vec<Vec<String>> {
+    cov["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == kind)
+        .map(|e| members(&e["members"]))
+        .collect()
+}
+
+/// Members after a tar's end-of-archive blocks (`cat a.tar.gz b.tar.gz`,
+/// a lone zero block before a member) are read, as `tar -i` and
+/// `zcat | grep` see them, with an `after_end` note; bytes after the end
+/// that are no header are a `corrupt` error (trailing data), never
+/// passed over in silence. Python's tarfile with `ignore_zeros` lists
+/// the same members.
+#[test]
+fn tar_data_after_the_end_blocks_is_read_or_reported() {
+    let d = tmp();
+    py(
+        d.path(),
+        &tar_script(
+            r#"
+a = tarbytes([('a.log', b'ok\n')])
+b = tarbytes([('b.log', b'Traceback (most recent call last):\n')])
+open(d + '/cat.tar.gz', 'wb').write(gzip.compress(a) + gzip.compress(b))
+open(d + '/lone.tar', 'wb').write(a[:1024] + b'\0' * 512 + b)
+open(d + '/trailing.tar', 'wb').write(a + b'Traceback (most recent call last):\n')
+for f in ['cat.tar.gz', 'lone.tar']:
+    names = [m.name for m in tarfile.open(d + '/' + f, ignore_zeros=True)]
+    assert names == ['a.log', 'b.log'], names
+"#,
+        ),
+    );
+    for f in ["cat.tar.gz", "lone.tar"] {
+        let run = grep_json(d.path(), "Traceback", f);
+        assert_eq!(
+            hits(&run),
+            vec![(
+                format!("{f}!b.log:1"),
+                "Traceback (most recent call last):".to_string()
+            )],
+            "{f}: {}",
+            run.stdout
+        );
+        let cov = coverage(&run);
+        assert_eq!(cov["complete"], true, "{f}: {cov}");
+        assert_eq!(notes_of(&cov, "after_end"), vec![vec!["b.log"]], "{f}");
+        assert_eq!(no_traceback(d.path(), f), "fail", "{f}");
+    }
+    let run = grep_json(d.path(), "Traceback", "trailing.tar");
+    let cov = coverage(&run);
+    assert_eq!(cov["complete"], false, "{cov}");
+    let msg = cov["errors"][0]["message"].as_str().unwrap();
+    assert!(msg.starts_with("trailing data: 35 bytes"), "{cov}");
+    assert_eq!(errors_of(&cov, "corrupt"), vec![Vec::<String>::new()]);
+    assert_ne!(no_traceback(d.path(), "trailing.tar"), "pass");
+}
+
+/// A hardlink header with a size and no body, after a pax header (Python
+/// writes one for a comment): no body is read (GNU tar and Python read
+/// none), so the member after it is read and nothing is `truncated`.
+#[test]
+fn hardlink_with_a_size_and_no_body_is_not_truncated() {
+    let d = tmp();
+    py(
+        d.path(),
+        r#"
+import sys, io, tarfile
+b = io.BytesIO()
+with tarfile.open(fileobj=b, mode='w', format=tarfile.PAX_FORMAT) as t:
+    i = tarfile.TarInfo('link'); i.type = tarfile.LNKTYPE; i.linkname = 'a.log'; i.size = 100
+    i.pax_headers = {'comment': 'x'}
+    t.addfile(i)
+    tb = b'Traceback (most recent call last):\n'
+    i = tarfile.TarInfo('c.log'); i.size = len(tb); t.addfile(i, io.BytesIO(tb))
+open(sys.argv[1] + '/hl.tar', 'wb').write(b.getvalue())
+assert [m.name for m in tarfile.open(sys.argv[1] + '/hl.tar')] == ['link', 'c.log']
+"#,
+    );
+    let run = grep_json(d.path(), "Traceback", "hl.tar");
+    assert_eq!(hits(&run).len(), 1, "{}", run.stdout);
+    let cov = coverage(&run);
+    assert_eq!(errors_of(&cov, "skipped"), vec![vec!["link"]], "{cov}");
+    assert_eq!(cov["errors"].as_array().unwrap().len(), 1, "{cov}");
+}
+
+/// pax 0.0 sparse members (`GNU.sparse.offset` / `GNU.sparse.numbytes`
+/// records, repeated, as GNU tar writes them): holes are placed, so lines
+/// and byte offsets are those of the expanded file Python's tarfile gives.
+#[test]
+fn pax_0_0_sparse_holes_are_placed() {
+    let d = tmp();
+    py(
+        d.path(),
+        r#"
+import sys, io, tarfile
+d = sys.argv[1]
+regions = [(0, b'first line\n'), (8192, b'Traceback (most recent call last):\n'), (20000, b'last line\n')]
+real = 20000 + len(b'last line\n')
+def rec(k, v):
+    s = ' %s=%s\n' % (k, v)
+    n = len(s) + 1
+    while len(str(n)) + len(s) != n: n += 1
+    return (str(n) + s).encode()
+pax = rec('GNU.sparse.size', real) + rec('GNU.sparse.numblocks', len(regions))
+for off, data in regions:
+    pax += rec('GNU.sparse.offset', off) + rec('GNU.sparse.numbytes', len(data))
+packed = b''.join(data for _, data in regions)
+b = io.BytesIO()
+with tarfile.open(fileobj=b, mode='w', format=tarfile.USTAR_FORMAT) as t:
+    x = tarfile.TarInfo('./PaxHeaders/s.log'); x.type = tarfile.XHDTYPE; x.size = len(pax)
+    t.addfile(x, io.BytesIO(pax))
+    i = tarfile.TarInfo('s.log'); i.size = len(packed); t.addfile(i, io.BytesIO(packed))
+open(d + '/sparse00.tar', 'wb').write(b.getvalue())
+t = tarfile.open(d + '/sparse00.tar')
+m = t.getmember('s.log')
+assert m.sparse == [(o, len(x)) for o, x in regions], m.sparse
+open(d + '/expanded', 'wb').write(t.extractfile(m).read())
+"#,
+    );
+    let expanded = std::fs::read(path(d.path(), "expanded")).unwrap();
+    assert_eq!(expanded.len(), 20010);
+    let run = artiscan_in(
+        d.path(),
+        &[
+            "grep",
+            "--json",
+            "--binary",
+            "line|Traceback",
+            "sparse00.tar",
+        ],
+    );
+    // Each line's number and byte offset, from the expanded file.
+    let mut want = Vec::new();
+    let mut at = 0;
+    for (i, l) in expanded.split(|&b| b == b'\n').enumerate() {
+        if l.ends_with(b"line") || l.ends_with(b"last):") {
+            want.push((i as u64 + 1, at as u64));
+        }
+        at += l.len() + 1;
+    }
+    assert_eq!(want.len(), 3);
+    let got: Vec<(u64, u64)> = run
+        .of_type("evidence")
+        .iter()
+        .map(|e| {
+            (
+                e["location"]["line"].as_u64().unwrap(),
+                e["location"]["byte_offset"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, want, "{}", run.stdout);
+    assert_eq!(coverage(&run)["bytes"], 20010);
+}
+
+/// An lz4 frame whose writer died at a block boundary, the block's data
+/// ending in NUL bytes (no EndMark): not the end of the stream, as `lz4
+/// -t` says "Unfinished stream". The lines before are kept.
+#[test]
+fn lz4_cut_at_a_block_boundary_is_truncated() {
+    use std::io::Write;
+    let d = tmp();
+    let mut text = b"Traceback (most recent call last):\n".repeat(3000);
+    text.extend_from_slice(&[0u8; 64]);
+    let mut e = lz4_flex::frame::FrameEncoder::new(Vec::new());
+    e.write_all(&text).unwrap();
+    let z = e.finish().unwrap();
+    // No content checksum: the frame ends with its 4-byte EndMark.
+    assert_eq!(&z[z.len() - 4..], &[0, 0, 0, 0]);
+    std::fs::write(path(d.path(), "whole.log.lz4"), &z).unwrap();
+    std::fs::write(path(d.path(), "cut.log.lz4"), &z[..z.len() - 4]).unwrap();
+    let run = artiscan_in(
+        d.path(),
+        &["grep", "--json", "-c", "Traceback", "whole.log.lz4"],
+    );
+    assert_eq!(run.of_type("count")[0]["count"], 3000, "{}", run.stdout);
+    assert_eq!(coverage(&run)["complete"], true);
+    let run = artiscan_in(
+        d.path(),
+        &["grep", "--json", "-c", "Traceback", "cut.log.lz4"],
+    );
+    assert_eq!(run.of_type("count")[0]["count"], 3000, "{}", run.stdout);
+    let cov = coverage(&run);
+    assert_eq!(errors_of(&cov, "truncated").len(), 1, "{cov}");
+}
+
+/// Zip end records are trusted only where their directory agrees with
+/// the file. Over 100,000 entries (read from local headers), four stray
+/// bytes `PK\1\2` after the first entry do not end the reading quietly:
+/// the directory that follows is checked against the entries read. A
+/// zip64 locator pointing at a decoy end record and directory stored
+/// inside an entry is not followed (Python reads the record before the
+/// locator and lists the hidden entry): the entries are read from their
+/// local headers, and coverage says so. A local header naming an entry
+/// otherwise than the directory is noted.
+#[test]
+fn zip_directories_that_hide_entries_are_not_trusted() {
+    let d = tmp();
+    py(
+        d.path(),
+        r#"
+import sys, zipfile, struct, zlib
+d = sys.argv[1]
+TB = b'Traceback (most recent call last):\n'
+with open(d + '/many.zip', 'wb') as f:
+    with zipfile.ZipFile(f, 'w', zipfile.ZIP_STORED) as z:
+        z.writestr('a.log', 'ok\n')
+        f.write(b'PK\x01\x02')
+        z.start_dir = f.tell()
+        for i in range(100_001):
+            z.writestr('e%06d.log' % i, 'ok\n')
+        z.writestr('last.log', TB)
+assert len(zipfile.ZipFile(d + '/many.zip').namelist()) == 100_003
+def local(name, data):
+    return struct.pack('<4s5H3L2H', b'PK\x03\x04', 20, 0, 0, 0, 0, zlib.crc32(data), len(data), len(data), len(name), 0) + name + data
+def central(name, data, off):
+    return struct.pack('<4s6H3L5H2L', b'PK\x01\x02', 20, 20, 0, 0, 0, 0, zlib.crc32(data), len(data), len(data), len(name), 0, 0, 0, 0, 0, off) + name
+def z64end(count, size, off):
+    return struct.pack('<4sQ2H2L4Q', b'PK\x06\x06', 44, 45, 45, 0, 0, count, count, size, off)
+def end(count, size, off):
+    return struct.pack('<4s4H2LH', b'PK\x05\x06', 0, 0, count, count, size, off, 0)
+# a.log's data holds a decoy directory (listing a.log only) and a decoy
+# zip64 end record; the locator points at the decoy.
+hdr = 30 + len(b'a.log')
+text = b'ok line\n'
+adata = text
+for _ in range(3):
+    cd = central(b'a.log', adata, 0)
+    adata = text + cd + z64end(1, len(cd), hdr + len(text))
+decoy = hdr + len(text) + len(cd)
+hidden = TB + b'  hidden\n'
+out = local(b'a.log', adata)
+off_h = len(out)
+out += local(b'hidden.log', hidden)
+cd_at = len(out)
+real = central(b'a.log', adata, 0) + central(b'hidden.log', hidden, off_h)
+out += real + z64end(2, len(real), cd_at)
+out += struct.pack('<4sLQL', b'PK\x06\x07', 0, decoy, 1) + end(0xffff, 0xffffffff, 0xffffffff)
+open(d + '/decoy64.zip', 'wb').write(out)
+assert zipfile.ZipFile(d + '/decoy64.zip').namelist() == ['a.log', 'hidden.log']
+out = local(b'local.log', TB)
+cd = central(b'central.log', TB, 0)
+open(d + '/names.zip', 'wb').write(out + cd + end(1, len(cd), len(out)))
+"#,
+    );
+    let run = grep_json(d.path(), "Traceback", "many.zip");
+    let cov = coverage(&run);
+    assert_eq!(cov["complete"], false, "{cov}");
+    assert_eq!(errors_of(&cov, "corrupt"), vec![Vec::<String>::new()]);
+    assert_ne!(no_traceback(d.path(), "many.zip"), "pass");
+
+    let run = grep_json(d.path(), "Traceback", "decoy64.zip");
+    assert_eq!(
+        hits(&run),
+        vec![(
+            "decoy64.zip!hidden.log:1".to_string(),
+            "Traceback (most recent call last):".to_string()
+        )],
+        "{}",
+        run.stdout
+    );
+    assert_eq!(coverage(&run)["complete"], false);
+    assert_eq!(no_traceback(d.path(), "decoy64.zip"), "fail");
+
+    let run = grep_json(d.path(), "Traceback", "names.zip");
+    assert_eq!(hits(&run)[0].0, "names.zip!central.log:1");
+    let cov = coverage(&run);
+    assert_eq!(cov["complete"], true, "{cov}");
+    assert_eq!(notes_of(&cov, "name_mismatch"), vec![vec!["central.log"]]);
+    assert!(
+        cov["notes"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("local.log")
+    );
+}
+
+/// A local header the central directory does not list, between two
+/// listed entries: read from its local header, and coverage says so
+/// (Python and unzip would not list it; a stream reader would).
+#[test]
+fn zip_entry_missing_from_its_directory_is_read_and_reported() {
+    let d = tmp();
+    py(
+        d.path(),
+        r#"
+import sys, io, zipfile, struct
+d = sys.argv[1]
+b = io.BytesIO()
+with zipfile.ZipFile(b, 'w', zipfile.ZIP_DEFLATED) as z:
+    z.writestr('a.log', 'ok\n')
+    z.writestr('hidden.log', 'Traceback (most recent call last):\n')
+    z.writestr('c.log', 'ok\n')
+data = b.getvalue()
+start = zipfile.ZipFile(io.BytesIO(data)).start_dir
+# The directory's records, without hidden.log's; the end record to match.
+recs, at = [], start
+while data[at:at + 4] == b'PK\x01\x02':
+    n, m, k = struct.unpack('<3H', data[at + 28:at + 34])
+    recs.append(data[at:at + 46 + n + m + k])
+    at += 46 + n + m + k
+cd = recs[0] + recs[2]
+out = data[:start] + cd + struct.pack('<4s4H2LH', b'PK\x05\x06', 0, 0, 2, 2, len(cd), start, 0)
+open(d + '/hidden.zip', 'wb').write(out)
+assert zipfile.ZipFile(d + '/hidden.zip').namelist() == ['a.log', 'c.log']
+"#,
+    );
+    let run = grep_json(d.path(), "Traceback|ok", "hidden.zip");
+    let got: Vec<String> = hits(&run).into_iter().map(|(c, _)| c).collect();
+    assert_eq!(
+        got,
+        vec![
+            "hidden.zip!a.log:1",
+            "hidden.zip!c.log:1",
+            "hidden.zip!hidden.log:1"
+        ],
+        "{}",
+        run.stdout
+    );
+    let cov = coverage(&run);
+    assert_eq!(errors_of(&cov, "corrupt"), vec![Vec::<String>::new()]);
+    assert_eq!(no_traceback(d.path(), "hidden.zip"), "fail");
 }

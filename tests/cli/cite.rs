@@ -145,3 +145,46 @@ fn folder_names_that_are_not_utf8_cite_apart_and_reopen() {
         assert_eq!(rooted.code, 0, "{citation} --root: {}", rooted.stderr);
     }
 }
+
+/// `scan /abs/run` then `cite --root /abs/run`: an absolute citation path
+/// inside the root is accepted; absolute paths outside it (also through
+/// `..` or a symlink that leads out) are still refused.
+#[test]
+fn absolute_citations_inside_root_resolve() {
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = dir.path().join("run");
+    std::fs::create_dir_all(run_dir.join("sub")).unwrap();
+    std::fs::write(
+        run_dir.join("sub/a.log"),
+        "Traceback (most recent call last):\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("secret.log"), "SECRET\n").unwrap();
+    std::os::unix::fs::symlink("../secret.log", run_dir.join("out.log")).unwrap();
+    let root = run_dir.to_str().unwrap();
+    let scan = artiscan(&["grep", "--json", "Traceback", root]);
+    let ev = scan.of_type("evidence");
+    assert_eq!(ev.len(), 1, "{}", scan.stdout);
+    let c = ev[0]["citation"].as_str().unwrap();
+    assert!(c.starts_with(root), "{c}");
+    let r = artiscan(&["cite", "--root", root, c, "--expect", "Traceback"]);
+    assert_eq!(r.code, 0, "{c}: {}", r.stderr);
+    let outside = [
+        format!("{}:1", dir.path().join("secret.log").display()),
+        format!("{root}/../secret.log:1"),
+        format!("{root}/sub/../../secret.log:1"),
+        format!("{root}/out.log:1"),
+        format!("{root}x/a.log:1"),
+    ];
+    for c in &outside {
+        let r = artiscan(&["cite", "--root", root, c]);
+        assert_eq!(r.code, 2, "{c}: {}{}", r.stdout, r.stderr);
+        assert!(!r.stdout.contains("SECRET") && !r.stderr.contains("SECRET"));
+    }
+    let r = artiscan(&["cite", "--root", root, &outside[0]]);
+    assert!(
+        r.stderr.contains("absolute and not inside --root"),
+        "{}",
+        r.stderr
+    );
+}

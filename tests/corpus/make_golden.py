@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Reference answers for the differential test (tests/cli/corpus.rs).
 
-For every archive under tests/corpus/libarchive/, libarchive (bsdtar from
+For every archive under ../shared/corpus/libarchive/ (the shared corpus laid
+beside the clone, read in place: the project keeps no copy), libarchive (bsdtar from
 Debian's libarchive-tools) reads it and rewrites it as a pax tar on stdout
 (`bsdtar -cf - --format=pax @ARCHIVE`); Python's tarfile then lists what
 libarchive read: each regular member's name, sha256, and its lines as
@@ -13,7 +14,7 @@ Run: python3 tests/corpus/make_golden.py   (needs bsdtar and bsdcat)
 import hashlib, io, json, os, subprocess, sys, tarfile, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.join(HERE, 'libarchive')
+ROOT = os.path.join(HERE, '..', '..', '..', 'shared', 'corpus', 'libarchive')
 
 
 def limit():
@@ -100,12 +101,14 @@ def read(path):
 
 
 def main():
+    if not os.path.isdir(ROOT):
+        sys.exit('no shared corpus at %s: lay shared/corpus/ beside the clone' % ROOT)
     golden = {}
     for d, _, files in sorted(os.walk(ROOT)):
         for f in sorted(files):
             path = os.path.join(d, f)
             print(path, file=sys.stderr, flush=True)
-            golden[os.path.relpath(path, HERE)] = read(path)
+            golden[os.path.join('libarchive', os.path.relpath(path, ROOT))] = read(path)
     with open(os.path.join(HERE, 'golden.json'), 'w') as o:
         json.dump(golden, o, indent=1, sort_keys=True, ensure_ascii=True)
         o.write('\n')
