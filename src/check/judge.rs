@@ -915,9 +915,11 @@ all = { value = { within = ["@param:al", 0.005] } }
         assert_eq!(v.status, Status::Pass, "{}", v.reason);
         assert!(v.reason.contains("value = 3.77 in all 2"), "{}", v.reason);
         assert_eq!(judge1(src, &same, &["al=3.5"]).status, Status::Fail);
+        // Consistent, but the bar was not given: no bar, no pass.
         let v = judge1(src, &same, &[]);
-        assert_eq!(v.status, Status::Pass);
-        assert!(v.reason.contains("no --param al"));
+        assert_eq!(v.status, Status::Unknown, "{}", v.reason);
+        assert!(v.reason.starts_with("no bar given: --param al;"), "{}", v.reason);
+        // A disagreement fails without any bar.
         let diff = scan(vec![score(3.77), score(3.39)]);
         let v = judge1(src, &diff, &[]);
         assert_eq!(v.status, Status::Fail);

@@ -194,44 +194,158 @@ fn whose(c: &check::Cited) -> String {
     }
 }
 
-/// A report for a PR comment: a heading with totals, one table per scope
-/// (named once), full citations that paste into `artiscan cite`. Every
-/// piece of artifact-derived text sits in a code span it cannot leave.
+/// The most characters `--format markdown` writes (GitHub's comment limit
+/// is 65,536): rows past it are counted, not written.
+pub const MARKDOWN_BUDGET: usize = 60_000;
+/// Citations written per verdict row; the rest are counted.
+const MD_CITES: usize = 2;
+/// Characters of a reason written in a row.
+const MD_REASON: usize = 400;
+
+/// A report for a PR comment, at most [`MARKDOWN_BUDGET`] characters for
+/// any number of artifacts: totals, a summary table per run (counts per
+/// check and status), then one row per verdict that says something (fail,
+/// unknown, pass; not-applicable ones are only counted), worst first, each
+/// with a few full citations that paste into `artiscan cite`. Rows that do
+/// not fit are counted in a last line that points at `--format jsonl`.
+/// Every piece of artifact-derived text sits in a code span it cannot leave.
 pub fn markdown(buf: &mut Vec<u8>, verdicts: &[VerdictRecord]) {
     let _ = writeln!(buf, "## artiscan check: {}", totals(verdicts));
-    for (scope, vs) in groups(verdicts) {
+    let run_of = |scope: &str| -> String {
+        scope
+            .rsplit_once('/')
+            .map_or(".", |(d, _)| if d.is_empty() { "/" } else { d })
+            .to_string()
+    };
+    // Summary tables: one per run, in order of first appearance.
+    let mut runs: Vec<(String, Vec<&VerdictRecord>)> = Vec::new();
+    for v in verdicts {
+        let run = run_of(&v.scope);
+        match runs.iter_mut().find(|(r, _)| *r == run) {
+            Some((_, vs)) => vs.push(v),
+            None => runs.push((run, vec![v])),
+        }
+    }
+    let mut tail = Vec::new();
+    for (run, vs) in &runs {
+        let scopes: std::collections::BTreeSet<&str> =
+            vs.iter().map(|v| v.scope.as_str()).collect();
+        let mut table = Vec::new();
         let _ = writeln!(
-            buf,
-            "\n### {}\n",
-            escape::md_code(&crate::location::escape(scope))
+            table,
+            "\n### Run {} ({} artifact(s))\n",
+            escape::md_code(&crate::location::escape(run)),
+            scopes.len()
         );
-        let _ = writeln!(buf, "| check | status | reason | evidence |");
-        let _ = writeln!(buf, "|---|---|---|---|");
+        let _ = writeln!(
+            table,
+            "| check | ❌ fail | ❔ unknown | ✅ pass | ➖ not applicable |"
+        );
+        let _ = writeln!(table, "|---|---|---|---|---|");
+        let mut checks: Vec<&str> = Vec::new();
         for v in vs {
-            let icon = match v.status {
-                Status::Pass => "✅ pass",
-                Status::Fail => "❌ fail",
-                Status::Unknown => "❔ unknown",
-                Status::NotApplicable => "➖ not applicable",
-            };
-            let cites: Vec<String> = v
-                .evidence
-                .iter()
-                .map(|c| {
-                    format!(
-                        "{}{}",
-                        escape::md_code(&c.citation),
-                        escape::md_cell(&whose(c))
-                    )
-                })
-                .collect();
+            if !checks.contains(&v.check.as_str()) {
+                checks.push(&v.check);
+            }
+        }
+        for c in checks {
+            let n = |s: Status| vs.iter().filter(|v| v.check == c && v.status == s).count();
             let _ = writeln!(
-                buf,
-                "| {} | {icon} | {} | {} |",
-                escape::md_code(&v.check),
-                escape::md_code(&v.reason),
-                cites.join("<br>")
+                table,
+                "| {} | {} | {} | {} | {} |",
+                escape::md_code(c),
+                n(Status::Fail),
+                n(Status::Unknown),
+                n(Status::Pass),
+                n(Status::NotApplicable)
             );
         }
+        if buf.len() + table.len() + 200 > MARKDOWN_BUDGET {
+            tail.push(run.clone());
+            continue;
+        }
+        buf.extend_from_slice(&table);
+    }
+    if !tail.is_empty() {
+        let _ = writeln!(
+            buf,
+            "\n_{} more run(s) not summarised here: see `--format jsonl`._",
+            tail.len()
+        );
+    }
+    // Verdict rows, worst first (fail, unknown, pass), in walk order within.
+    let rank = |s: Status| match s {
+        Status::Fail => 0,
+        Status::Unknown => 1,
+        Status::Pass => 2,
+        Status::NotApplicable => 3,
+    };
+    let mut rows: Vec<&VerdictRecord> = verdicts
+        .iter()
+        .filter(|v| v.status != Status::NotApplicable)
+        .collect();
+    rows.sort_by_key(|v| rank(v.status));
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(buf, "\n### Verdicts, worst first\n");
+    let _ = writeln!(buf, "| check | status | artifact | reason | evidence |");
+    let _ = writeln!(buf, "|---|---|---|---|---|");
+    let mut left: Vec<&VerdictRecord> = Vec::new();
+    for v in rows {
+        let icon = match v.status {
+            Status::Pass => "✅ pass",
+            Status::Fail => "❌ fail",
+            Status::Unknown => "❔ unknown",
+            Status::NotApplicable => "➖ not applicable",
+        };
+        let mut cites: Vec<String> = v
+            .evidence
+            .iter()
+            .take(MD_CITES)
+            .map(|c| {
+                format!(
+                    "{}{}",
+                    escape::md_code(&c.citation),
+                    escape::md_cell(&whose(c))
+                )
+            })
+            .collect();
+        if v.evidence.len() > MD_CITES {
+            cites.push(format!("and {} more", v.evidence.len() - MD_CITES));
+        }
+        let artifact = v.scope.rsplit('/').next().unwrap_or(&v.scope);
+        let row = format!(
+            "| {} | {icon} | {} | {} | {} |\n",
+            escape::md_code(&v.check),
+            escape::md_code(&crate::location::escape(artifact)),
+            escape::md_code(&cut_chars(&v.reason, MD_REASON)),
+            cites.join("<br>")
+        );
+        // Room is kept for the closing line.
+        if !left.is_empty() || buf.len() + row.len() + 300 > MARKDOWN_BUDGET {
+            left.push(v);
+            continue;
+        }
+        buf.extend_from_slice(row.as_bytes());
+    }
+    if !left.is_empty() {
+        let n = |s: Status| left.iter().filter(|v| v.status == s).count();
+        let _ = writeln!(
+            buf,
+            "\n_and {} more verdict(s) ({} fail, {} unknown, {} pass) that do not fit a comment: `--format jsonl` has them all._",
+            left.len(),
+            n(Status::Fail),
+            n(Status::Unknown),
+            n(Status::Pass)
+        );
+    }
+}
+
+/// `s` cut to at most `max` characters, with `…` where it was cut.
+fn cut_chars(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
     }
 }

@@ -150,6 +150,8 @@ pub struct MemberScan<'a> {
     pub(super) blocks: Vec<(usize, Map<String, Value>)>,
     /// Rules a block recorded the current line for (see `continue_blocks`).
     block_rules: Vec<usize>,
+    /// (rule, line) a block recorded past this part's end (see `absorb`).
+    overrun_claims: Vec<(usize, u64)>,
     hits: Vec<Hit>,
     /// Reused match slots of anchored regexes, by variant.
     anchored_caps: Vec<Option<AnchoredCaptures>>,
@@ -218,6 +220,7 @@ impl<'a> MemberScan<'a> {
             opts,
             blocks: Vec::new(),
             block_rules: Vec::new(),
+            overrun_claims: Vec::new(),
             hits: Vec::new(),
             fields: Vec::new(),
             anchored_caps: (0..set.variants.len()).map(|_| None).collect(),
@@ -244,7 +247,27 @@ impl<'a> MemberScan<'a> {
     }
 
     /// Takes in what the scanner of the next part of the member found.
-    pub(super) fn absorb(&mut self, later: MemberScan<'a>) {
+    pub(super) fn absorb(&mut self, mut later: MemberScan<'a>) {
+        // A block this part followed across the cut recorded those lines
+        // already: the later part's line variants of that rule step back
+        // there, as they do when one scan reads both.
+        let claims = std::mem::take(&mut self.overrun_claims);
+        if !claims.is_empty() {
+            let set = self.set;
+            let counts = &mut later.counts;
+            later.records.retain(|r| {
+                let Record::Evidence(e) = r else { return true };
+                let Some(ri) = set.rules.iter().position(|x| x.id == e.rule) else {
+                    return true;
+                };
+                let claimed = claims.contains(&(ri, e.location.line));
+                if claimed {
+                    counts[ri] = counts[ri].saturating_sub(1);
+                }
+                !claimed
+            });
+        }
+        self.overrun_claims = later.overrun_claims;
         self.records.extend(later.records);
         for (key, b) in later.overflow {
             match self.overflow.get_mut(&key) {
@@ -606,6 +629,9 @@ impl<'a> MemberScan<'a> {
                 let column = c.get(0).map_or(0, |m| m.start());
                 self.emit(vi, line, text, column, caps);
                 self.block_rules.push(v.rule);
+                if self.overrun {
+                    self.overrun_claims.push((v.rule, line.number));
+                }
                 i += 1;
             } else if is_blank_or_comment(text) {
                 i += 1;
