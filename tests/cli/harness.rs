@@ -241,6 +241,39 @@ pub fn measure_within(case: &str, dir: &Path, args: &[&str]) -> Measured {
     Measured {
         run,
         peak_kib: peak,
-        secs,
     }
+}
+
+/// Runs `artiscan ARGS` in the repo root with stdout on a terminal (a
+/// pseudo-terminal from Python's `pty`); returns the exit code and what it
+/// printed there, `\r\n` read back as `\n`.
+pub fn artiscan_on_terminal(args: &[&str]) -> (i32, String) {
+    let script = r#"
+import os, pty, subprocess, sys
+main, tty = pty.openpty()
+p = subprocess.Popen(sys.argv[1:], stdout=tty, stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+os.close(tty)
+out = b''
+while True:
+    try:
+        chunk = os.read(main, 65536)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+sys.stdout.buffer.write(out)
+sys.exit(p.wait())
+"#;
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_artiscan"))
+        .args(args)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("python3");
+    let text = String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n");
+    (out.status.code().unwrap_or(-1), text)
 }
