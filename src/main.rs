@@ -361,7 +361,7 @@ const HELP_TAILS: &[(&str, &str, &str)] = &[
    searched), a bad pattern or usage, or a damaged member and no line selected",
         "artiscan grep -F 'Finished streaming dequant' -C 2 runs/
 artiscan grep -c -g '*.out' 'accept len: ' artifact.zip
-artiscan grep -l0 Traceback runs/ | xargs -0 -n1 artiscan ls",
+artiscan grep -l0 Traceback runs/ | xargs -0 -n1 artiscan show --max-lines 20",
     ),
     (
         "scan",
