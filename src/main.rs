@@ -8,7 +8,7 @@ use artiscan::ScanOptions;
 use artiscan::Selection;
 use artiscan::commands::scan::OutputFormat;
 use artiscan::commands::{self, InputArgs};
-use clap::{Args, CommandFactory, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -125,10 +125,10 @@ struct CheckArgs {
     #[arg(long, value_enum, default_value_t = artiscan::Layout::Auto)]
     layout: artiscan::Layout,
     /// A check file (repeatable)
-    #[arg(long = "checks")]
+    #[arg(long = "checks", value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     checks: Vec<PathBuf>,
     /// A built-in check set, e.g. `inferencex` (repeatable)
-    #[arg(long = "set")]
+    #[arg(long = "set", value_name = "SET", value_parser = set_names())]
     sets: Vec<String>,
     /// A parameter referenced as "@param:KEY" in check files
     #[arg(long = "param", value_name = "KEY=VALUE")]
@@ -178,6 +178,9 @@ struct LsArgs {
     /// JSON Lines: one `member` record per member, then the artifact's `coverage`
     #[arg(long)]
     json: bool,
+    /// No column header (text output prints one only on a terminal)
+    #[arg(long)]
+    no_header: bool,
     #[command(flatten)]
     input: InputArgs,
 }
@@ -255,6 +258,10 @@ struct GrepArgs {
     /// Match case-insensitively
     #[arg(short = 'i', long)]
     ignore_case: bool,
+    /// Smart case, as rg: case-insensitive unless a pattern has an
+    /// upper-case letter (`-i` wins)
+    #[arg(short = 'S', long)]
+    smart_case: bool,
     /// Match whole words only
     #[arg(short = 'w', long)]
     word_regexp: bool,
@@ -264,11 +271,12 @@ struct GrepArgs {
     /// Select lines that do not match
     #[arg(short = 'v', long)]
     invert_match: bool,
-    /// Print the number of matching lines per member
-    #[arg(short = 'c', long)]
+    /// Print the number of matching lines per member (of -l and -c, the
+    /// last given wins, as in rg: `-lc` counts)
+    #[arg(short = 'c', long, overrides_with = "files_with_matches")]
     count: bool,
     /// Print only the citation of members with a match
-    #[arg(short = 'l', long)]
+    #[arg(short = 'l', long, overrides_with = "count")]
     files_with_matches: bool,
     /// Print only the citation of members without a match
     #[arg(short = 'L', long)]
@@ -294,6 +302,18 @@ struct GrepArgs {
     /// Folders are always searched recursively (accepted for grep habits)
     #[arg(short = 'r', long)]
     recursive: bool,
+    /// Compressed files and archives are always searched inside (accepted
+    /// for rg habits)
+    #[arg(short = 'z', long)]
+    search_zip: bool,
+    /// Text output: the byte offset of each line in its (decompressed)
+    /// member after the line number, or of each match with -o, as rg
+    #[arg(short = 'b', long)]
+    byte_offset: bool,
+    /// Text output: a NUL byte after each citation instead of `:` (with -l,
+    /// instead of the newline), as rg's -0, for `xargs -0`
+    #[arg(short = '0', long)]
+    null: bool,
     /// No messages about unreadable or damaged artifacts on stderr (the exit code still says)
     #[arg(short = 's', long)]
     no_messages: bool,
@@ -324,6 +344,102 @@ struct GrepArgs {
     input: InputArgs,
 }
 
+/// The built-in check sets, for `--set`'s completion and its error message.
+fn set_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(commands::check_set_names())
+}
+
+/// Each command's exit codes and examples: the end of its `--help` and the
+/// EXIT STATUS and EXAMPLES sections of its man page. One table, so that
+/// the two say the same.
+const HELP_TAILS: &[(&str, &str, &str)] = &[
+    (
+        "grep",
+        "0  a line was selected (with -q, even if an input failed)
+1  no line was selected
+2  an input could not be read (missing, unreadable; the others are still
+   searched), a bad pattern or usage, or a damaged member and no line selected",
+        "artiscan grep -F 'Finished streaming dequant' -C 2 runs/
+artiscan grep -c -g '*.out' 'accept len: ' artifact.zip
+artiscan grep -l0 Traceback runs/ | xargs -0 -n1 artiscan show --max-lines 20",
+    ),
+    (
+        "scan",
+        "0  evidence was found
+1  no evidence
+2  an input could not be read (the others are still scanned), or an error
+   and no evidence",
+        "artiscan scan --format text artifacts/
+artiscan scan --only 'spec.*' artifact.zip | jq .",
+    ),
+    (
+        "check",
+        "0  every verdict passes (not_applicable counts for nothing)
+1  some verdict fails
+3  some verdict is unknown and none fails (for gating on verdicts)
+2  an input could not be read (the rest is still judged and printed), or
+   an error",
+        "artiscan check --set inferencex --param al=3.77 --format markdown run-1234/
+artiscan check --list",
+    ),
+    (
+        "cite",
+        "0  the line is there (and matches --expect/--sha256)
+1  the quote or sha256 does not match
+2  the citation does not resolve, or an error",
+        "artiscan cite 'a.zip!logs.tar.gz!server.log:11' --expect SGLANG_SIMULATE_ACC_LEN=3.77",
+    ),
+    (
+        "ls",
+        "0  every member was read completely
+2  an input or a member could not be read completely (all is still listed)",
+        "artiscan ls artifact.zip
+artiscan ls --json runs/ | jq 'select(.complete == false)'",
+    ),
+    (
+        "show",
+        "0  all that was asked was printed
+1  printed, but cut at a bound, or the range runs past the member's end
+2  no such artifact or member, a container or binary member, or an error",
+        "artiscan show 'a.zip!logs.tar.gz!server.log:100..200'",
+    ),
+    (
+        "audit",
+        "0  the store was written
+2  an input could not be read (the rest is still stored), or an error",
+        "artiscan audit runs/ --db audit.sqlite",
+    ),
+];
+
+/// The top-level summary of the exit codes.
+const EXIT_SUMMARY: &str = "As grep: 0 found, 1 nothing found, 2 an error; an input that cannot be
+read is 2 for every command, after the others are read. check: 0 all pass,
+1 any fail, 3 any unknown (none fail), 2 error. `artiscan COMMAND --help`
+says each command's.";
+
+/// The CLI with each command's exit codes and examples at the end of its
+/// long help.
+fn cli_command() -> clap::Command {
+    let mut cmd = Cli::command().after_long_help(format!("Exit status:\n{}", indent(EXIT_SUMMARY)));
+    for (name, exit, examples) in HELP_TAILS {
+        cmd = cmd.mut_subcommand(*name, |sub| {
+            sub.after_long_help(format!(
+                "Exit status:\n{}\n\nExamples:\n{}",
+                indent(exit),
+                indent(examples)
+            ))
+        });
+    }
+    cmd
+}
+
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("  {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// grep prints text or JSON Lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum GrepFormat {
@@ -332,7 +448,10 @@ enum GrepFormat {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::from_arg_matches(&cli_command().get_matches()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     if cli.no_progress {
         artiscan::disable_progress();
     }
@@ -358,17 +477,20 @@ fn main() -> ExitCode {
         Command::Check(a) => check(a, &mut out, &mut err),
         Command::Cite(a) => cite(a, &mut out, &mut err),
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "artiscan", &mut out);
+            clap_complete::generate(shell, &mut cli_command(), "artiscan", &mut out);
             out.flush().map(|()| 0).map_err(anyhow::Error::from)
         }
         Command::Man { command } => man(command.as_deref(), &mut out),
-        Command::Ls(a) => commands::ls::run(
-            &a.paths,
-            &a.input.limits().source,
-            a.json,
-            &mut out,
-            &mut err,
-        ),
+        Command::Ls(a) => {
+            use std::io::IsTerminal;
+            // A header for a person reading the table, none for a script.
+            let header = !a.no_header && !a.json && io::stdout().is_terminal();
+            let opts = commands::ls::LsOptions {
+                json: a.json,
+                header,
+            };
+            commands::ls::run(&a.paths, &a.input.limits().source, opts, &mut out, &mut err)
+        }
         Command::Show(a) => show(a, &mut out, &mut err),
         Command::Audit(a) => commands::audit::run(a, &mut out, &mut err),
         Command::Packs { command } => packs(command, &mut out),
@@ -388,23 +510,62 @@ fn main() -> ExitCode {
 }
 
 fn man(command: Option<&str>, out: &mut dyn Write) -> anyhow::Result<i32> {
-    let mut cli = Cli::command();
+    let mut cli = cli_command();
     cli.build();
-    let page = match command {
-        None => cli,
+    let (page, tail) = match command {
+        None => (cli, None),
         Some(name) => {
             let Some(sub) = cli.find_subcommand(name) else {
                 anyhow::bail!("no command {name:?}: see `artiscan --help`");
             };
             let page_name = format!("artiscan-{name}");
-            sub.clone()
+            let page = sub
+                .clone()
                 .name(page_name)
-                .version(env!("CARGO_PKG_VERSION"))
+                .version(env!("CARGO_PKG_VERSION"));
+            (page, HELP_TAILS.iter().find(|(n, _, _)| *n == name))
         }
     };
-    clap_mangen::Man::new(page).render(out)?;
+    // clap_mangen's `render` would print the long help's tail as "EXTRA":
+    // its sections, then EXIT STATUS and EXAMPLES of our own.
+    let man = clap_mangen::Man::new(page.clone());
+    man.render_title(out)?;
+    man.render_name_section(out)?;
+    man.render_synopsis_section(out)?;
+    man.render_description_section(out)?;
+    if page.get_arguments().any(|a| !a.is_hide_set()) {
+        man.render_options_section(out)?;
+    }
+    if page.get_subcommands().any(|s| !s.is_hide_set()) {
+        man.render_subcommands_section(out)?;
+    }
+    let (exit, examples) = match tail {
+        Some((_, exit, examples)) => (*exit, Some(*examples)),
+        None => (EXIT_SUMMARY, None),
+    };
+    roff_section(out, "EXIT STATUS", exit)?;
+    if let Some(examples) = examples {
+        roff_section(out, "EXAMPLES", examples)?;
+    }
+    man.render_version_section(out)?;
     out.flush()?;
     Ok(0)
+}
+
+/// A man page section of preformatted lines: roff's escape character and
+/// `-` escaped, and a line starting with `.` or `'` kept as text.
+fn roff_section(out: &mut dyn Write, title: &str, text: &str) -> io::Result<()> {
+    writeln!(out, ".SH \"{title}\"\n.nf")?;
+    for line in text.lines() {
+        let line = line.replace('\\', "\\e").replace('-', "\\-");
+        let guard = if line.starts_with(['.', '\'']) {
+            "\\&"
+        } else {
+            ""
+        };
+        writeln!(out, "{guard}{line}")?;
+    }
+    writeln!(out, ".fi")
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
@@ -457,6 +618,7 @@ fn grep(a: GrepArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> anyho
         patterns,
         fixed: a.fixed_strings,
         ignore_case: a.ignore_case,
+        smart_case: a.smart_case,
         word: a.word_regexp,
         line: a.line_regexp,
         invert: a.invert_match,
@@ -469,6 +631,8 @@ fn grep(a: GrepArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> anyho
         no_filename: a.no_filename,
         before,
         after,
+        byte_offset: a.byte_offset,
+        null: a.null,
         json: json && !a.quiet,
         color: a.color.enabled() && !json,
     };
@@ -484,7 +648,12 @@ fn grep(a: GrepArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> anyho
         out,
         err,
     )?;
-    Ok(status.exit_code())
+    // grep and rg: with -q, a match is exit 0 even when an input failed.
+    Ok(if a.quiet && status.found {
+        0
+    } else {
+        status.exit_code()
+    })
 }
 
 fn scan(a: ScanArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {

@@ -122,7 +122,14 @@ pub fn run(
     }
     out.write_all(&buf)?;
     out.flush()?;
-    if !walk_errors.is_empty() && verdicts.is_empty() {
+    // An input that could not be read is grep's exit 2, after the rest is
+    // judged, with a message: its verdicts alone would only say unknown.
+    let mut unreadable = !walk_errors.is_empty();
+    for (path, s) in scans.iter().filter(|(_, s)| super::unreadable(&s.coverage)) {
+        super::report_coverage_errors(err, path, &s.coverage)?;
+        unreadable = true;
+    }
+    if unreadable {
         return Ok(2);
     }
     Ok(exit_code(&verdicts))

@@ -32,6 +32,7 @@ pub fn run(
     let mut summary = SummaryRecord::new();
     super::report_walk_errors(err, &walk_errors)?;
     summary.errors += walk_errors.len() as u64;
+    let mut unreadable = !walk_errors.is_empty();
     let shared = SharedOut::new(out, ARTIFACT_BUFFER);
     // Each artifact's place in the input, from its address in the slice.
     let index: std::collections::HashMap<usize, usize> = artifacts
@@ -82,6 +83,7 @@ pub fn run(
         finished += 1;
         crate::output::progress::advance(&pb, engine::artifact_size(a), finished, artifacts.len());
         super::count_artifact(&mut summary, &done.coverage);
+        unreadable |= super::unreadable(&done.coverage);
         summary.matches += done.matches;
         pb.suspend(|| {
             let _ = super::report_coverage_errors(err, &a.path, &done.coverage);
@@ -97,5 +99,6 @@ pub fn run(
     Ok(Found {
         found: summary.matches > 0,
         errors: summary.errors > 0,
+        unreadable,
     })
 }

@@ -39,15 +39,42 @@ fn count(r: &mut dyn Read) -> (u64, u64, bool, Option<io::Error>) {
     (bytes, newlines + u64::from(last != b'\n'), binary, None)
 }
 
+/// How `ls` prints.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LsOptions {
+    /// JSON Lines instead of the table.
+    pub json: bool,
+    /// The table's column header first (`main` asks for it on a terminal).
+    pub header: bool,
+}
+
+/// The text table's columns: `size stored lines  formats citation  status`.
+fn row(out: &mut Vec<u8>, cells: [&str; 6]) -> io::Result<()> {
+    let [bytes, stored, lines, formats, citation, status] = cells;
+    writeln!(
+        out,
+        "{bytes:>12} {stored:>12} {lines:>9}  {formats:<18} {citation}  {status}"
+    )
+}
+
 /// Lists every artifact's members. Exit code: 0 all read completely, 2 any
 /// error (the listing is still printed in full).
 pub fn run(
     paths: &[String],
     limits: &Limits,
-    json: bool,
+    opts: LsOptions,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
+    let json = opts.json;
+    if opts.header && !json {
+        let mut head = Vec::new();
+        row(
+            &mut head,
+            ["SIZE", "STORED", "LINES", "FORMATS", "MEMBER", "STATUS"],
+        )?;
+        out.write_all(&head)?;
+    }
     let (artifacts, walk_errors) = walk(paths);
     let mut failed = !walk_errors.is_empty();
     super::report_walk_errors(err, &walk_errors)?;
@@ -151,10 +178,10 @@ pub fn run(
                 } else {
                     r.formats.join(">")
                 };
-                writeln!(
-                    buf,
-                    "{:>12} {:>12} {:>9}  {formats:<18} {}  {status}",
-                    r.bytes, stored, r.lines, r.citation
+                let (bytes, lines) = (r.bytes.to_string(), r.lines.to_string());
+                row(
+                    &mut buf,
+                    [&bytes, &stored, &lines, &formats, &r.citation, &status],
                 )?;
             }
         }

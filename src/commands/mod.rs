@@ -28,18 +28,34 @@ pub fn report_walk_errors(err: &mut dyn Write, errors: &[(String, io::Error)]) -
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Found {
     pub found: bool,
+    /// Any reported coverage error (damage, limits, unreadable inputs).
     pub errors: bool,
+    /// An input that could not be read: see [`unreadable`].
+    pub unreadable: bool,
 }
 
 impl Found {
-    /// grep's convention: 0 found, 1 nothing found, 2 an error and nothing found.
+    /// grep's convention: 0 found, 1 nothing found, 2 an input could not be
+    /// read (whatever the others held, as grep and rg) or an error and
+    /// nothing found. A damaged member alone does not hide matches.
     pub fn exit_code(self) -> i32 {
-        match (self.found, self.errors) {
-            (true, _) => 0,
-            (false, false) => 1,
-            (false, true) => 2,
+        match (self.found, self.errors, self.unreadable) {
+            (_, _, true) => 2,
+            (true, _, false) => 0,
+            (false, false, false) => 1,
+            (false, true, false) => 2,
         }
     }
+}
+
+/// An artifact, or a member, that could not be read at all (`io`: a file
+/// that cannot be opened or read, an unreadable folder entry): grep's exit
+/// 2, unlike damage inside an archive that was read.
+pub fn unreadable(coverage: &crate::source::Coverage) -> bool {
+    coverage
+        .errors
+        .iter()
+        .any(|e| e.kind == crate::source::ErrorKind::Io)
 }
 
 /// Most worker threads: more only cost memory (each worker holds its
@@ -169,4 +185,9 @@ impl InputArgs {
         let j = self.threads?;
         (j > MAX_THREADS).then(|| format!("-j {j} is more than {MAX_THREADS}: using {MAX_THREADS}"))
     }
+}
+
+/// The built-in check sets' names (`check --set` completes them).
+pub fn check_set_names() -> Vec<&'static str> {
+    crate::check::builtin_set_names()
 }

@@ -54,6 +54,7 @@ pub fn run(
     let mut summary = SummaryRecord::new();
     super::report_walk_errors(err, &walk_errors)?;
     summary.errors += walk_errors.len() as u64;
+    let mut unreadable = !walk_errors.is_empty();
     let json_doc = format == OutputFormat::Json;
     if json_doc {
         write!(
@@ -66,6 +67,7 @@ pub fn run(
     let mut io_result: std::io::Result<()> = Ok(());
     scan_all(rules, &artifacts, limits, opts, threads, |a, scan, pb| {
         super::count_artifact(&mut summary, &scan.coverage);
+        unreadable |= super::unreadable(&scan.coverage);
         for (rule, n) in &scan.counts {
             *summary.rules.entry(rule.clone()).or_default() += n;
             summary.matches += n;
@@ -135,6 +137,7 @@ pub fn run(
     Ok(Found {
         found: summary.matches > 0,
         errors: summary.errors > 0,
+        unreadable,
     })
 }
 

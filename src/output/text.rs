@@ -7,30 +7,50 @@ const LINE: &str = "\x1b[32m";
 const MATCH: &str = "\x1b[1;31m";
 const RESET: &str = "\x1b[0m";
 
-/// Writes `cite:line<sep>text\n` (`cite` is the member's citation, or with
-/// `-h` the member chain alone); with colour, the citation, line number and
-/// the spans returned by `spans(text)` are highlighted. The text is escaped
-/// ([`super::escape::text_bytes`]): a `\r`, backspace or escape sequence in
-/// a log line cannot redraw the citation or forge another line.
+/// What comes before a grep line's text: `cite:line<sep>` (`cite` is the
+/// member's citation, or with `-h` the member chain alone), with `-b` the
+/// byte offset (`cite:line:offset<sep>`), with `--null` a NUL instead of
+/// the `:` after the citation (rg's `-0`, for `xargs -0`).
+pub(crate) struct Head<'a> {
+    pub cite: &'a str,
+    pub line: u64,
+    pub offset: Option<u64>,
+    /// `:` for a match, `-` for context.
+    pub sep: u8,
+    pub null: bool,
+}
+
+/// Writes the head, then the text and `\n`; with colour, the citation, line
+/// number and the spans returned by `spans(text)` are highlighted. The text
+/// is escaped ([`super::escape::text_bytes`]): a `\r`, backspace or escape
+/// sequence in a log line cannot redraw the citation or forge another line.
 pub(crate) fn citation_line(
     out: &mut Vec<u8>,
-    cite: &str,
-    line: u64,
-    sep: u8,
+    head: &Head<'_>,
     text: &[u8],
     color: bool,
     spans: impl FnOnce(&[u8]) -> Vec<(usize, usize)>,
 ) {
-    let cite_sep = if cite.is_empty() { "" } else { ":" };
+    let paint = |out: &mut Vec<u8>, code: &str, s: &[u8]| {
+        if color {
+            out.extend_from_slice(code.as_bytes());
+            out.extend_from_slice(s);
+            out.extend_from_slice(RESET.as_bytes());
+        } else {
+            out.extend_from_slice(s);
+        }
+    };
+    if !head.cite.is_empty() {
+        paint(out, PATH, head.cite.as_bytes());
+        out.push(if head.null { 0 } else { b':' });
+    }
+    paint(out, LINE, head.line.to_string().as_bytes());
+    if let Some(offset) = head.offset {
+        out.push(head.sep);
+        out.extend_from_slice(offset.to_string().as_bytes());
+    }
+    out.push(head.sep);
     if color {
-        out.extend_from_slice(PATH.as_bytes());
-        out.extend_from_slice(cite.as_bytes());
-        out.extend_from_slice(RESET.as_bytes());
-        out.extend_from_slice(cite_sep.as_bytes());
-        out.extend_from_slice(LINE.as_bytes());
-        out.extend_from_slice(line.to_string().as_bytes());
-        out.extend_from_slice(RESET.as_bytes());
-        out.push(sep);
         let mut at = 0;
         for (s, e) in spans(text) {
             if s < at || e <= s {
@@ -44,10 +64,6 @@ pub(crate) fn citation_line(
         }
         text_bytes(out, &text[at..]);
     } else {
-        out.extend_from_slice(cite.as_bytes());
-        out.extend_from_slice(cite_sep.as_bytes());
-        out.extend_from_slice(line.to_string().as_bytes());
-        out.push(sep);
         text_bytes(out, text);
     }
     out.push(b'\n');

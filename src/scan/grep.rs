@@ -22,6 +22,8 @@ pub struct GrepOptions {
     pub patterns: Vec<String>,
     pub fixed: bool,
     pub ignore_case: bool,
+    /// `-S`: case-insensitive unless a pattern has an upper-case letter.
+    pub smart_case: bool,
     pub word: bool,
     /// `-x`: the pattern must match the whole (cleaned) line.
     pub line: bool,
@@ -40,8 +42,55 @@ pub struct GrepOptions {
     pub no_filename: bool,
     pub before: usize,
     pub after: usize,
+    /// `-b`: text lines show the byte offset in the member (of the match
+    /// with `-o`), as rg.
+    pub byte_offset: bool,
+    /// `-0/--null`: a NUL after the citation instead of `:`, as rg.
+    pub null: bool,
     pub json: bool,
     pub color: bool,
+}
+
+/// rg's smart case: a pattern "has case" when a literal in it (outside
+/// escapes and classes like `\W`) is upper case. Patterns that do not parse
+/// have none here; compiling them reports the error.
+fn has_uppercase(pattern: &str) -> bool {
+    use regex_syntax::ast::{Ast, ClassSetItem, Literal, Visitor};
+    struct Upper(bool);
+    impl Upper {
+        fn see(&mut self, l: &Literal) {
+            self.0 |= l.c.is_uppercase();
+        }
+    }
+    impl Visitor for Upper {
+        type Output = bool;
+        type Err = ();
+        fn finish(self) -> Result<bool, ()> {
+            Ok(self.0)
+        }
+        fn visit_pre(&mut self, ast: &Ast) -> Result<(), ()> {
+            if let Ast::Literal(l) = ast {
+                self.see(l);
+            }
+            Ok(())
+        }
+        fn visit_class_set_item_pre(&mut self, item: &ClassSetItem) -> Result<(), ()> {
+            match item {
+                ClassSetItem::Literal(l) => self.see(l),
+                ClassSetItem::Range(r) => {
+                    self.see(&r.start);
+                    self.see(&r.end);
+                }
+                _ => {}
+            }
+            Ok(())
+        }
+    }
+    regex_syntax::ast::parse::Parser::new()
+        .parse(pattern)
+        .ok()
+        .and_then(|ast| regex_syntax::ast::visit(&ast, Upper(false)).ok())
+        .unwrap_or(false)
 }
 
 /// The regex crate's message without the expression it was given (ours,
@@ -76,10 +125,16 @@ impl GrepMatcher {
     /// Compiles the patterns; an error names the user's pattern, not the
     /// combined expression built from them.
     pub(crate) fn new(o: &GrepOptions) -> Result<GrepMatcher, GrepError> {
-        let flags = if o.ignore_case { "(?mRi)" } else { "(?mR)" };
-        let mut alts = Vec::with_capacity(o.patterns.len());
-        for p in &o.patterns {
-            let p = if o.fixed { regex::escape(p) } else { p.clone() };
+        let patterns: Vec<String> = if o.fixed {
+            o.patterns.iter().map(|p| regex::escape(p)).collect()
+        } else {
+            o.patterns.clone()
+        };
+        let insensitive =
+            o.ignore_case || (o.smart_case && !patterns.iter().any(|p| has_uppercase(p)));
+        let flags = if insensitive { "(?mRi)" } else { "(?mR)" };
+        let mut alts = Vec::with_capacity(patterns.len());
+        for p in patterns {
             // Each pattern alone first, so that an error quotes it.
             if let Err(e) = regex::bytes::Regex::new(&format!("{flags}{p}")) {
                 return Err(GrepError::Pattern {
@@ -216,21 +271,30 @@ impl<'a> GrepSink<'a> {
             }
             let sep = if is_match { b':' } else { b'-' };
             let matcher = self.matcher;
-            if is_match && self.opts.only_matching && !self.opts.invert {
+            let (opts, color) = (self.opts, self.opts.color);
+            let head = |line_offset: u64| output::text::Head {
+                cite: &self.shown,
+                line: number,
+                offset: opts.byte_offset.then_some(line_offset),
+                sep,
+                null: opts.null,
+            };
+            if is_match && opts.only_matching && !opts.invert {
                 for m in matcher.re.find_iter(text).filter(|m| !m.is_empty()) {
-                    let (shown, color) = (&self.shown, self.opts.color);
-                    let out = self.out.buf();
+                    // The match's offset: exact unless escape sequences
+                    // were cleaned out of the line before it.
+                    let head = head(offset + m.start() as u64);
                     let piece = &text[m.start()..m.end()];
-                    output::text::citation_line(out, shown, number, sep, piece, color, |t| {
+                    output::text::citation_line(self.out.buf(), &head, piece, color, |t| {
                         vec![(0, t.len())]
                     });
                 }
                 self.last_printed = number;
                 return;
             }
-            let (shown, color) = (&self.shown, self.opts.color);
-            output::text::citation_line(self.out.buf(), shown, number, sep, text, color, |t| {
-                if is_match && !self.opts.invert {
+            let head = head(offset);
+            output::text::citation_line(self.out.buf(), &head, text, color, |t| {
+                if is_match && !opts.invert {
                     matcher
                         .re
                         .find_iter(t)
@@ -254,7 +318,7 @@ impl<'a> GrepSink<'a> {
             if self.matches == 0 && self.opts.json {
                 self.count_record();
             } else if self.matches == 0 {
-                let _ = writeln!(self.out.buf(), "{}", self.shown);
+                self.name_line();
             }
             return;
         }
@@ -262,9 +326,19 @@ impl<'a> GrepSink<'a> {
             if self.opts.json {
                 self.count_record();
             } else {
-                let _ = writeln!(self.out.buf(), "{}:{}", self.shown, self.matches);
+                let sep = if self.opts.null { '\0' } else { ':' };
+                let _ = writeln!(self.out.buf(), "{}{sep}{}", self.shown, self.matches);
             }
         }
+    }
+
+    /// `-l`/`-L`: the member's citation, ended by `\n`, or a NUL with
+    /// `--null` (as rg, for `xargs -0`).
+    fn name_line(&mut self) {
+        let end = if self.opts.null { 0 } else { b'\n' };
+        let out = self.out.buf();
+        out.extend_from_slice(self.shown.as_bytes());
+        out.push(end);
     }
 
     /// `--json` with `-c` or `-l`: JSON records only, never plain lines.
@@ -309,7 +383,7 @@ impl LineSink for GrepSink<'_> {
                 if self.opts.json {
                     self.count_record();
                 } else {
-                    let _ = writeln!(self.out.buf(), "{}", self.shown);
+                    self.name_line();
                 }
                 self.scratch = scratch;
                 return false;

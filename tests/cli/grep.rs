@@ -258,7 +258,8 @@ fn bad_artifact_does_not_stop_the_others() {
         "samples/artifacts/damaged",
         "no-such-file.zip",
     ]);
-    assert_eq!(run.code, 0);
+    // Found, but an input could not be read: 2, as grep and rg.
+    assert_eq!(run.code, 2);
     assert!(run.stderr.contains("no-such-file.zip"));
     assert!(run.stdout.contains("core_dump_artifact.zip!server.log:1"));
     assert!(run.stdout.contains("corrupt_server.log.gz:16"));
@@ -461,4 +462,130 @@ mod habits {
             assert!(described.len() >= 2, "{flag} has no help: {described:?}");
         }
     }
+}
+
+/// A folder with `a.log` (51 lines `foo N`) and `b.log` (`bar`, `Foo x`).
+fn rg_habits_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let a: String = (1..=51).map(|i| format!("foo {i}\n")).collect();
+    std::fs::write(dir.path().join("a.log"), a).unwrap();
+    std::fs::write(dir.path().join("b.log"), "bar\nFoo x\n").unwrap();
+    dir
+}
+
+#[test]
+fn search_zip_flag_is_accepted_and_changes_nothing() {
+    let art = sample(MULTI);
+    let plain = artiscan(&["grep", "-c", "target_verify", &art]);
+    for flag in ["-z", "--search-zip"] {
+        let z = artiscan(&["grep", flag, "-c", "target_verify", &art]);
+        assert_eq!(z.code, 0, "{flag}: {}", z.stderr);
+        assert_eq!(z.stdout, plain.stdout, "{flag}");
+    }
+}
+
+#[test]
+fn smart_case_is_insensitive_only_for_lower_case_patterns() {
+    let dir = rg_habits_dir();
+    let run = |args: &[&str]| artiscan_in(dir.path(), args);
+    // Lower case: `foo` finds `Foo x` too.
+    let lower = run(&["grep", "-S", "foo", "b.log"]);
+    assert_eq!((lower.code, lower.stdout.as_str()), (0, "b.log:2:Foo x\n"));
+    let lower = run(&["grep", "--smart-case", "-F", "foo x", "b.log"]);
+    assert_eq!(lower.stdout, "b.log:2:Foo x\n");
+    // An upper-case literal makes it case-sensitive; `\W` is not one.
+    let upper = run(&["grep", "-S", "FOO", "a.log", "b.log"]);
+    assert_eq!((upper.code, upper.stdout.as_str()), (1, ""));
+    let class = run(&["grep", "-S", r"foo\Wx", "b.log"]);
+    assert_eq!(class.stdout, "b.log:2:Foo x\n");
+    // Without -S, case counts.
+    assert_eq!(run(&["grep", "foo", "b.log"]).code, 1);
+}
+
+#[test]
+fn byte_offset_is_the_line_start_or_the_match_as_in_rg() {
+    let dir = rg_habits_dir();
+    let run = artiscan_in(dir.path(), &["grep", "-b", "-m", "2", "foo", "a.log"]);
+    assert_eq!(run.stdout, "a.log:1:0:foo 1\na.log:2:6:foo 2\n");
+    let json = artiscan_in(dir.path(), &["grep", "--json", "-m", "2", "foo", "a.log"]);
+    let offsets: Vec<_> = json
+        .of_type("evidence")
+        .iter()
+        .map(|e| e["location"]["byte_offset"].as_u64().unwrap())
+        .collect();
+    assert_eq!(offsets, [0, 6], "the same offsets as the JSON records");
+    let only = artiscan_in(dir.path(), &["grep", "-bo", "-m", "2", "[0-9]+", "a.log"]);
+    assert_eq!(only.stdout, "a.log:1:4:1\na.log:2:10:2\n");
+    // Context lines take `-`, as in rg.
+    let ctx = artiscan_in(dir.path(), &["grep", "-b", "-A1", "^foo 1$", "a.log"]);
+    assert_eq!(ctx.stdout, "a.log:1:0:foo 1\na.log:2-6-foo 2\n");
+}
+
+#[test]
+fn null_ends_citations_with_nul_as_rg() {
+    let dir = rg_habits_dir();
+    let run = |args: &[&str]| artiscan_in(dir.path(), args);
+    assert_eq!(
+        run(&["grep", "--null", "-l", "foo", "a.log", "b.log"]).stdout,
+        "a.log\0"
+    );
+    assert_eq!(
+        run(&["grep", "-0", "-L", "foo", "a.log", "b.log"]).stdout,
+        "b.log\0"
+    );
+    assert_eq!(
+        run(&["grep", "-0", "-c", "bar", "b.log"]).stdout,
+        "b.log\u{0}1\n"
+    );
+    assert_eq!(
+        run(&["grep", "-0", "^bar", "b.log"]).stdout,
+        "b.log\u{0}1:bar\n"
+    );
+    // Without it, nothing changes.
+    assert_eq!(
+        run(&["grep", "-l", "foo", "a.log", "b.log"]).stdout,
+        "a.log\n"
+    );
+}
+
+#[test]
+fn count_and_files_with_matches_last_wins_as_rg() {
+    let dir = rg_habits_dir();
+    let run = |args: &[&str]| artiscan_in(dir.path(), args);
+    // `-lc`: counts (51, every matching line), not names and a count of 1.
+    let lc = run(&["grep", "-lc", "foo", "a.log"]);
+    assert_eq!((lc.code, lc.stdout.as_str()), (0, "a.log:51\n"));
+    assert_eq!(
+        run(&["grep", "-l", "-c", "foo", "a.log"]).stdout,
+        "a.log:51\n"
+    );
+    // `-cl`: names.
+    let cl = run(&["grep", "-cl", "foo", "a.log", "b.log"]);
+    assert_eq!((cl.code, cl.stdout.as_str()), (0, "a.log\n"));
+}
+
+#[test]
+fn an_unreadable_input_is_exit_2_after_the_others_are_searched() {
+    let art = sample(MULTI);
+    let run = artiscan(&["grep", "-c", "target_verify", "missing.zip", &art]);
+    assert_eq!(run.code, 2, "grep and rg: 2 ({})", run.stdout);
+    assert!(run.stderr.contains("missing.zip"), "{}", run.stderr);
+    // The present artifact was still searched and counted.
+    let counted = artiscan(&["grep", "-c", "target_verify", &art]);
+    assert_eq!(counted.code, 0);
+    assert_eq!(run.stdout, counted.stdout);
+    // Nothing found anywhere: still 2, not 1.
+    assert_eq!(
+        artiscan(&["grep", "no-such-line-xyz", "missing.zip", &art]).code,
+        2
+    );
+    // With -q a match is 0, as grep and rg.
+    assert_eq!(
+        artiscan(&["grep", "-q", "target_verify", "missing.zip", &art]).code,
+        0
+    );
+    // scan, the same.
+    let scan = artiscan(&["scan", "--format", "jsonl", "missing.zip", &art]);
+    assert_eq!(scan.code, 2, "{}", scan.stderr);
+    assert!(!scan.of_type("evidence").is_empty(), "the rest is scanned");
 }

@@ -122,3 +122,27 @@ fn stored_sizes_and_formats_per_layer() {
     assert_eq!(first["formats"][0], "zstd");
     assert_eq!(first["formats"][1], "tar");
 }
+
+#[test]
+fn a_header_on_a_terminal_none_on_a_pipe_or_with_no_header() {
+    let zip = sample(&format!("{MULTINODE}.zip"));
+    let header = "SIZE       STORED     LINES  FORMATS            MEMBER  STATUS";
+    let (code, tty) = artiscan_on_terminal(&["ls", &zip]);
+    assert_eq!(code, 0, "{tty}");
+    let first = tty.lines().next().unwrap_or_default();
+    assert_eq!(first.trim_start(), header, "{tty}");
+    // The rows are those printed to a pipe, which has no header.
+    let piped = artiscan(&["ls", &zip]);
+    assert!(!piped.stdout.contains("STATUS"), "{}", piped.stdout);
+    assert_eq!(
+        tty.lines().skip(1).collect::<Vec<_>>(),
+        piped.stdout.lines().collect::<Vec<_>>()
+    );
+    // The columns line up with the rows': the header's SIZE ends where sizes end.
+    assert_eq!(first.find("SIZE").map(|i| i + 4), Some(12), "{first}");
+    let (_, bare) = artiscan_on_terminal(&["ls", "--no-header", &zip]);
+    assert_eq!(bare, piped.stdout);
+    // JSON is unchanged on a terminal.
+    let (_, json) = artiscan_on_terminal(&["ls", "--json", &zip]);
+    assert_eq!(json, artiscan(&["ls", "--json", &zip]).stdout);
+}

@@ -239,3 +239,111 @@ fn one_output_spelling_and_no_progress_everywhere() {
     assert_eq!(md.code, 2);
     assert!(md.stderr.contains("Markdown"), "{}", md.stderr);
 }
+
+#[test]
+fn check_set_completes_the_built_in_sets_and_checks_files() {
+    let sets = artiscan(&["check", "--list"]);
+    assert!(sets.stdout.contains("inferencex"), "{}", sets.stdout);
+    let bash = artiscan(&["completions", "bash"]).stdout;
+    // bash, in check's part: the words offered after `--set`, and file
+    // names after `--checks`.
+    let check = bash
+        .split("artiscan__subcmd__check)")
+        .nth(1)
+        .expect("check's options in the bash script");
+    let case = check
+        .split("--set)")
+        .nth(1)
+        .and_then(|s| s.split(";;").next())
+        .expect("a --set case in the bash script");
+    assert!(case.contains("inferencex"), "{case}");
+    assert!(!case.contains("compgen -f"), "not file names: {case}");
+    let checks = check
+        .split("--checks)")
+        .nth(1)
+        .and_then(|s| s.split(";;").next())
+        .expect("a --checks case");
+    assert!(checks.contains("compgen -f"), "{checks}");
+    let zsh = artiscan(&["completions", "zsh"]).stdout;
+    assert!(
+        zsh.contains("--set=[A built-in check set"),
+        "zsh names --set"
+    );
+    assert!(zsh.contains(":SET:(inferencex)"), "zsh offers the sets");
+    // A set that does not exist is a usage error naming those that do.
+    let bad = artiscan(&["check", "--set", "nope", "samples/artifacts"]);
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("inferencex"), "{}", bad.stderr);
+}
+
+#[test]
+fn help_and_man_pages_state_the_exit_status_and_examples() {
+    for cmd in ["grep", "scan", "check", "cite", "ls", "show", "audit"] {
+        let help = artiscan(&[cmd, "--help"]);
+        assert_eq!(help.code, 0, "{cmd}");
+        assert!(
+            help.stdout.contains("Exit status:\n  0  "),
+            "{cmd}: {}",
+            help.stdout
+        );
+        assert!(help.stdout.contains("Examples:\n  artiscan "), "{cmd}");
+        let page = artiscan(&["man", cmd]).stdout;
+        assert!(
+            page.contains(".SH \"EXIT STATUS\"\n.nf\n0  "),
+            "{cmd}: {page}"
+        );
+        assert!(page.contains(".SH \"EXAMPLES\""), "{cmd}");
+        assert!(page.contains("\nartiscan "), "{cmd}: an example");
+        assert!(page.contains(".SH OPTIONS"), "{cmd}: options still there");
+        assert!(!page.contains(".SH EXTRA"), "{cmd}");
+    }
+    let check = artiscan(&["check", "--help"]).stdout;
+    assert!(check.contains("3  some verdict is unknown"), "{check}");
+    let top = artiscan(&["man"]).stdout;
+    assert!(top.contains(".SH \"EXIT STATUS\""), "{top}");
+    assert!(artiscan(&["--help"]).stdout.contains("Exit status:"));
+}
+
+#[test]
+fn check_exits_2_with_a_message_for_an_input_it_cannot_read() {
+    let art = "samples/artifacts/server_logs_dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc64_mi355x-amds_03.zip";
+    let alone = artiscan(&["check", "--set", "inferencex", "--format", "jsonl", art]);
+    assert_ne!(alone.code, 2, "{}", alone.stderr);
+    let missing = artiscan(&[
+        "check",
+        "--set",
+        "inferencex",
+        "--format",
+        "jsonl",
+        "missing.zip",
+        art,
+    ]);
+    assert_eq!(missing.code, 2, "{}", missing.stdout);
+    assert!(missing.stderr.contains("missing.zip"), "{}", missing.stderr);
+    // The rest is still judged.
+    assert_eq!(missing.of_type("verdict"), alone.of_type("verdict"));
+    // A path that exists but cannot be read (a FIFO nobody writes to):
+    // before, unknown verdicts (exit 3) and nothing on stderr.
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("silent");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let fifo = fifo.to_str().unwrap();
+    let run = artiscan(&[
+        "check",
+        "--set",
+        "inferencex",
+        "--format",
+        "jsonl",
+        fifo,
+        art,
+    ]);
+    assert_eq!(run.code, 2, "{} {}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("silent"), "{}", run.stderr);
+    assert!(run.stderr.contains("Io"), "{}", run.stderr);
+}
