@@ -88,7 +88,7 @@ impl std::fmt::Display for ParamSpec {
         }
         match &self.default {
             Some(d) => write!(f, ", default {d})"),
-            None => write!(f, ", no default)"),
+            None => write!(f, ", no default: a bar; without it the check is unknown)"),
         }
     }
 }

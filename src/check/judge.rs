@@ -136,7 +136,11 @@ impl Check {
             set.len(),
             self.rule,
             cites.join(", "),
-            if more > 0 { format!(" and {more} more") } else { String::new() }
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
         ));
     }
 
@@ -918,7 +922,11 @@ all = { value = { within = ["@param:al", 0.005] } }
         // Consistent, but the bar was not given: no bar, no pass.
         let v = judge1(src, &same, &[]);
         assert_eq!(v.status, Status::Unknown, "{}", v.reason);
-        assert!(v.reason.starts_with("no bar given: --param al;"), "{}", v.reason);
+        assert!(
+            v.reason.starts_with("no bar given: --param al;"),
+            "{}",
+            v.reason
+        );
         // A disagreement fails without any bar.
         let diff = scan(vec![score(3.77), score(3.39)]);
         let v = judge1(src, &diff, &[]);

@@ -64,12 +64,62 @@ pub fn rules_for(checks: &[Check], extra_packs: &[PathBuf]) -> anyhow::Result<Ru
         },
         crate::pack::Builtin::Included,
     )?;
+    validate(checks, extra_packs)?;
+    Ok(rules)
+}
+
+/// Every rule a check names exists in the packs (opt-in ones included),
+/// and every capture it reads is one that rule can record: a mistyped
+/// `where = { nmae = ... }` would pass everywhere, a mistyped `applies`
+/// rule would turn a FAIL into not_applicable. Errors name the check file
+/// and the line of the check's `id`.
+fn validate(checks: &[Check], extra_packs: &[PathBuf]) -> anyhow::Result<()> {
+    let all = crate::pack::load_rules(
+        extra_packs,
+        &Selection::all(),
+        crate::pack::Builtin::Included,
+    )?;
     for c in checks {
-        if rules.rule(&c.rule).is_none() {
-            anyhow::bail!("check {}: no rule {:?} in the packs", c.id, c.rule);
+        let at = check_line(&c.file, &c.id);
+        for (rule, caps) in c.references() {
+            let Some(names) = all.capture_names(rule) else {
+                anyhow::bail!(
+                    "{}{at}: check {}: no rule {rule:?} in the packs (`artiscan packs list` lists them)",
+                    c.file,
+                    c.id
+                );
+            };
+            let Some(names) = names else { continue };
+            if let Some(bad) = caps.iter().find(|k| !names.contains(**k)) {
+                let known: Vec<&str> = names.iter().map(String::as_str).collect();
+                anyhow::bail!(
+                    "{}{at}: check {}: rule {rule} records no capture {bad:?} (it has: {})",
+                    c.file,
+                    c.id,
+                    known.join(", ")
+                );
+            }
         }
     }
-    Ok(rules)
+    Ok(())
+}
+
+/// `:LINE` of the `id = "ID"` line in a check file, when it can be read.
+fn check_line(file: &str, id: &str) -> String {
+    let src = super::builtin_set(
+        file.strip_prefix("patterns/checks/")
+            .and_then(|f| f.strip_suffix(".toml"))
+            .unwrap_or(""),
+    )
+    .map(str::to_string)
+    .or_else(|| std::fs::read_to_string(file).ok());
+    src.and_then(|s| {
+        s.lines().position(|l| {
+            let l = l.trim_start();
+            l.starts_with("id") && l.contains(&format!("\"{id}\""))
+        })
+    })
+    .map_or(String::new(), |n| format!(":{}", n + 1))
 }
 
 /// Judges every check with each scanned file as its own artifact (the

@@ -461,6 +461,43 @@ pub(crate) fn parse_checks(file: &str, src: &str) -> Result<Vec<Check>, CheckErr
 
 impl Check {
     /// The parameters this check reads, with whether they must be numbers.
+    /// Every rule the check names, each with the capture names it reads
+    /// of it: what `rules_for` checks against the packs, so that a mistyped
+    /// rule or capture is an input error, never a silent PASS or N/A.
+    pub(crate) fn references(&self) -> Vec<(&str, Vec<&str>)> {
+        fn names(conds: &[(String, Cond)]) -> Vec<&str> {
+            conds.iter().map(|(k, _)| k.as_str()).collect()
+        }
+        let mut own = names(&self.filter);
+        own.extend(names(&self.all));
+        own.extend(names(&self.any));
+        if let Expect::Consistent(c) = &self.expect {
+            own.push(c);
+        }
+        if let Some((f, _)) = &self.aside {
+            own.extend(names(f));
+        }
+        let mut out = vec![(self.rule.as_str(), own)];
+        for s in self
+            .servers
+            .iter()
+            .chain(self.applies.iter().flat_map(|a| a.evidence.iter()))
+        {
+            out.push((s.rule.as_str(), names(&s.filter)));
+        }
+        for w in &self.within {
+            out.push((w.as_str(), Vec::new()));
+        }
+        match &self.ranks {
+            Some(Ranks::Seen(r)) => out.push((r.as_str(), Vec::new())),
+            Some(Ranks::Capture { rule, capture }) => {
+                out.push((rule.as_str(), vec![capture.as_str()]))
+            }
+            _ => {}
+        }
+        out
+    }
+
     pub fn params(&self) -> Vec<ParamSpec> {
         let mut out: BTreeMap<String, ParamSpec> = BTreeMap::new();
         let mut add = |name: String, numeric: bool| {

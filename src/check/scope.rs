@@ -18,9 +18,9 @@ pub enum Layout {
     /// artifact name (`server_logs_<RF>`, `eval_<exp>_<RF>`, ...) is one
     /// artifact; a folder of folders is a run (what `gh run download RUN -D
     /// DIR` makes), each folder in it one artifact whatever its name (a folder
-    /// of run folders is looked into the same way); a folder of plain files
+    /// of run folders, or one holding zips, is looked into the same way); a folder of plain files
     /// is one artifact; an archive file (`.zip`, `.tar*`) is one artifact;
-    /// a plain file beside folders is one of its own. Download junk
+    /// a plain file beside folders or archives is one of its own. Download junk
     /// (`*:Zone.Identifier`, `.DS_Store`) is noted, not judged.
     #[default]
     Auto,
@@ -121,6 +121,8 @@ struct Listing {
     /// Files that are not archives.
     plain: usize,
     archives: usize,
+    /// Of the archives, zips.
+    zips: usize,
 }
 
 /// Folder listings, each read once.
@@ -143,7 +145,10 @@ impl Folders {
                 // is a skipped artifact of its own there).
                 match std::fs::metadata(e.path()) {
                     Ok(m) if m.is_dir() => l.folders += 1,
-                    _ if crate::names::is_archive_name(&name) => l.archives += 1,
+                    _ if crate::names::is_archive_name(&name) => {
+                        l.archives += 1;
+                        l.zips += usize::from(name.to_ascii_lowercase().ends_with(".zip"));
+                    }
                     _ => l.plain += 1,
                 }
             }
@@ -191,15 +196,20 @@ fn unit_of(input: &str, root: &str, path: &str, layout: Layout, folders: &mut Fo
             let mut d = 0;
             loop {
                 if d == dirs.len() {
-                    // The file sits in a folder that holds files.
+                    // The file sits in the folder given. Only a folder of
+                    // plain files alone is one artifact; beside folders or
+                    // archives (a run's zips), each file is its own.
                     let here = folders.get(&join(d));
                     let own = crate::names::is_archive_name(file)
                         || here.folders > 0
+                        || here.archives > 0
                         || here.plain <= 1;
                     return if own { path.to_string() } else { join(d) };
                 }
+                // A folder holding zips is a folder of downloaded artifacts
+                // (an extracted artifact holds no zip: GitHub zips it once).
                 let child = folders.get(&join(d + 1));
-                if child.plain + child.archives > 0 || d + 1 == dirs.len() {
+                if child.zips == 0 && (child.plain + child.archives > 0 || d + 1 == dirs.len()) {
                     return join(d + 1);
                 }
                 d += 1;

@@ -49,13 +49,15 @@ impl Found {
 }
 
 /// An artifact, or a member, that could not be read at all (`io`: a file
-/// that cannot be opened or read, an unreadable folder entry): grep's exit
-/// 2, unlike damage inside an archive that was read.
+/// that cannot be opened or read, an unreadable folder entry;
+/// `not_an_archive`: a page saved in place of a download): grep's exit 2,
+/// unlike damage inside an archive that was read.
 pub fn unreadable(coverage: &crate::source::Coverage) -> bool {
+    use crate::source::ErrorKind;
     coverage
         .errors
         .iter()
-        .any(|e| e.kind == crate::source::ErrorKind::Io)
+        .any(|e| matches!(e.kind, ErrorKind::Io | ErrorKind::NotAnArchive))
 }
 
 /// Most worker threads: more only cost memory (each worker holds its

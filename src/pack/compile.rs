@@ -572,6 +572,25 @@ impl RuleSet {
         self.rules.iter().find(|r| r.id == id)
     }
 
+    /// The captures rule `id` can record (None: no such rule; Some(None):
+    /// any name, for a rule that reads a dump's fields): named groups of
+    /// its regexes, constants it sets, declared types.
+    pub(crate) fn capture_names(&self, id: &str) -> Option<Option<BTreeSet<String>>> {
+        let rule = self.rule(id)?;
+        let mut names: BTreeSet<String> = rule.captures.keys().cloned().collect();
+        for &vi in &rule.variants {
+            let v = &self.variants[vi];
+            if v.dump.is_some() {
+                return Some(None);
+            }
+            for re in [&v.regex, &v.each, &v.start].into_iter().flatten() {
+                names.extend(re.capture_names().flatten().map(str::to_string));
+            }
+            names.extend(v.set.keys().cloned());
+        }
+        Some(Some(names))
+    }
+
     /// Typed captures of a record: named groups of `caps` (then `more`), the
     /// variant's constants, converted by the rule's types.
     pub fn captures(

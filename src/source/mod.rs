@@ -65,6 +65,7 @@ pub enum ErrorKind {
     Excluded,
     /// Named as an archive or compressed stream (`.zip`, `.tar.gz`, ...)
     /// but its bytes are not one: a page saved in place of a download.
+    #[serde(rename = "not_an_archive")]
     NotAnArchive,
 }
 
@@ -267,8 +268,8 @@ fn packed_name_on_text(path: &str, members: &[String], layers: &[&str]) -> Optio
     }
     let lower = name.to_ascii_lowercase();
     [
-        ".tar.gz", ".tar.zst", ".tar.xz", ".tar.bz2", ".tgz", ".zip", ".tar", ".gz", ".zst",
-        ".xz", ".bz2", ".lz4",
+        ".tar.gz", ".tar.zst", ".tar.xz", ".tar.bz2", ".tgz", ".zip", ".tar", ".gz", ".zst", ".xz",
+        ".bz2", ".lz4",
     ]
     .into_iter()
     .find(|s| lower.ends_with(s))

@@ -168,24 +168,50 @@ fn markdown_report_for_a_pr_comment() {
         "inferencex",
         "--format",
         "markdown",
+        "--param",
+        "al=3.77",
         &sample(BAD),
         &sample(GOOD),
     ]);
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(
         lines[0],
-        "## artiscan check: 2 fail, 0 unknown, 10 pass, 2 not applicable"
+        "## artiscan check: 3 fail, 0 unknown, 9 pass, 2 not applicable"
     );
-    // Each artifact named once, as a heading over its table.
-    let full = format!("samples/artifacts/{BAD}");
-    assert_eq!(run.stdout.matches(&format!("### `{full}`")).count(), 1);
-    // Outside the heading, the artifact appears only inside whole citations.
+    // A summary table per run: counts per check and status.
+    assert!(lines.contains(&"### Run `samples/artifacts` (2 artifact(s))"));
+    assert!(lines.contains(&"| `simulated-acceptance` | 1 | 0 | 1 | 0 |"));
+    // Then one row per verdict that says something, worst first.
+    let header = lines
+        .iter()
+        .position(|l| *l == "| check | status | artifact | reason | evidence |")
+        .unwrap();
+    let statuses: Vec<&str> = lines[header + 2..]
+        .iter()
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| l.split(" | ").nth(1).unwrap())
+        .collect();
+    assert_eq!(
+        statuses.len(),
+        12,
+        "not-applicable verdicts are only counted"
+    );
+    let mut sorted = statuses.clone();
+    sorted.sort_by_key(|s| {
+        ["❌ fail", "❔ unknown", "✅ pass"]
+            .iter()
+            .position(|x| x == s)
+    });
+    assert_eq!(statuses, sorted);
+    // The artifact appears by its name in its cell, or inside whole citations.
     for l in lines.iter().filter(|l| l.starts_with('|')) {
         for (i, _) in l.match_indices(BAD) {
-            assert!(l[..i].ends_with("`samples/artifacts/"), "{l}");
+            assert!(
+                l[..i].ends_with("`samples/artifacts/") || l[..i].ends_with(" | `"),
+                "{l}"
+            );
         }
     }
-    assert!(lines.contains(&"| check | status | reason | evidence |"));
     let row = lines
         .iter()
         .find(|l| l.starts_with("| `monokernel-every-rank` | ❌ fail"))
@@ -285,15 +311,16 @@ fn every_downloaded_folder_gives_the_verdicts_of_its_zip() {
 
 #[test]
 fn a_folder_of_artifact_folders_is_a_set_and_run_scope_groups_either_layout() {
-    // The downloaded layout holds 8 artifacts; the core-dump folder's name
-    // does not parse, so its two files are artifacts of their own.
+    // The downloaded layout holds 8 artifacts: a folder of folders is a
+    // run, and each folder in it one artifact, the core-dump folder too
+    // (whose name does not parse).
     let run = artiscan(&["check", "--set", "inferencex", &sample("downloaded")]);
     let scopes: std::collections::BTreeSet<String> = run
         .of_type("verdict")
         .iter()
         .map(|v| v["scope"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(scopes.len(), 9, "{scopes:?}");
+    assert_eq!(scopes.len(), 8, "{scopes:?}");
     let run = artiscan(&[
         "check",
         "--set",
@@ -429,12 +456,14 @@ torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB\n",
         "inferencex",
         "--layout",
         "artifact",
+        "--param",
+        "gsm8k_min=0.9",
         eval.to_str().unwrap(),
     ]);
     let v = verdict(&run, "gsm8k-strict-score");
     assert_eq!(v["status"], "pass");
     assert_eq!(v["observed"]["value"], serde_json::json!([0.9773]));
-    assert_eq!(v["expected"]["value"], serde_json::json!({"ge": 0.0}));
+    assert_eq!(v["expected"]["value"], serde_json::json!({"ge": 0.9}));
     assert!(v["reason"].as_str().unwrap().contains("0.9773"));
     let na: Vec<Value> = run
         .of_type("verdict")
@@ -547,12 +576,12 @@ fn params_are_checked_and_listed() {
     ]);
     assert_eq!(run.code, 2, "{}", run.stdout);
     assert!(
-        run.stderr.contains("gsm8k-min") && run.stderr.contains("gsm8k_min (number, default 0.0)"),
+        run.stderr.contains("gsm8k-min") && run.stderr.contains("gsm8k_min (number, no default"),
         "{}",
         run.stderr
     );
     assert!(
-        run.stderr.contains("al (number, no default)"),
+        run.stderr.contains("al (number, no default"),
         "{}",
         run.stderr
     );
@@ -590,12 +619,24 @@ fn params_are_checked_and_listed() {
     for c in [
         "monokernel-every-rank",
         "gsm8k-strict-score",
-        "--param gsm8k_min (number, default 0.0)",
+        "--param gsm8k_min (number, no default: a bar; without it the check is unknown)",
         "applies: eval results (evidence: eval.score or eval.n_samples)",
     ] {
         assert!(list.stdout.contains(c), "{c}: {}", list.stdout);
     }
     assert_eq!(artiscan(&["check", "--list", "--set", "nope"]).code, 2);
+    // No bar, no pass: the same score without --param gsm8k_min.
+    let run = artiscan(&["check", "--set", "inferencex", &sample(EVAL)]);
+    let v = verdict(&run, "gsm8k-strict-score");
+    assert_eq!(v["status"], "unknown", "{v}");
+    assert!(
+        v["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("no bar given: --param gsm8k_min;"),
+        "{v}"
+    );
+    assert_eq!(run.code, 3);
 }
 
 #[test]
@@ -741,4 +782,50 @@ fn links_out_of_a_folder_and_fifos_make_absence_unknown() {
     assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
     assert!(!r.stdout.contains("error.traceback\""), "{}", r.stdout);
     assert!(r.stdout.contains("\"skipped\""), "{}", r.stdout);
+}
+
+#[test]
+fn check_files_cannot_be_mistyped() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, body: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, body).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    // A mistyped capture in `where` would match nothing and PASS everywhere.
+    let capture = write(
+        "capture.toml",
+        "[[check]]\nid = \"nextn\"\nrule = \"env.var\"\nwhere = { nmae = \"SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE\" }\nexpect = \"absent\"\n",
+    );
+    // A mistyped applicability rule would turn a FAIL into not_applicable.
+    let applies = write(
+        "applies.toml",
+        "\n[[check]]\nid = \"tb\"\nrule = \"error.traceback\"\nexpect = \"absent\"\napplies = { what = \"server log\", evidence = [\"sglang.server_arg\"] }\n",
+    );
+    // A mistyped `within` rule would be unknown forever.
+    let within = write(
+        "within.toml",
+        "[[check]]\nid = \"w\"\nrule = \"env.var\"\nexpect = \"absent\"\nwithin = \"env.vars\"\n",
+    );
+    for (file, line, what) in [
+        (&capture, 2, "no capture \"nmae\""),
+        (&applies, 3, "no rule \"sglang.server_arg\""),
+        (&within, 2, "no rule \"env.vars\""),
+    ] {
+        let run = artiscan(&["check", "--checks", file, &sample(BAD)]);
+        assert_eq!(run.code, 2, "{file}: {}", run.stdout);
+        assert!(run.stdout.is_empty(), "{}", run.stdout);
+        assert!(
+            run.stderr.contains(&format!("{file}:{line}: check ")) && run.stderr.contains(what),
+            "{file}: {}",
+            run.stderr
+        );
+    }
+    // Correctly typed, the same claim answers.
+    let good = write(
+        "good.toml",
+        "[[check]]\nid = \"nextn\"\nrule = \"env.var\"\nwhere = { name = \"SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE\" }\nexpect = \"absent\"\n",
+    );
+    let run = artiscan(&["check", "--checks", &good, &sample(BAD)]);
+    assert_eq!(verdict(&run, "nextn")["status"], "fail");
 }

@@ -190,7 +190,7 @@ fn markdown_cells_cannot_inject() {
     assert_inert("markdown", md);
     let row = md
         .lines()
-        .find(|l| l.starts_with("| `no-traceback` |"))
+        .find(|l| l.starts_with("| `no-traceback` | ❌"))
         .unwrap_or_else(|| panic!("no row:\n{md}"));
     // Artifact text sits in code spans (inert: no markup inside) or in
     // escaped prose; what is left outside the spans must hold no markup.
@@ -206,9 +206,9 @@ fn markdown_cells_cannot_inject() {
     ] {
         assert!(!row.contains(bad), "{bad:?} in {row}");
     }
-    // Five cell borders (four columns): no `|` from the name splits the row.
+    // Six cell borders (five columns): no `|` from the name splits the row.
     let borders = row.replace("\\|", "").matches('|').count();
-    assert_eq!(borders, 5, "{row}");
+    assert_eq!(borders, 6, "{row}");
     // Backticks outside the spans are escaped: no other code span opens.
     assert!(!row.replace("\\`", "").contains('`'), "{row}");
 }

@@ -16,6 +16,7 @@ mod ls;
 mod member_glob;
 mod packs;
 mod progress;
+mod real_runs;
 mod scan;
 mod schema;
 mod show;

@@ -1,0 +1,255 @@
+//! `check` on real InferenceX run folders as a person downloaded them
+//! (`../shared/corpus/real-runs/`, read in place and unpacked at test time
+//! into a temporary folder, never copied into the project), with what real
+//! downloads add: a second copy with ` (1)`, Windows' `Zone.Identifier`
+//! files, a plot, and an HTML error page saved under an artifact's zip
+//! name. Tests skip with a message where `shared/` is absent.
+
+use crate::harness::*;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+const GLM: &str = "0604-glm5.1-fp4-mi355x-sglang-agentic-hicache.tar.zst";
+const MINIMAX: &str = "0604-minimaxm2.5-fp8-mi355x-vllm-agentic-lmcache.tar.zst";
+
+/// The real run `name` unpacked under `into`: the run folder.
+fn unpack(name: &str, into: &Path) -> Option<PathBuf> {
+    let archive = root().join("../shared/corpus/real-runs").join(name);
+    if !archive.is_file() {
+        println!(
+            "skipped: no real run at {} (lay shared/ beside the clone)",
+            archive.display()
+        );
+        return None;
+    }
+    let file = std::fs::File::open(&archive).unwrap();
+    let dec = zstd::stream::read::Decoder::new(file).unwrap();
+    tar::Archive::new(dec).unpack(into).unwrap();
+    let run = std::fs::read_dir(into)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.is_dir())
+        .unwrap();
+    Some(run)
+}
+
+/// A minimal valid PNG (1x1, from its chunks) followed by NUL padding, so
+/// that it is binary whatever the probe.
+fn png() -> Vec<u8> {
+    let mut b = b"\x89PNG\r\n\x1a\n".to_vec();
+    b.extend_from_slice(&[0, 0, 0, 13]);
+    b.extend_from_slice(b"IHDR");
+    b.extend_from_slice(&[
+        0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0, 0x90, 0x77, 0x53, 0xde,
+    ]);
+    b.extend_from_slice(&[0; 64]);
+    b
+}
+
+fn verdicts(run: &Run) -> Vec<Value> {
+    run.of_type("verdict")
+}
+
+fn tally(vs: &[Value]) -> BTreeMap<(String, String), usize> {
+    let mut t = BTreeMap::new();
+    for v in vs {
+        *t.entry((
+            v["check"].as_str().unwrap().to_string(),
+            v["status"].as_str().unwrap().to_string(),
+        ))
+        .or_insert(0) += 1;
+    }
+    t
+}
+
+/// One verdict per check and artifact: as many scopes as entries in the
+/// run folder (junk left out), and no (check, scope) twice.
+fn assert_one_per_artifact(vs: &[Value], artifacts: usize) {
+    let scopes: BTreeSet<&str> = vs.iter().map(|v| v["scope"].as_str().unwrap()).collect();
+    assert_eq!(scopes.len(), artifacts, "{scopes:#?}");
+    let pairs: BTreeSet<(&str, &str)> = vs
+        .iter()
+        .map(|v| (v["check"].as_str().unwrap(), v["scope"].as_str().unwrap()))
+        .collect();
+    assert_eq!(pairs.len(), vs.len());
+}
+
+fn entries(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            !e.file_name()
+                .to_string_lossy()
+                .ends_with(":Zone.Identifier")
+        })
+        .count()
+}
+
+#[test]
+fn a_downloaded_sglang_run_is_judged_per_artifact_without_false_fail_or_image_unknowns() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(run) = unpack(GLM, tmp.path()) else {
+        return;
+    };
+    // What real downloads add beside the artifacts.
+    let agentic = std::fs::read_dir(&run)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("agentic_glm")
+        })
+        .unwrap();
+    std::fs::write(agentic.join("our_plot.png"), png()).unwrap();
+    std::fs::write(
+        agentic.join("server.log:Zone.Identifier"),
+        "[ZoneTransfer]\r\nZoneId=3\r\n",
+    )
+    .unwrap();
+    let results = run.join("results_bmk");
+    let copy = run.join("results_bmk (1)");
+    std::fs::create_dir(&copy).unwrap();
+    std::fs::copy(results.join("agg_bmk.json"), copy.join("agg_bmk.json")).unwrap();
+    let page = "server_logs_glm5.1_tp2_conc4_offloadnone_fp4_sglang_tp2-ep1-dpafalse_disagg-false_spec-none_conc4_mi355x-amds_09.zip";
+    std::fs::write(
+        run.join(page),
+        "<!DOCTYPE html>\n<html><head><title>Page not found · GitHub</title></head>\n<body>404</body></html>\n",
+    )
+    .unwrap();
+    let artifacts = entries(&run);
+
+    let r = artiscan(&["check", "--set", "inferencex", run.to_str().unwrap()]);
+    let vs = verdicts(&r);
+    assert_one_per_artifact(&vs, artifacts);
+    println!("{:#?}", tally(&vs));
+
+    // The saved page is an error on its artifact, on stderr and in the exit code.
+    let page_verdicts: Vec<&Value> = vs
+        .iter()
+        .filter(|v| v["scope"].as_str().unwrap().ends_with(page))
+        .collect();
+    assert_eq!(page_verdicts.len(), 7);
+    for v in &page_verdicts {
+        assert_eq!(v["status"], "unknown", "{v}");
+        assert!(
+            v["reason"].as_str().unwrap().contains("not_an_archive"),
+            "{v}"
+        );
+    }
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains(page), "{}", r.stderr);
+    let cov = r
+        .of_type("coverage")
+        .into_iter()
+        .find(|c| c["path"].as_str().unwrap().ends_with(page))
+        .unwrap();
+    assert_eq!(cov["errors"][0]["kind"], "not_an_archive", "{cov}");
+
+    // Everything else: no FAIL (GLM loads no DeepSeek V4 weights, runs no
+    // speculative draft; its tracebacks are a monitor thread at shutdown),
+    // and no UNKNOWN (the plots are images).
+    for v in vs
+        .iter()
+        .filter(|v| !v["scope"].as_str().unwrap().ends_with(page))
+    {
+        assert!(
+            v["status"] == "pass" || v["status"] == "not_applicable",
+            "{v}"
+        );
+    }
+    // The shutdown tracebacks are named apart in the passing verdict.
+    let tb = vs
+        .iter()
+        .find(|v| {
+            v["check"] == "no-traceback"
+                && v["scope"].as_str().unwrap() == agentic.to_str().unwrap()
+        })
+        .unwrap();
+    assert_eq!(tb["status"], "pass", "{tb}");
+    assert!(
+        tb["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not counted: 4 error.traceback record(s)"),
+        "{tb}"
+    );
+    // Junk is noted, not judged; the copy is an artifact of its own.
+    assert!(r.stderr.contains("Zone.Identifier"), "{}", r.stderr);
+    assert!(!r.stdout.contains("Zone.Identifier"));
+    assert!(
+        vs.iter()
+            .any(|v| v["scope"].as_str().unwrap().ends_with("results_bmk (1)"))
+    );
+    // The plot is passed over with a note, the artifact still complete.
+    let cov = r
+        .of_type("coverage")
+        .into_iter()
+        .find(|c| c["path"].as_str().unwrap().ends_with("our_plot.png"))
+        .unwrap();
+    assert_eq!(cov["complete"], true, "{cov}");
+    assert_eq!(cov["notes"][0]["kind"], "image", "{cov}");
+
+    // A verdict row per check and artifact fits a PR comment.
+    let md = artiscan(&[
+        "check",
+        "--set",
+        "inferencex",
+        "--format",
+        "markdown",
+        run.to_str().unwrap(),
+    ]);
+    assert!(md.stdout.len() < 60_000, "{}", md.stdout.len());
+    assert!(
+        md.stdout
+            .starts_with("## artiscan check: 0 fail, 7 unknown")
+    );
+}
+
+#[test]
+fn a_downloaded_vllm_run_fails_only_where_a_worker_crashed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(run) = unpack(MINIMAX, tmp.path()) else {
+        return;
+    };
+    let r = artiscan(&["check", "--set", "inferencex", run.to_str().unwrap()]);
+    let vs = verdicts(&r);
+    assert_one_per_artifact(&vs, entries(&run));
+    println!("{:#?}", tally(&vs));
+    let fails: Vec<&Value> = vs.iter().filter(|v| v["status"] == "fail").collect();
+    // The only FAILs: the server whose TP1 worker died waiting for LMCache
+    // (`ConnectionError: LMCache server did not respond`), in both the
+    // agentic and the server_logs artifact that hold its log.
+    assert_eq!(fails.len(), 2, "{fails:#?}");
+    for v in fails {
+        assert_eq!(v["check"], "no-traceback");
+        let cite = v["evidence"][0]["citation"].as_str().unwrap();
+        let (path, line) = cite.rsplit_once(':').unwrap();
+        let text = std::fs::read_to_string(path).unwrap();
+        let line: usize = line.parse().unwrap();
+        let around: Vec<&str> = text.lines().skip(line - 1).take(40).collect();
+        assert!(
+            around
+                .iter()
+                .any(|l| l.contains("LMCache server did not respond")),
+            "{cite}"
+        );
+    }
+    // Request errors (uvicorn's `Exception in ASGI application`) are named,
+    // not counted.
+    assert!(vs.iter().any(|v| {
+        v["check"] == "no-traceback"
+            && v["status"] == "pass"
+            && v["reason"]
+                .as_str()
+                .unwrap()
+                .contains("of one failed request")
+    }));
+    assert!(vs.iter().all(|v| v["status"] != "unknown"), "{}", r.stdout);
+    assert_eq!(r.code, 1);
+}
