@@ -497,9 +497,16 @@ where
             Format::Zip => self.with_layer("zip", |w| w.zip_slice(bytes, 1)),
             // A zip after more than a block of other bytes (a
             // self-extractor stub): its end record says so.
+            // The end record's signature is looked for first: one memchr
+            // pass, where the directory search tries every place.
             Format::Text
-                if zipread::central_directory(bytes, MAX_DIRECTORY_ENTRIES)
-                    .is_ok_and(|d| !d.entries.is_empty()) =>
+                if memchr::memmem::rfind(
+                    &bytes[bytes.len().saturating_sub(22 + 0xffff)..],
+                    b"PK\x05\x06",
+                )
+                .is_some()
+                    && zipread::central_directory(bytes, MAX_DIRECTORY_ENTRIES)
+                        .is_ok_and(|d| !d.entries.is_empty()) =>
             {
                 if self.too_deep(0) {
                     return Ok(());
