@@ -291,7 +291,9 @@ fn file_bytes(file: &mut std::fs::File, len: u64) -> io::Result<Bytes> {
         }
         return Ok(Bytes::Read(buf));
     }
-    map(file)
+    // Mapping fails where address space is short (`ulimit -v`): then the
+    // file is streamed, never left unread.
+    Ok(map(file).unwrap_or(Bytes::Unmapped))
 }
 
 fn changed(was: u64, read: u64) -> io::Error {
@@ -358,6 +360,23 @@ where
         ArtifactKind::File(path) => match std::fs::File::open(path) {
             Ok(mut file) => {
                 match stamp(&file).and_then(|st| Ok((st, file_bytes(&mut file, st.0)?))) {
+                    Ok((before, Bytes::Unmapped)) => {
+                        // Not hashed: the walk may stop before the end.
+                        let mut layer =
+                            Layer::new(&mut file, &[], "file", &budget, None, Charge::Free);
+                        let out = w.stream(&mut layer, 0);
+                        match stamp(&file) {
+                            Ok(after) if after != before => {
+                                w.record(&io::Error::other(Tagged::new(
+                                    &[],
+                                    ErrorKind::Io,
+                                    changed(before.0, after.0).to_string(),
+                                )));
+                                out
+                            }
+                            _ => out,
+                        }
+                    }
                     Ok((before, bytes)) => {
                         let out = if hash {
                             // A big file is hashed on another thread while it
@@ -494,6 +513,8 @@ enum Bytes {
     Map(memmap2::Mmap),
     Read(Vec<u8>),
     Empty,
+    /// Too big to read whole and could not be mapped: to be streamed.
+    Unmapped,
 }
 
 impl std::ops::Deref for Bytes {
@@ -502,7 +523,7 @@ impl std::ops::Deref for Bytes {
         match self {
             Bytes::Map(m) => m,
             Bytes::Read(b) => b,
-            Bytes::Empty => &[],
+            Bytes::Empty | Bytes::Unmapped => &[],
         }
     }
 }
