@@ -46,6 +46,9 @@ impl Read for ErrorOnce {
 /// How much of a member is looked at to decide that it is binary (a NUL).
 pub(crate) const BINARY_PROBE: usize = 8 << 10;
 const MIN_BUF: usize = 256 << 10;
+/// The line buffer's first size; it doubles when a line does not fit, up
+/// to `max_line` and a margin (at least `MIN_BUF`).
+const FIRST_BUF: usize = 64 << 10;
 
 /// One line, without its `\n`, as read (not yet cleaned).
 #[derive(Debug, Clone, Copy)]
@@ -71,6 +74,12 @@ pub trait LineSink {
     fn candidate(&mut self, hay: &[u8], offset: u64) -> Option<usize> {
         let _ = (hay, offset);
         Some(0)
+    }
+
+    /// The cap on line length of the reader that calls this sink, told
+    /// before the first line: a longer line is handed over cut there.
+    fn max_line(&mut self, max_line: usize) {
+        let _ = max_line;
     }
 
     /// A line of interest. Returns false to stop reading this member.
@@ -197,6 +206,7 @@ impl LineReader {
                 return out;
             }
         }
+        sink.max_line(self.max_line);
         let mut st = State {
             out: LinesRead {
                 bytes: bytes.len() as u64,
@@ -263,9 +273,12 @@ impl LineReader {
     }
 
     fn scan_plain(&mut self, r: &mut dyn Read, sink: &mut dyn LineSink) -> io::Result<LinesRead> {
+        sink.max_line(self.max_line);
         let size = (self.max_line + (64 << 10)).max(MIN_BUF);
-        if self.buf.len() < size {
-            self.buf.resize(size, 0);
+        // Grown as it fills (below), so that a small member does not pay
+        // for zeroing a buffer sized for the longest line.
+        if self.buf.len() < FIRST_BUF.min(size) {
+            self.buf.resize(FIRST_BUF.min(size), 0);
         }
         let mut st = State {
             out: LinesRead::default(),
@@ -280,6 +293,10 @@ impl LineReader {
         let mut probed = false;
         loop {
             if filled == buf.len() {
+                if start == 0 {
+                    // A line that does not fit yet: room for it, up to the cap.
+                    buf.resize((buf.len() * 2).min(size), 0);
+                }
                 buf.copy_within(start..filled, 0);
                 st.base += start as u64;
                 filled -= start;
@@ -659,40 +676,76 @@ fn json_string(s: &[u8]) -> Vec<u8> {
 fn strip_ansi(raw: &[u8], scratch: &mut Vec<u8>) {
     let mut i = 0;
     while i < raw.len() {
-        let b = raw[i];
-        if b != 0x1b {
-            scratch.push(b);
-            i += 1;
-            continue;
-        }
-        i += 1;
-        match raw.get(i) {
-            // CSI: parameters, intermediates, one final byte.
-            Some(b'[') => {
-                i += 1;
-                while i < raw.len() && (0x20..=0x3f).contains(&raw[i]) {
-                    i += 1;
-                }
-                if i < raw.len() && (0x40..=0x7e).contains(&raw[i]) {
-                    i += 1;
-                }
-            }
-            // OSC: up to BEL or ESC \.
-            Some(b']') => {
-                i += 1;
-                while i < raw.len() && raw[i] != 0x07 && raw[i] != 0x1b {
-                    i += 1;
-                }
-                if i < raw.len() && raw[i] == 0x07 {
-                    i += 1;
-                } else if raw.get(i..i + 2) == Some(b"\x1b\\") {
-                    i += 2;
-                }
-            }
-            Some(_) => i += 1,
-            None => {}
-        }
+        // The text between escapes goes over in one copy.
+        let Some(j) = memchr::memchr(0x1b, &raw[i..]) else {
+            scratch.extend_from_slice(&raw[i..]);
+            return;
+        };
+        scratch.extend_from_slice(&raw[i..i + j]);
+        i = escape_end(raw, i + j);
     }
+}
+
+/// Where the escape sequence that starts with the ESC at `raw[esc]` ends
+/// (the index after it), as [`clean`] removes it.
+fn escape_end(raw: &[u8], esc: usize) -> usize {
+    let mut i = esc + 1;
+    match raw.get(i) {
+        // CSI: parameters, intermediates, one final byte.
+        Some(b'[') => {
+            i += 1;
+            while i < raw.len() && (0x20..=0x3f).contains(&raw[i]) {
+                i += 1;
+            }
+            if i < raw.len() && (0x40..=0x7e).contains(&raw[i]) {
+                i += 1;
+            }
+        }
+        // OSC: up to BEL or ESC \.
+        Some(b']') => {
+            i += 1;
+            while i < raw.len() && raw[i] != 0x07 && raw[i] != 0x1b {
+                i += 1;
+            }
+            if i < raw.len() && raw[i] == 0x07 {
+                i += 1;
+            } else if raw.get(i..i + 2) == Some(b"\x1b\\") {
+                i += 2;
+            }
+        }
+        Some(_) => i += 1,
+        None => {}
+    }
+    i
+}
+
+/// Whether [`clean`] may join `raw`'s text into a match of a literal that
+/// `raw` does not hold: some run of escape sequences sits between a byte
+/// in `before` (a byte of a literal but its last) and one in `after` (a
+/// byte of a literal but its first), or the line is a json-file record
+/// (unwrapped, not only stripped). Lines without ESC are cleaned of a
+/// trailing `\r` only, which joins nothing.
+pub(crate) fn may_join(raw: &[u8], before: &[bool; 256], after: &[bool; 256]) -> bool {
+    if raw.starts_with(JSON_FILE) {
+        return true;
+    }
+    let mut at = 0;
+    while let Some(j) = memchr::memchr(0x1b, &raw[at..]) {
+        let esc = at + j;
+        let mut end = escape_end(raw, esc);
+        while raw.get(end) == Some(&0x1b) {
+            end = escape_end(raw, end);
+        }
+        if esc > 0
+            && end < raw.len()
+            && before[usize::from(raw[esc - 1])]
+            && after[usize::from(raw[end])]
+        {
+            return true;
+        }
+        at = end;
+    }
+    false
 }
 
 /// UTF-16 (after its BOM) decoded to UTF-8 as it streams. What cannot be

@@ -175,7 +175,20 @@ fn open_rw(path: &Path) -> anyhow::Result<Connection> {
 /// WAL mode, the pragmas and the migration of a store just opened.
 fn set_up(conn: &Connection, path: &Path) -> anyhow::Result<()> {
     conn.busy_timeout(Duration::from_secs(60))?;
-    let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+    // Switching to WAL needs the file to itself; SQLite answers "locked"
+    // at once, without the busy timeout, while another audit opens it.
+    let mut tries = 0;
+    let mode: String = loop {
+        match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)) {
+            Err(rusqlite::Error::SqliteFailure(f, _))
+                if f.code == ErrorCode::DatabaseBusy && tries < 600 =>
+            {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            r => break r?,
+        }
+    };
     if !mode.eq_ignore_ascii_case("wal") {
         anyhow::bail!(
             "{}: cannot switch to WAL mode (journal_mode {mode})",
@@ -314,6 +327,20 @@ pub(crate) fn explain(e: anyhow::Error, path: &Path) -> anyhow::Error {
 
 fn migrate(conn: &Connection) -> anyhow::Result<()> {
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version == STORE_SCHEMA_VERSION {
+        return Ok(());
+    }
+    // The version is read again under the write lock: two audits that
+    // start at once on a new store both saw 0, and only one may create it.
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let out = migrate_locked(conn);
+    conn.execute_batch(if out.is_ok() { "COMMIT" } else { "ROLLBACK" })?;
+    out
+}
+
+/// [`migrate`] inside its transaction.
+fn migrate_locked(conn: &Connection) -> anyhow::Result<()> {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if version > STORE_SCHEMA_VERSION {
         anyhow::bail!(
             "store schema version {version} is newer than this artiscan's ({STORE_SCHEMA_VERSION}); upgrade artiscan"
@@ -329,17 +356,14 @@ fn migrate(conn: &Connection) -> anyhow::Result<()> {
             anyhow::bail!("not an artiscan audit database (it has tables but no schema version)");
         }
         conn.execute_batch(&format!(
-            "BEGIN IMMEDIATE;\n{SCHEMA}\nPRAGMA user_version = {STORE_SCHEMA_VERSION};\n\
-             INSERT INTO meta VALUES ('created_at', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));\nCOMMIT;"
+            "{SCHEMA}\nPRAGMA user_version = {STORE_SCHEMA_VERSION};\n\
+             INSERT INTO meta VALUES ('created_at', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));"
         ))?;
         return Ok(());
     }
     for v in version..STORE_SCHEMA_VERSION {
         let step = MIGRATIONS[(v - 1) as usize]();
-        conn.execute_batch(&format!(
-            "BEGIN IMMEDIATE;\n{step}\nPRAGMA user_version = {};\nCOMMIT;",
-            v + 1
-        ))?;
+        conn.execute_batch(&format!("{step}\nPRAGMA user_version = {};", v + 1))?;
     }
     Ok(())
 }
@@ -1197,6 +1221,37 @@ mod tests {
         let c = Connection::open_in_memory().unwrap();
         c.execute_batch(SCHEMA).unwrap();
         c
+    }
+
+    /// Two audits that create one store at once both get it (one of
+    /// them exited with "table meta already exists" or "database is
+    /// locked" about half the time). Each round is a race; every round
+    /// must succeed, whoever wins it.
+    #[test]
+    fn two_opens_of_a_new_store_at_once_both_succeed() {
+        let dir = tempfile::tempdir().unwrap();
+        for round in 0..20 {
+            let path = dir.path().join(format!("s{round}.db"));
+            let barrier = std::sync::Barrier::new(2);
+            std::thread::scope(|s| {
+                let opened: Vec<_> = (0..2)
+                    .map(|_| {
+                        s.spawn(|| {
+                            barrier.wait();
+                            open(&path).map(|_| ()).map_err(|e| format!("{e:#}"))
+                        })
+                    })
+                    .collect();
+                for o in opened {
+                    assert_eq!(o.join().unwrap(), Ok(()), "round {round}");
+                }
+            });
+            let c = open(&path).unwrap();
+            let v: i64 = c
+                .query_row("PRAGMA user_version", [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(v, STORE_SCHEMA_VERSION);
+        }
     }
 
     /// Layout 2, frozen (the tests start older stores from it).

@@ -57,7 +57,11 @@ pub fn run(
             || {
                 source::for_each_member(a, &limits.source, &mut coverage, |leaf| {
                     let mut sink = GrepSink::new(&matcher, opts, &a.path, leaf.members, &mut aout);
-                    let result = lines.scan(leaf.reader, &mut sink);
+                    // A mapped file is searched in place, not copied.
+                    let result = match leaf.slice {
+                        Some(bytes) => Ok(lines.scan_slice(bytes, 0, 1, &mut sink)),
+                        None => lines.scan(leaf.reader, &mut sink),
+                    };
                     sink.finish();
                     matches += sink.matches;
                     let outcome = result?;

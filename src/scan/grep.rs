@@ -1,6 +1,6 @@
 //! `artiscan grep`: user patterns, grep's flags, text or JSON Lines.
 
-use crate::lines::{Line, LineSink, clean};
+use crate::lines::{Line, LineSink, clean, may_join};
 use crate::location::Location;
 use crate::output::escape;
 use crate::output::shared::Spill;
@@ -119,6 +119,40 @@ pub(crate) enum GrepError {
 /// candidates, then confirms on the cleaned line.
 pub(crate) struct GrepMatcher {
     re: Regex,
+    /// When every pattern is a literal (and neither `-w` nor `-x` asks
+    /// for boundaries that cleaning could make): the bytes a literal may
+    /// have before a join (all its bytes but the last) and after one (all
+    /// but the first), to tell which lines with escapes need cleaning.
+    joins: Option<Box<([bool; 256], [bool; 256])>>,
+}
+
+/// The join tables of [`GrepMatcher::joins`] for these literals.
+fn join_bytes(literals: &[&str], ignore_case: bool) -> Box<([bool; 256], [bool; 256])> {
+    let mut t = Box::new(([false; 256], [false; 256]));
+    let set = |table: &mut [bool; 256], b: u8| {
+        table[usize::from(b)] = true;
+        if ignore_case {
+            table[usize::from(b.to_ascii_lowercase())] = true;
+            table[usize::from(b.to_ascii_uppercase())] = true;
+        }
+    };
+    for l in literals {
+        let b = l.as_bytes();
+        for &x in &b[..b.len().saturating_sub(1)] {
+            set(&mut t.0, x);
+        }
+        for &x in b.iter().skip(1) {
+            set(&mut t.1, x);
+        }
+    }
+    if ignore_case {
+        // Unicode case folding reaches non-ASCII bytes (`k` and the
+        // Kelvin sign).
+        for table in [&mut t.0, &mut t.1] {
+            table[0x80..].fill(true);
+        }
+    }
+    t
 }
 
 impl GrepMatcher {
@@ -160,11 +194,177 @@ impl GrepMatcher {
                 pattern: escape::text(&o.patterns.join(" | ")).into_owned(),
                 message: syntax_message(&e),
             })?;
-        Ok(GrepMatcher { re })
+        let literal = |p: &String| o.fixed || regex::escape(p) == *p;
+        let joins = (!o.word && !o.line && o.patterns.iter().all(literal)).then(|| {
+            let lits: Vec<&str> = o.patterns.iter().map(String::as_str).collect();
+            join_bytes(&lits, o.ignore_case)
+        });
+        Ok(GrepMatcher { re, joins })
     }
 
     pub(crate) fn is_match(&self, line: &[u8]) -> bool {
         self.re.is_match(line)
+    }
+}
+
+/// What an earlier search of the raw bytes found, by member offset: a
+/// search from a line start gives the leftmost match, so it still answers
+/// for any later line start up to that match (`^` and `\b` see a line
+/// start the same in either hay).
+#[derive(Debug, Clone, Copy)]
+enum Next {
+    Unknown,
+    Hit(u64),
+    /// Searched up to here: no match.
+    NoneBefore(u64),
+}
+
+impl Next {
+    /// The index in `hay` (member offset `at`, a line start) of the first
+    /// match in it, searching only when the last search does not tell.
+    fn first(&mut self, re: &Regex, hay: &[u8], at: u64) -> Option<usize> {
+        let end = at + hay.len() as u64;
+        let known = match *self {
+            Next::Hit(p) => p >= at,
+            Next::NoneBefore(upto) => upto >= end,
+            Next::Unknown => false,
+        };
+        if !known {
+            *self = match re.find(hay) {
+                Some(m) => Next::Hit(at + m.start() as u64),
+                None => Next::NoneBefore(end),
+            };
+        }
+        match *self {
+            Next::Hit(p) if p < end => Some((p - at) as usize),
+            _ => None,
+        }
+    }
+}
+
+/// Index of the first line in `hay[from..until]` (whole lines) that
+/// cleaning may join into a match of the literals (see [`may_join`]).
+fn first_join(
+    hay: &[u8],
+    mut from: usize,
+    until: usize,
+    max_line: usize,
+    joins: &([bool; 256], [bool; 256]),
+) -> Option<usize> {
+    while let Some(j) = memchr::memchr(0x1b, &hay[from..until]) {
+        let ls = memchr::memrchr(b'\n', &hay[from..from + j]).map_or(from, |k| from + k + 1);
+        let le = memchr::memchr(b'\n', &hay[from + j..until]).map_or(until, |k| from + j + k);
+        // Cut where the reader cuts: the sink confirms on the cut line.
+        if may_join(
+            &hay[ls..le.min(ls.saturating_add(max_line))],
+            &joins.0,
+            &joins.1,
+        ) {
+            return Some(ls);
+        }
+        from = le + 1;
+        if from >= until {
+            break;
+        }
+    }
+    None
+}
+
+/// Bytes of cleaned lines searched in one piece.
+const CLEANED_CHUNK: usize = 64 << 10;
+
+/// The lines with escape sequences of a run of raw lines, each cleaned as
+/// [`clean`] cleans the line the sink confirms on, joined by `\n`, so that
+/// one search covers them all and each line is cleaned once.
+#[derive(Debug, Default)]
+struct Cleaned {
+    /// Member offsets of the raw run: `[start, end)`.
+    start: u64,
+    end: u64,
+    /// Per cleaned line: its raw line's member offset and where it starts
+    /// in `text`.
+    lines: Vec<(u64, usize)>,
+    text: Vec<u8>,
+    /// The last search: from line `.0` of `lines`, the first match is on
+    /// line `.1` (`lines.len()`: none).
+    searched: Option<(usize, usize)>,
+}
+
+impl Cleaned {
+    /// Index in `hay` (member offset `at`) of the first line in
+    /// `hay[from..until]` (whole lines) whose cleaned text may match.
+    #[allow(clippy::too_many_arguments)]
+    fn first(
+        &mut self,
+        re: &Regex,
+        hay: &[u8],
+        at: u64,
+        mut from: usize,
+        until: usize,
+        max_line: usize,
+        scratch: &mut Vec<u8>,
+    ) -> Option<usize> {
+        while from < until {
+            let here = at + from as u64;
+            if !(self.start..self.end).contains(&here) {
+                self.fill(hay, at, from, until, max_line, scratch);
+            }
+            let i = self.lines.partition_point(|&(o, _)| o < here);
+            let found = match self.searched {
+                Some((s, f)) if s <= i && f >= i => f,
+                _ => {
+                    // A match past the last line's start is on the last line.
+                    let f = match self.lines.get(i) {
+                        Some(&(_, begin)) => {
+                            re.find(&self.text[begin..]).map_or(self.lines.len(), |m| {
+                                self.lines.partition_point(|l| l.1 <= begin + m.start()) - 1
+                            })
+                        }
+                        None => self.lines.len(),
+                    };
+                    self.searched = Some((i, f));
+                    f
+                }
+            };
+            if let Some(&(o, _)) = self.lines.get(found) {
+                let o = (o - at) as usize;
+                return (o < until).then_some(o);
+            }
+            from = (self.end - at) as usize;
+        }
+        None
+    }
+
+    /// Cleans the lines with escapes of `hay[from..until]`, up to
+    /// [`CLEANED_CHUNK`] bytes of them.
+    fn fill(
+        &mut self,
+        hay: &[u8],
+        at: u64,
+        from: usize,
+        until: usize,
+        max_line: usize,
+        scratch: &mut Vec<u8>,
+    ) {
+        self.lines.clear();
+        self.text.clear();
+        self.searched = None;
+        self.start = at + from as u64;
+        let mut p = from;
+        while p < until && self.text.len() < CLEANED_CHUNK {
+            let le = memchr::memchr(b'\n', &hay[p..until]).map_or(until, |j| p + j);
+            // Cut where the reader cuts, so that the text is the one the
+            // sink confirms on.
+            let line = &hay[p..le.min(p.saturating_add(max_line))];
+            if memchr::memchr(0x1b, line).is_some() {
+                self.lines.push((at + p as u64, self.text.len()));
+                let text = clean(line, scratch);
+                self.text.extend_from_slice(text);
+                self.text.push(b'\n');
+            }
+            p = le + 1;
+        }
+        self.end = at + p.min(until) as u64;
     }
 }
 
@@ -184,6 +384,12 @@ pub(crate) struct GrepSink<'a> {
     /// `-m` reached: only trailing context is printed now.
     maxed: bool,
     scratch: Vec<u8>,
+    /// The reader's cap on line length: lines are matched as cut.
+    max_line: usize,
+    /// The next match in the raw bytes, from an earlier search.
+    raw: Next,
+    /// Lines with escape sequences, cleaned, from an earlier search.
+    cleaned: Cleaned,
     before: VecDeque<(u64, u64, Vec<u8>)>,
     after_left: usize,
     last_printed: u64,
@@ -216,6 +422,9 @@ impl<'a> GrepSink<'a> {
             },
             maxed: false,
             scratch: Vec::new(),
+            max_line: usize::MAX,
+            raw: Next::Unknown,
+            cleaned: Cleaned::default(),
             before: VecDeque::new(),
             after_left: 0,
             last_printed: 0,
@@ -355,15 +564,32 @@ impl<'a> GrepSink<'a> {
 }
 
 impl LineSink for GrepSink<'_> {
-    fn candidate(&mut self, hay: &[u8], _offset: u64) -> Option<usize> {
+    fn max_line(&mut self, max_line: usize) {
+        self.max_line = max_line;
+    }
+
+    fn candidate(&mut self, hay: &[u8], offset: u64) -> Option<usize> {
         if self.every_line() {
             return Some(0);
         }
-        let m = self.matcher.re.find(hay).map(|m| m.start());
-        // Lines with escape sequences are always looked at: a match may be
-        // split by colour codes in the raw bytes.
+        let m = self.raw.first(&self.matcher.re, hay, offset);
+        // Lines with escape sequences before the raw match are matched
+        // cleaned: colour codes may split a match in the raw bytes.
         let upto = m.unwrap_or(hay.len());
-        memchr::memchr(0x1b, &hay[..upto]).or(m)
+        let Some(esc) = memchr::memchr(0x1b, &hay[..upto]) else {
+            return m;
+        };
+        let from = memchr::memrchr(b'\n', &hay[..esc]).map_or(0, |j| j + 1);
+        // The raw match's own line is visited anyway.
+        let until = memchr::memrchr(b'\n', &hay[..upto]).map_or(0, |j| j + 1);
+        let max_line = self.max_line;
+        if let Some(joins) = &self.matcher.joins {
+            return first_join(hay, from, until, max_line, joins).or(m);
+        }
+        let re = &self.matcher.re;
+        self.cleaned
+            .first(re, hay, offset, from, until, max_line, &mut self.scratch)
+            .or(m)
     }
 
     fn line(&mut self, line: &Line<'_>) -> bool {
@@ -438,5 +664,183 @@ impl LineSink for GrepSink<'_> {
         }
         self.scratch = scratch;
         self.out.spill()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lines::{LineLimits, LineReader};
+
+    /// The candidates of the build before: every line with an ESC byte,
+    /// and the raw matches (the reference the fast path must equal).
+    struct Before<'a>(GrepSink<'a>);
+
+    impl LineSink for Before<'_> {
+        fn candidate(&mut self, hay: &[u8], _offset: u64) -> Option<usize> {
+            if self.0.every_line() {
+                return Some(0);
+            }
+            let m = self.0.matcher.re.find(hay).map(|m| m.start());
+            let upto = m.unwrap_or(hay.len());
+            memchr::memchr(0x1b, &hay[..upto]).or(m)
+        }
+        fn line(&mut self, line: &Line<'_>) -> bool {
+            self.0.line(line)
+        }
+    }
+
+    /// Coloured lines in the formats vLLM and LMCache print (a colour
+    /// code around the level, the logger and the source place), with the
+    /// needles now and then split by a colour code, OSC and bare escapes,
+    /// `\r` endings and a json-file record.
+    fn coloured_log(seed: u64, n: usize) -> Vec<u8> {
+        let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+        let mut rnd = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let pieces: &[&[u8]] = &[
+            b"\x1b[32;20m[2026-06-04 04:03:40,883] LMCache INFO:\x1b[0m Storing KV cache for 512 out of 512 tokens \x1b[3m(cache_engine.py:614:lmcache.v1.cache_engine)\x1b[0m",
+            b"\x1b[1;36m(APIServer pid=312)\x1b[0;0m INFO 06-04 04:05:11 [loggers.py:127] Engine 000: Avg prompt throughput: 1520.3 tokens/s, Avg generation throughput: 41.2 tokens/s",
+            b"\x1b[1;36m(EngineCore_DP0 pid=530)\x1b[0;0m INFO 06-04 04:05:12 [gpu_model_runner.py:2602] Model loading took 55.2 GiB",
+            b"[2026-06-04 04:05:13 TP0] Decode batch, #running-req: 8, accept len: 3.12, gen throughput (token/s): 410.5",
+            b"\x1b[33;20m[2026-06-04 04:05:14,002] LMCache WARNING:\x1b[0m accept\x1b[0m len split \x1b[3m(x.py:1:y)\x1b[0m",
+            b"acc\x1b[1mept len: 2.0 glued by bold",
+            b"accept\x1b]0;title\x07 len: osc-split",
+            b"accept \x1b[31m\x1b[1mlen: two codes",
+            b"ACCEPT\x1b[0m LEN upper",
+            b"Avg prompt\x1b[0m throughput: split",
+            b"plain line without colour\r",
+            b"\x1b[0maccept len at the start",
+            b"{\"log\":\"\\u001b[32mINFO\\u001b[0m accept len: 1.5\\n\",\"stream\":\"stdout\"}",
+            b"trailing escape accept\x1b[",
+            b"",
+        ];
+        let mut out = Vec::new();
+        for _ in 0..n {
+            out.extend_from_slice(pieces[rnd(pieces.len() as u64) as usize]);
+            out.push(b'\n');
+        }
+        out
+    }
+
+    fn run(opts: &GrepOptions, data: &[u8], max_line: usize, before: bool) -> (Vec<u8>, u64) {
+        let matcher = GrepMatcher::new(opts).unwrap();
+        let mut out: Vec<u8> = Vec::new();
+        let members = vec!["m.log".to_string()];
+        let limits = LineLimits {
+            max_line,
+            binary: false,
+        };
+        let sink = GrepSink::new(&matcher, opts, "a", &members, &mut out);
+        let matches = if before {
+            let mut s = Before(sink);
+            LineReader::new(limits).scan_slice(data, 0, 1, &mut s);
+            s.0.finish();
+            s.0.matches
+        } else {
+            let mut s = sink;
+            LineReader::new(limits)
+                .scan(&mut &data[..], &mut s)
+                .unwrap();
+            s.finish();
+            s.matches
+        };
+        (out, matches)
+    }
+
+    /// Matching raw bytes and cleaning only candidates prints what
+    /// cleaning every line with an escape printed, byte for byte.
+    #[test]
+    fn raw_search_equals_cleaning_every_coloured_line() {
+        let cases: &[(&[&str], bool, bool, bool, bool)] = &[
+            // patterns, fixed, ignore_case, word, line
+            (&["accept len"], true, false, false, false),
+            (&["accept len"], false, true, false, false),
+            (
+                &["Avg prompt throughput", "LMCache"],
+                true,
+                false,
+                false,
+                false,
+            ),
+            (&["accept len: [0-9.]+"], false, false, false, false),
+            (&["len"], true, false, true, false),
+            (&["plain line without colour"], true, false, false, true),
+            (&["0m"], true, false, false, false),
+            (&["t l"], true, true, false, false),
+        ];
+        for seed in 1..6 {
+            let data = coloured_log(seed, 3000);
+            for &(pats, fixed, ignore_case, word, line) in cases {
+                for (count, json) in [(true, false), (false, false), (false, true)] {
+                    for max_line in [1 << 20, 30] {
+                        let opts = GrepOptions {
+                            patterns: pats.iter().map(|p| p.to_string()).collect(),
+                            fixed,
+                            ignore_case,
+                            word,
+                            line,
+                            count,
+                            json,
+                            ..GrepOptions::default()
+                        };
+                        let new = run(&opts, &data, max_line, false);
+                        let old = run(&opts, &data, max_line, true);
+                        assert_eq!(
+                            new, old,
+                            "{pats:?} seed {seed} count {count} cap {max_line}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Lines of one colour code each cost one look, not a search of the
+    /// rest of the buffer each (that was quadratic): counted in lines
+    /// cleaned, not time.
+    #[test]
+    fn coloured_lines_without_a_join_are_not_visited() {
+        let line = b"\x1b[32;20m[2026-06-04 04:03:40,883] LMCache INFO:\x1b[0m Storing KV cache \x1b[3m(cache_engine.py:614)\x1b[0m\n";
+        let data = line.repeat(5000);
+        let opts = GrepOptions {
+            patterns: vec!["accept len".into()],
+            fixed: true,
+            count: true,
+            ..GrepOptions::default()
+        };
+        struct Visits<'a>(GrepSink<'a>, u64);
+        impl LineSink for Visits<'_> {
+            fn max_line(&mut self, n: usize) {
+                self.0.max_line(n);
+            }
+            fn candidate(&mut self, hay: &[u8], offset: u64) -> Option<usize> {
+                self.0.candidate(hay, offset)
+            }
+            fn line(&mut self, line: &Line<'_>) -> bool {
+                self.1 += 1;
+                self.0.line(line)
+            }
+        }
+        let matcher = GrepMatcher::new(&opts).unwrap();
+        let mut out: Vec<u8> = Vec::new();
+        let members = vec![];
+        let mut s = Visits(GrepSink::new(&matcher, &opts, "a", &members, &mut out), 0);
+        LineReader::new(LineLimits::default()).scan_slice(&data, 0, 1, &mut s);
+        assert_eq!((s.0.matches, s.1), (0, 0));
+        // A regex is matched on the cleaned lines, each cleaned once.
+        let opts = GrepOptions {
+            patterns: vec!["accept len|Storing KV".into()],
+            count: true,
+            ..GrepOptions::default()
+        };
+        let matcher = GrepMatcher::new(&opts).unwrap();
+        let mut s = Visits(GrepSink::new(&matcher, &opts, "a", &members, &mut out), 0);
+        LineReader::new(LineLimits::default()).scan_slice(&data, 0, 1, &mut s);
+        assert_eq!((s.0.matches, s.1), (5000, 5000));
     }
 }

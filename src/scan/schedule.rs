@@ -65,36 +65,41 @@ fn scan_artifact_on(
     opts: ScanOptions,
     member_threads: usize,
 ) -> ArtifactScan {
-    let (sha256, mut scan) = rayon::join(
-        || engine::sha256_of(artifact),
-        || {
-            let mut scan = ArtifactScan::default();
-            if member_threads > 1 {
+    // The hash is of the bytes the scan read, from the same open file.
+    let (sha256, mut scan) = {
+        let mut scan = ArtifactScan::default();
+        if member_threads > 1 {
+            let sha256 =
                 scan_members_parallel(set, artifact, limits, opts, member_threads, &mut scan);
-                return scan;
-            }
+            (sha256, scan)
+        } else {
             let mut lines = LineReader::new(limits.lines);
             let mut budget = RecordBudget::default();
-            source::for_each_member(artifact, &limits.source, &mut scan.coverage, |leaf| {
-                let name = member_name(artifact, leaf.members);
-                let mut sink = MemberScan::new(set, &artifact.path, leaf.members, name, opts);
-                let result = match leaf.slice {
-                    Some(bytes) => Ok(scan_in_memory(&mut sink, bytes, &lines, 1)),
-                    None => lines.scan(leaf.reader, &mut sink),
-                };
-                sink.finish_capped(
-                    &mut scan.records,
-                    &mut scan.counts,
-                    &mut budget,
-                    leaf.coverage,
-                );
-                let outcome = result?;
-                engine::account(leaf.coverage, leaf.members, &outcome, limits.lines.max_line);
-                Ok(())
-            });
-            scan
-        },
-    );
+            let sha256 = source::for_each_member_hashed(
+                artifact,
+                &limits.source,
+                &mut scan.coverage,
+                |leaf| {
+                    let name = member_name(artifact, leaf.members);
+                    let mut sink = MemberScan::new(set, &artifact.path, leaf.members, name, opts);
+                    let result = match leaf.slice {
+                        Some(bytes) => Ok(scan_in_memory(&mut sink, bytes, &lines, 1)),
+                        None => lines.scan(leaf.reader, &mut sink),
+                    };
+                    sink.finish_capped(
+                        &mut scan.records,
+                        &mut scan.counts,
+                        &mut budget,
+                        leaf.coverage,
+                    );
+                    let outcome = result?;
+                    engine::account(leaf.coverage, leaf.members, &outcome, limits.lines.max_line);
+                    Ok(())
+                },
+            );
+            (sha256, scan)
+        }
+    };
     let key = sha256.clone().unwrap_or_else(|| artifact.path.clone());
     for r in &mut scan.records {
         if let Record::Evidence(e) = r {
@@ -254,7 +259,7 @@ fn scan_members_parallel<'a>(
     opts: ScanOptions,
     threads: usize,
     scan: &mut ArtifactScan,
-) {
+) -> Option<String> {
     use std::sync::atomic::Ordering::SeqCst;
     let done: std::sync::Mutex<Vec<MemberDone<'a>>> = std::sync::Mutex::new(Vec::new());
     let in_flight = std::sync::atomic::AtomicUsize::new(0);
@@ -277,8 +282,8 @@ fn scan_members_parallel<'a>(
         counts,
         ..
     } = scan;
-    rayon::scope(|sc| {
-        source::for_each_member(artifact, &limits.source, coverage, |leaf| {
+    let sha256 = rayon::scope(|sc| {
+        source::for_each_member_hashed(artifact, &limits.source, coverage, |leaf| {
             let (done, in_flight) = (&done, &in_flight);
             let cov = &mut *leaf.coverage;
             order.drain_until(MAX_PENDING - 1, done, in_flight, cov, records, counts);
@@ -361,9 +366,10 @@ fn scan_members_parallel<'a>(
             push(d);
             order.drain(done, in_flight, cov, records, counts);
             result.map(|_| ())
-        });
+        })
     });
     order.drain_all(&done, &in_flight, coverage, records, counts);
+    sha256
 }
 
 /// A reader that fails once with the error a read of the stream met, or

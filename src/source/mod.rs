@@ -282,6 +282,92 @@ pub fn for_each_member<F>(artifact: &Artifact, limits: &Limits, coverage: &mut C
 where
     F: FnMut(Leaf<'_, '_>) -> io::Result<()>,
 {
+    walk_members(artifact, limits, coverage, false, visit);
+}
+
+/// [`for_each_member`], and the SHA-256 (hex) of a regular file's bytes:
+/// the bytes that were searched, from the same open file (hashed on
+/// another thread while they are searched). None for a stream, or a file
+/// that could not be read in full; a file that changed while it was read
+/// is an `io` error of the artifact (its verdicts are not complete).
+pub(crate) fn for_each_member_hashed<F>(
+    artifact: &Artifact,
+    limits: &Limits,
+    coverage: &mut Coverage,
+    visit: F,
+) -> Option<String>
+where
+    F: FnMut(Leaf<'_, '_>) -> io::Result<()>,
+{
+    walk_members(artifact, limits, coverage, true, visit)
+}
+
+/// Files up to this size are read (one `read` pass into memory), not
+/// mapped: a file truncated while mapped kills the process (SIGBUS), and
+/// below the size at which a member is split across threads mapping buys
+/// nothing.
+const READ_WHOLE: u64 = 8 << 20;
+
+/// A regular file's size and modification time, to tell that it changed
+/// while it was read.
+fn stamp(file: &std::fs::File) -> io::Result<(u64, Option<std::time::SystemTime>)> {
+    let m = file.metadata()?;
+    Ok((m.len(), m.modified().ok()))
+}
+
+/// A regular file's bytes, from one open file: read into memory when
+/// small, else mapped.
+fn file_bytes(file: &mut std::fs::File, len: u64) -> io::Result<Bytes> {
+    if len == 0 {
+        return Ok(Bytes::Empty);
+    }
+    if len <= READ_WHOLE {
+        let mut buf = Vec::with_capacity(len as usize + 1);
+        // One byte more than the size asked for: a file that grew reads long.
+        file.take(len + 1).read_to_end(&mut buf)?;
+        if buf.len() as u64 != len {
+            return Err(changed(len, buf.len() as u64));
+        }
+        return Ok(Bytes::Read(buf));
+    }
+    // Mapping fails where address space is short (`ulimit -v`): then the
+    // file is streamed, never left unread.
+    Ok(map(file).unwrap_or(Bytes::Unmapped))
+}
+
+fn changed(was: u64, read: u64) -> io::Error {
+    io::Error::other(format!(
+        "changed while read: {was} bytes when opened, {read} read"
+    ))
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    use std::fmt::Write;
+    let mut h = sha2::Sha256::new();
+    // In windows, so that a mapped file is not all resident at once.
+    for w in bytes.chunks(8 << 20) {
+        h.update(w);
+    }
+    h.finalize()
+        .iter()
+        .fold(String::with_capacity(64), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+fn walk_members<F>(
+    artifact: &Artifact,
+    limits: &Limits,
+    coverage: &mut Coverage,
+    hash: bool,
+    visit: F,
+) -> Option<String>
+where
+    F: FnMut(Leaf<'_, '_>) -> io::Result<()>,
+{
+    let mut sha256 = None;
     let budget = Budget::new(limits);
     let mut visit = visit;
     // `-g`: a member left out is not read, and says so in coverage.
@@ -321,14 +407,74 @@ where
     };
     let result = match &artifact.kind {
         ArtifactKind::File(path) => match std::fs::File::open(path) {
-            Ok(file) => match map(&file) {
-                Ok(bytes) => w.slice(&bytes),
-                Err(e) => Err(io::Error::other(Tagged::new(
-                    &[],
-                    ErrorKind::Io,
-                    e.to_string(),
-                ))),
-            },
+            Ok(mut file) => {
+                match stamp(&file).and_then(|st| Ok((st, file_bytes(&mut file, st.0)?))) {
+                    Ok((before, Bytes::Unmapped)) => {
+                        // Not hashed: the walk may stop before the end.
+                        let mut layer =
+                            Layer::new(&mut file, &[], "file", &budget, None, Charge::Free);
+                        let out = w.stream(&mut layer, 0);
+                        match stamp(&file) {
+                            Ok(after) if after != before => {
+                                w.record(&io::Error::other(Tagged::new(
+                                    &[],
+                                    ErrorKind::Io,
+                                    changed(before.0, after.0).to_string(),
+                                )));
+                                out
+                            }
+                            _ => out,
+                        }
+                    }
+                    Ok((before, bytes)) => {
+                        let out = if hash {
+                            // A big file is hashed on another thread while it
+                            // is searched; a small one costs less than a thread.
+                            let (h, out) = if bytes.len() < (1 << 20) {
+                                (sha256_hex(&bytes), w.slice(&bytes))
+                            } else {
+                                std::thread::scope(|s| {
+                                    let h = s.spawn(|| sha256_hex(&bytes));
+                                    let out = w.slice(&bytes);
+                                    (
+                                        h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                                        out,
+                                    )
+                                })
+                            };
+                            sha256 = Some(h);
+                            out
+                        } else {
+                            w.slice(&bytes)
+                        };
+                        // Read from memory, the bytes are consistent; but
+                        // verdicts must not stand on a file that is no longer
+                        // what was hashed and cited.
+                        match stamp(&file) {
+                            Ok(after) if after == before => out,
+                            Ok(after) => {
+                                sha256 = None;
+                                w.record(&io::Error::other(Tagged::new(
+                                    &[],
+                                    ErrorKind::Io,
+                                    changed(before.0, after.0).to_string(),
+                                )));
+                                out
+                            }
+                            Err(e) => Err(io::Error::other(Tagged::new(
+                                &[],
+                                ErrorKind::Io,
+                                e.to_string(),
+                            ))),
+                        }
+                    }
+                    Err(e) => Err(io::Error::other(Tagged::new(
+                        &[],
+                        ErrorKind::Io,
+                        e.to_string(),
+                    ))),
+                }
+            }
             Err(e) => Err(io::Error::other(Tagged::new(
                 &[],
                 ErrorKind::Io,
@@ -369,6 +515,7 @@ where
         w.record(&e);
     }
     meter.finish();
+    sha256
 }
 
 /// A detected format's name in [`Leaf::layers`].
@@ -410,10 +557,13 @@ fn open_stream(path: &std::path::Path) -> io::Result<std::fs::File> {
     }
 }
 
-/// The bytes of a file: mapped when it is a regular non-empty file.
+/// The bytes of a regular file: read, or mapped when big.
 enum Bytes {
     Map(memmap2::Mmap),
+    Read(Vec<u8>),
     Empty,
+    /// Too big to read whole and could not be mapped: to be streamed.
+    Unmapped,
 }
 
 impl std::ops::Deref for Bytes {
@@ -421,7 +571,8 @@ impl std::ops::Deref for Bytes {
     fn deref(&self) -> &[u8] {
         match self {
             Bytes::Map(m) => m,
-            Bytes::Empty => &[],
+            Bytes::Read(b) => b,
+            Bytes::Empty | Bytes::Unmapped => &[],
         }
     }
 }
@@ -430,9 +581,10 @@ fn map(file: &std::fs::File) -> io::Result<Bytes> {
     if file.metadata()?.len() == 0 {
         return Ok(Bytes::Empty);
     }
-    // SAFETY: the map is read-only and private to this scan. Artifacts are
-    // finished files; if one is truncated while mapped, reads fault (SIGBUS),
-    // which is the documented cost of mapping instead of copying.
+    // SAFETY: the map is read-only and private to this scan. Only files
+    // over `READ_WHOLE` are mapped (to be split across threads); if one is
+    // truncated while mapped, reads fault (SIGBUS), the documented cost of
+    // mapping a big file instead of copying it.
     unsafe { memmap2::Mmap::map(file) }.map(Bytes::Map)
 }
 
@@ -546,9 +698,16 @@ where
             Format::Zip => self.with_layer("zip", |w| w.zip_slice(bytes, 1)),
             // A zip after more than a block of other bytes (a
             // self-extractor stub): its end record says so.
+            // The end record's signature is looked for first: one memchr
+            // pass, where the directory search tries every place.
             Format::Text
-                if zipread::central_directory(bytes, MAX_DIRECTORY_ENTRIES)
-                    .is_ok_and(|d| !d.entries.is_empty()) =>
+                if memchr::memmem::rfind(
+                    &bytes[bytes.len().saturating_sub(22 + 0xffff)..],
+                    b"PK\x05\x06",
+                )
+                .is_some()
+                    && zipread::central_directory(bytes, MAX_DIRECTORY_ENTRIES)
+                        .is_ok_and(|d| !d.entries.is_empty()) =>
             {
                 if self.too_deep(0) {
                     return Ok(());
@@ -1367,5 +1526,40 @@ fn tar_name(raw: &[u8]) -> String {
         String::new()
     } else {
         s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod read_tests {
+    use super::*;
+
+    /// A file that is not the size it had when opened (grown or cut
+    /// while read) is an error, never bytes of two versions.
+    #[test]
+    fn a_file_read_short_or_long_is_changed_while_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.log");
+        std::fs::write(&p, b"line one\nline two\n").unwrap();
+        let mut f = std::fs::File::open(&p).unwrap();
+        let e = file_bytes(&mut f, 10).err().unwrap();
+        assert!(e.to_string().starts_with("changed while read"), "{e}");
+        let mut f = std::fs::File::open(&p).unwrap();
+        let e = file_bytes(&mut f, 30).err().unwrap();
+        assert!(e.to_string().starts_with("changed while read"), "{e}");
+        let mut f = std::fs::File::open(&p).unwrap();
+        assert_eq!(&*file_bytes(&mut f, 18).unwrap(), b"line one\nline two\n");
+        // The hash is of the bytes the walk read.
+        let a = Artifact {
+            path: "a.log".into(),
+            kind: ArtifactKind::File(p.clone()),
+        };
+        let mut cov = Coverage::default();
+        let mut seen = Vec::new();
+        let h = for_each_member_hashed(&a, &Limits::default(), &mut cov, |leaf| {
+            leaf.reader.read_to_end(&mut seen)?;
+            Ok(())
+        });
+        assert_eq!(h.unwrap(), sha256_hex(&seen));
+        assert!(cov.complete());
     }
 }

@@ -589,3 +589,74 @@ fn an_unreadable_input_is_exit_2_after_the_others_are_searched() {
     assert_eq!(scan.code, 2, "{}", scan.stderr);
     assert!(!scan.of_type("evidence").is_empty(), "the rest is scanned");
 }
+
+/// The real vLLM + LMCache run folder (colour codes on every LMCache line),
+/// read from the shared corpus beside the repository; skipped without it.
+/// `-c` (raw search, only joinable coloured lines cleaned) plus `-c -v`
+/// (every line cleaned and matched) is every line of each log, and `-c` of
+/// a split needle in a coloured copy finds each split.
+#[test]
+fn coloured_real_logs_count_the_same_as_cleaning_every_line() {
+    let tar = root().join(
+        "../shared/corpus/real-runs/0604-minimaxm2.5-fp8-mi355x-vllm-agentic-lmcache.tar.zst",
+    );
+    if !tar.exists() {
+        eprintln!("skipped: {} is absent", tar.display());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ok = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "zstd -dc '{}' | tar -x -C '{}' --wildcards '*lmcache_server.log' '*conc8*/server.log'",
+            tar.display(),
+            dir.path().display()
+        ))
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("skipped: zstd or tar failed");
+        return;
+    }
+    let d = dir.path().to_str().unwrap();
+    for needle in [
+        "accept len",
+        "LMCache INFO",
+        "Storing KV cache",
+        "(APIServer",
+    ] {
+        let hit = artiscan(&["grep", "-c", "-F", needle, d]);
+        let miss = artiscan(&["grep", "-c", "-v", "-F", needle, d]);
+        let counts = |s: &str| -> Vec<(String, u64)> {
+            s.lines()
+                .map(|l| {
+                    let (p, n) = l.rsplit_once(':').unwrap();
+                    (p.to_string(), n.parse().unwrap())
+                })
+                .collect()
+        };
+        let (hit, miss) = (counts(&hit.stdout), counts(&miss.stdout));
+        assert!(hit.len() >= 2, "{needle}: {hit:?}");
+        for ((p, h), (q, m)) in hit.iter().zip(&miss) {
+            assert_eq!(p, q);
+            let lines = std::fs::read(p).unwrap().split(|&b| b == b'\n').count() as u64 - 1;
+            assert_eq!(h + m, lines, "{needle} in {p}");
+        }
+    }
+    // A log with every `LMCache INFO` split by a colour code.
+    let run = artiscan(&["grep", "-l", "-F", "LMCache INFO", d]);
+    let log = run.stdout.lines().next().unwrap().to_string();
+    let data = std::fs::read(&log).unwrap();
+    let want = data
+        .split(|&b| b == b'\n')
+        .filter(|l| l.windows(12).any(|w| w == b"LMCache INFO"))
+        .count();
+    let split = String::from_utf8_lossy(&data).replace("LMCache INFO", "LMCache IN\x1b[1mFO");
+    let f = dir.path().join("split.log");
+    std::fs::write(&f, split).unwrap();
+    let run = artiscan(&["grep", "-c", "-F", "LMCache INFO", f.to_str().unwrap()]);
+    assert_eq!(
+        run.stdout.trim().rsplit(':').next().unwrap(),
+        want.to_string()
+    );
+}
