@@ -96,6 +96,9 @@ pub struct Variant {
     pub start: Option<Regex>,
     pub end: Option<Regex>,
     pub set: Map<String, Value>,
+    /// Block variants: `each` captures carried down from the line above
+    /// where a line leaves them empty.
+    pub carry: Vec<String>,
     pub members: Option<GlobSet>,
     pub member_globs: Vec<String>,
     /// Literals one of which every matching line contains; empty: none.
@@ -1030,6 +1033,7 @@ fn compile_variant(
         lead: None,
         dump,
         exclude: Vec::new(),
+        carry: v.carry.clone(),
     })
 }
 
@@ -1062,6 +1066,7 @@ mod tests {
             lead: None,
             dump: None,
             exclude: Vec::new(),
+            carry: Vec::new(),
         }
     }
 

@@ -123,6 +123,10 @@ pub struct VariantDef {
     /// The dump fields to keep (default: all). `None` values are left out.
     #[serde(default)]
     pub keys: Option<Vec<String>>,
+    /// Block variants: captures of `each` carried down the block, where a
+    /// line leaves them empty (an lm-eval table row under its task's row).
+    #[serde(default)]
+    pub carry: Vec<String>,
 }
 
 #[derive(Debug, Deserialize, Clone)]
@@ -165,6 +169,7 @@ impl RuleDef {
             end: self.end.clone(),
             dump: self.dump.clone(),
             keys: self.keys.clone(),
+            carry: Vec::new(),
         };
         let has_inline = inline.regex.is_some() || inline.start.is_some() || inline.kind.is_some();
         let mut out = Vec::new();

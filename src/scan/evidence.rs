@@ -625,7 +625,20 @@ impl<'a> MemberScan<'a> {
                     continue;
                 }
                 let mut caps = self.blocks[i].1.clone();
-                caps.extend(self.set.captures(v, &[&c], &[each]));
+                let mut fresh = self.set.captures(v, &[&c], &[each]);
+                for k in &v.carry {
+                    match fresh.get(k) {
+                        // Empty here: the value of the line above stays.
+                        Some(Value::String(s)) if s.is_empty() => {
+                            fresh.remove(k);
+                        }
+                        Some(val) => {
+                            self.blocks[i].1.insert(k.clone(), val.clone());
+                        }
+                        None => {}
+                    }
+                }
+                caps.extend(fresh);
                 let column = c.get(0).map_or(0, |m| m.start());
                 self.emit(vi, line, text, column, caps);
                 self.block_rules.push(v.rule);

@@ -619,9 +619,8 @@ fn non_regular_inputs_are_streamed() {
 /// `/dev/zero` ends (binary, skipped) instead of running forever.
 #[test]
 fn device_input_ends() {
-    let start = std::time::Instant::now();
+    // A run that never ends is failed by the harness as a hang.
     let run = artiscan(&["grep", "--json", "x", "/dev/zero"]);
-    assert!(start.elapsed().as_secs() < 20);
     let cov = coverage(&run);
     assert_eq!(cov["complete"], false);
     assert_eq!(errors_of(&cov, "skipped").len(), 1, "{cov}");
@@ -806,7 +805,6 @@ with tarfile.open(d + '/lies.tar', 'w', format=tarfile.PAX_FORMAT) as t:
 "#,
     );
     // Synthesised zeros count against the artifact's --max-bytes.
-    let started = std::time::Instant::now();
     let run = artiscan_in(
         d.path(),
         &[
@@ -819,7 +817,6 @@ with tarfile.open(d + '/lies.tar', 'w', format=tarfile.PAX_FORMAT) as t:
             "lies.tar",
         ],
     );
-    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
     let cov = coverage(&run);
     let limits = cov["errors"]
         .as_array()
@@ -840,7 +837,6 @@ with tarfile.open(d + '/lies.tar', 'w', format=tarfile.PAX_FORMAT) as t:
         "{cov}"
     );
     // And against --max-member-bytes, so the members after it are read.
-    let started = std::time::Instant::now();
     let run = artiscan_in(
         d.path(),
         &[
@@ -853,7 +849,6 @@ with tarfile.open(d + '/lies.tar', 'w', format=tarfile.PAX_FORMAT) as t:
             "lies.tar",
         ],
     );
-    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
     let got: Vec<String> = hits(&run).into_iter().map(|(c, _)| c).collect();
     assert_eq!(
         got,

@@ -1088,7 +1088,7 @@ fn audit_killed_at(dir: &Path, db: &str, jobs: &str, at: KillAt) -> bool {
             child.kill().unwrap(); // SIGKILL
             break;
         }
-        assert!(start.elapsed() < Duration::from_secs(60), "audit hangs");
+        assert!(start.elapsed() < crate::harness::HANG_LIMIT, "audit hangs");
         match at {
             KillAt::DbCreated => std::thread::yield_now(),
             KillAt::After(_) => std::thread::sleep(Duration::from_micros(200)),
@@ -1955,7 +1955,6 @@ fn merge_refuses_forged_shards() {
         ))
         .unwrap_or_else(|e| panic!("{name}: {e}"));
         drop(c);
-        let t = Instant::now();
         let r = artiscan_in(
             d,
             &[
@@ -1966,7 +1965,6 @@ fn merge_refuses_forged_shards() {
                 "s2.sqlite",
             ],
         );
-        assert!(t.elapsed() < Duration::from_secs(30), "{name}: slow");
         assert_eq!(r.code, 2, "{name}: {}", r.stderr);
         assert!(
             r.stderr.contains("forged.sqlite: refused") && r.stderr.contains(said),

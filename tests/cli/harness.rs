@@ -51,12 +51,41 @@ pub fn artiscan(args: &[&str]) -> Run {
 }
 
 pub fn artiscan_in(dir: &Path, args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_artiscan"))
+    let child = Command::new(env!("CARGO_BIN_EXE_artiscan"))
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
-        .output()
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .expect("run artiscan");
+    // The one guard against a hang: past HANG_LIMIT the run is killed and
+    // the test fails as a hang (never as slow: no test asserts a time).
+    let pid = child.id();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let hung = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watchdog = {
+        let (done, hung) = (done.clone(), hung.clone());
+        std::thread::spawn(move || {
+            let start = std::time::Instant::now();
+            while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                if start.elapsed() > HANG_LIMIT {
+                    hung.store(true, std::sync::atomic::Ordering::SeqCst);
+                    let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+        })
+    };
+    let out = child.wait_with_output().expect("run artiscan");
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    let _ = watchdog.join();
+    assert!(
+        !hung.load(std::sync::atomic::Ordering::SeqCst),
+        "artiscan {args:?} hung: killed after {HANG_LIMIT:?}"
+    );
     finish(out)
 }
 
