@@ -253,3 +253,63 @@ fn a_downloaded_vllm_run_fails_only_where_a_worker_crashed() {
     assert!(vs.iter().all(|v| v["status"] != "unknown"), "{}", r.stdout);
     assert_eq!(r.code, 1);
 }
+
+#[test]
+fn markdown_for_a_hundred_artifacts_fits_a_pr_comment() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    let (Some(glm), Some(vllm)) = (unpack(GLM, &a), unpack(MINIMAX, &b)) else {
+        return;
+    };
+    // Ten more server-log artifacts: 102 in the two runs.
+    let logs = std::fs::read_dir(&vllm)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("server_logs_")
+        })
+        .unwrap();
+    for i in 0..10 {
+        copy_dir(&logs, &vllm.join(format!("server_logs_copy_{i}")));
+    }
+    let args = |format: &'static str| {
+        vec![
+            "check".to_string(),
+            "--set".into(),
+            "inferencex".into(),
+            "--format".into(),
+            format.into(),
+            glm.to_str().unwrap().into(),
+            vllm.to_str().unwrap().into(),
+        ]
+    };
+    let run = |format| {
+        let a = args(format);
+        artiscan(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let jsonl = run("jsonl");
+    let scopes: BTreeSet<String> = jsonl
+        .of_type("verdict")
+        .iter()
+        .map(|v| v["scope"].as_str().unwrap().to_string())
+        .collect();
+    assert!(scopes.len() >= 100, "{}", scopes.len());
+    let md = run("markdown");
+    assert!(md.stdout.chars().count() < 60_000, "{}", md.stdout.len());
+    assert!(md.stdout.len() < 60_000, "{}", md.stdout.len());
+    // Both runs summarised; the failing verdicts come first.
+    assert_eq!(md.stdout.matches("\n### Run ").count(), 2);
+    let first_row = md
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("| check | status | artifact |"))
+        .nth(2)
+        .unwrap();
+    assert!(first_row.contains("❌ fail"), "{first_row}");
+}
