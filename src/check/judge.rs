@@ -750,12 +750,13 @@ impl Check {
     }
 }
 
-/// The rule whose line starts a server process; a second one in the same
-/// member is a relaunch.
+/// The rule whose line starts a server process. A multi-node server's
+/// merged log prints it once per node (`node_rank=0`, `node_rank=1`, one
+/// launch); a node printing it again is a relaunch.
 const LAUNCH_RULE: &str = "sglang.server_args";
 
-/// The last launch line of each member that logged one, and how many it
-/// logged.
+/// Where the last launch of each member that logged one starts, how many
+/// launches it holds, and its server.
 struct Launches {
     last: BTreeMap<String, (u64, usize, String)>,
 }
@@ -766,13 +767,28 @@ impl Launches {
     }
 
     fn of(cx: &Ctx) -> Launches {
-        let mut last: BTreeMap<String, (u64, usize, String)> = BTreeMap::new();
+        let mut by_member: BTreeMap<String, Vec<&EvidenceRecord>> = BTreeMap::new();
         for r in cx.scope.records_of(LAUNCH_RULE) {
-            let e = last
-                .entry(Self::member(r))
-                .or_insert_with(|| (0, 0, server_of(r).0));
-            e.0 = e.0.max(r.location.line);
-            e.1 += 1;
+            by_member.entry(Self::member(r)).or_default().push(r);
+        }
+        let mut last = BTreeMap::new();
+        for (m, mut recs) in by_member {
+            recs.sort_by_key(|r| r.location.line);
+            let (mut start, mut n) = (recs[0].location.line, 1);
+            let mut nodes: BTreeSet<Option<i64>> = BTreeSet::new();
+            for r in &recs {
+                let node = r
+                    .captures
+                    .as_ref()
+                    .and_then(|c| c.get("node_rank"))
+                    .and_then(Value::as_i64);
+                if !nodes.insert(node) {
+                    start = r.location.line;
+                    n += 1;
+                    nodes = [node].into_iter().collect();
+                }
+            }
+            last.insert(m, (start, n, server_of(recs[0]).0));
         }
         Launches { last }
     }
@@ -793,7 +809,7 @@ impl Launches {
             .filter(|(_, (_, n, s))| *n > 1 && s == server)
             .map(|(m, (line, n, _))| {
                 format!(
-                    "{m} holds {n} launches ({LAUNCH_RULE} lines); an earlier launch was ignored, only lines from {line} on are judged"
+                    "{m} holds {n} launches (a node logged {LAUNCH_RULE} again); an earlier launch was ignored, only lines from {line} on are judged"
                 )
             })
             .collect();
@@ -1441,6 +1457,33 @@ ranks_from = "load"
             "{}",
             v.reason
         );
+        // A two-node server's merged log: one line per node is one launch.
+        let node = |line: u64, n: u64| {
+            rec(
+                "server.log",
+                line,
+                "sglang.server_args",
+                serde_json::json!({"tp_size": 2, "node_rank": n}),
+                None,
+            )
+        };
+        let recs = vec![node(1, 0), at(2, 0), node(3, 1), at(4, 1)];
+        let v = judge1(&src, &scan(recs), &[]);
+        assert_eq!(v.status, Status::Pass, "{}", v.reason);
+        assert!(!v.reason.contains("launch"), "{}", v.reason);
+        // Node 0 again: a relaunch.
+        let recs = vec![
+            node(1, 0),
+            node(2, 1),
+            at(3, 0),
+            at(4, 1),
+            node(9, 0),
+            node(10, 1),
+            at(11, 0),
+        ];
+        let v = judge1(&src, &scan(recs), &[]);
+        assert_eq!(v.status, Status::Fail, "{}", v.reason);
+        assert!(v.reason.contains("holds 2 launches"), "{}", v.reason);
     }
 
     #[test]
