@@ -890,7 +890,9 @@ fn rank_values(key: &str, set: &BTreeSet<Rk>) -> Vec<Value> {
 
 /// `DP0 TP0-TP3, DP1 TP0-TP1` style listing (`TP0-TP6, TP8` without replicas).
 fn rk_ranges(key: &str, set: &BTreeSet<Rk>) -> String {
-    let mut groups: Vec<((Option<u32>, Option<u32>), BTreeSet<u32>)> = Vec::new();
+    // (DP, PP) replica, and its ranks.
+    type Replica = (Option<u32>, Option<u32>);
+    let mut groups: Vec<(Replica, BTreeSet<u32>)> = Vec::new();
     for k in set {
         match groups.last_mut() {
             Some((g, rs)) if *g == (k.dp, k.pp) => {
