@@ -490,11 +490,15 @@ impl Check {
     }
 
     /// Every rank of every server logged a matching line; each server
-    /// against its own rank count.
+    /// against its own rank count. A rank is the whole tuple the engine
+    /// names (SGLang's `DP1 TP3`, `PP1 TP0`) where a server runs replicas,
+    /// so that one replica's TP0-TP3 never stands in for another's. Where a
+    /// server log holds several launches (a retry), only the last is judged.
     fn judge_every_rank(&self, v: &mut VerdictRecord, cx: &Ctx, m: &[&EvidenceRecord]) {
         if self.conditions_fail(v, cx, m) {
             return;
         }
+        let launches = Launches::of(cx);
         // Servers the claim speaks about: those with a matching record, and
         // those holding the evidence that makes the claim apply.
         let subjects = if self.servers.is_empty() {
@@ -504,22 +508,18 @@ impl Check {
         } else {
             self.servers.as_slice()
         };
-        let mut servers: BTreeMap<String, (String, BTreeSet<u32>)> = BTreeMap::new();
+        let mut servers: BTreeMap<String, (String, Vec<&EvidenceRecord>)> = BTreeMap::new();
         for r in m {
             let (key, short) = server_of(r);
-            let e = servers
-                .entry(key)
-                .or_insert_with(|| (short, BTreeSet::new()));
-            if let Some(rank) = r.rank.as_ref().and_then(|x| x.get(&self.rank_key)) {
-                e.1.insert(*rank);
+            let e = servers.entry(key).or_insert_with(|| (short, Vec::new()));
+            if launches.current(r) {
+                e.1.push(r);
             }
         }
         for r in cx.scope.records() {
             if subjects.iter().any(|s| s.matches(r, &cx.params)) {
                 let (key, short) = server_of(r);
-                servers
-                    .entry(key)
-                    .or_insert_with(|| (short, BTreeSet::new()));
+                servers.entry(key).or_insert_with(|| (short, Vec::new()));
             }
         }
         if servers.is_empty() {
@@ -534,13 +534,19 @@ impl Check {
             }
         };
         let key = self.rank_key.to_uppercase();
-        let sources = self.rank_sources(cx);
+        let sources = self.rank_sources(cx, &launches);
         let mut missing_map = Map::new();
-        for (k, (short, seen)) in &servers {
+        for (k, (short, recs)) in &servers {
             let shown = name(k, short);
             let expected = self.expected_ranks(k, &sources, &cx.params);
-            let seen_v: Vec<u32> = seen.iter().copied().collect();
-            let entry = match expected {
+            let dims = expected.as_ref().map_or(Dims::default(), |(d, _)| *d);
+            let seen: BTreeSet<Rk> = recs
+                .iter()
+                .filter_map(|r| dims.of(&self.rank_key, r.rank.as_ref()?))
+                .collect();
+            let seen_v = rank_values(&key, &seen);
+            let launch_note = launches.note(k);
+            let mut entry = match expected {
                 Err(why) => ServerRanks {
                     server: shown.clone(),
                     expected: None,
@@ -549,8 +555,8 @@ impl Check {
                     status: Status::Unknown,
                     reason: format!("{shown}: rank count unknown: {why}"),
                 },
-                Ok(exp) => {
-                    let missing: Vec<u32> = exp.difference(seen).copied().collect();
+                Ok((_, exp)) => {
+                    let missing: BTreeSet<Rk> = exp.difference(&seen).copied().collect();
                     let status = if missing.is_empty() {
                         Status::Pass
                     } else if cx.complete() {
@@ -559,31 +565,34 @@ impl Check {
                         Status::Unknown
                     };
                     let reason = if missing.is_empty() {
-                        format!("{shown}: every rank ({})", ranges(&key, seen))
+                        format!("{shown}: every rank ({})", rk_ranges(&key, &seen))
                     } else {
-                        missing_map.insert(shown.clone(), Value::from(missing.clone()));
+                        missing_map.insert(shown.clone(), Value::from(rank_values(&key, &missing)));
                         let logged = if seen.is_empty() {
                             "no rank".to_string()
                         } else {
-                            ranges(&key, seen)
+                            rk_ranges(&key, &seen)
                         };
                         format!(
                             "{shown}: {logged} logged it; {} never logged a matching {} line (expected {})",
-                            ranges(&key, &missing.iter().copied().collect()),
+                            rk_ranges(&key, &missing),
                             self.rule,
-                            ranges(&key, &exp)
+                            rk_ranges(&key, &exp)
                         )
                     };
                     ServerRanks {
                         server: shown.clone(),
-                        expected: Some(exp.into_iter().collect()),
+                        expected: Some(rank_values(&key, &exp)),
                         seen: seen_v,
-                        missing,
+                        missing: rank_values(&key, &missing),
                         status,
                         reason,
                     }
                 }
             };
+            if let Some(note) = launch_note {
+                entry.reason.push_str(&format!(" ({note})"));
+            }
             v.servers.push(entry);
         }
         if !missing_map.is_empty() {
@@ -619,30 +628,37 @@ impl Check {
         }
     }
 
-    /// The records that give servers their expected ranks, by server key.
-    fn rank_sources<'a>(&self, cx: &Ctx<'_, 'a>) -> BTreeMap<String, Vec<&'a EvidenceRecord>> {
+    /// The records that give servers their expected ranks, by server key
+    /// (those of the last launch in their member).
+    fn rank_sources<'a>(
+        &self,
+        cx: &Ctx<'_, 'a>,
+        launches: &Launches,
+    ) -> BTreeMap<String, Vec<&'a EvidenceRecord>> {
         let rule = match &self.ranks {
             Some(Ranks::Seen(r)) | Some(Ranks::Capture { rule: r, .. }) => r,
             _ => return BTreeMap::new(),
         };
         let mut out: BTreeMap<String, Vec<&EvidenceRecord>> = BTreeMap::new();
-        for r in cx.scope.records_of(rule) {
+        for r in cx.scope.records_of(rule).filter(|r| launches.current(r)) {
             out.entry(server_of(r).0).or_default().push(r);
         }
         out
     }
 
+    /// The ranks a server should log, and the replica dimensions (DP, PP)
+    /// they are told apart by.
     fn expected_ranks(
         &self,
         server: &str,
         sources: &BTreeMap<String, Vec<&EvidenceRecord>>,
         params: &Params,
-    ) -> Result<BTreeSet<u32>, String> {
-        let upto = |n: u64| -> Result<BTreeSet<u32>, String> {
+    ) -> Result<(Dims, BTreeSet<Rk>), String> {
+        let upto = |n: u64| -> Result<(Dims, BTreeSet<Rk>), String> {
             if n > MAX_RANKS {
                 return Err(format!("{n} ranks is more than {MAX_RANKS}"));
             }
-            Ok((0..n as u32).collect())
+            Ok((Dims::default(), (0..n as u32).map(Rk::plain).collect()))
         };
         let recs = sources.get(server).map_or(&[][..], |v| v.as_slice());
         match &self.ranks {
@@ -655,9 +671,20 @@ impl Check {
                 None => Err(format!("ranks {s}: parameter not given")),
             },
             Some(Ranks::Seen(rule)) => {
-                let set: BTreeSet<u32> = recs
+                // Replicas as the source records name them.
+                let tagged = |d: &str| {
+                    self.rank_key != d
+                        && recs
+                            .iter()
+                            .any(|r| r.rank.as_ref().is_some_and(|x| x.contains_key(d)))
+                };
+                let dims = Dims {
+                    dp: tagged("dp"),
+                    pp: tagged("pp"),
+                };
+                let set: BTreeSet<Rk> = recs
                     .iter()
-                    .filter_map(|r| r.rank.as_ref()?.get(&self.rank_key).copied())
+                    .filter_map(|r| dims.of(&self.rank_key, r.rank.as_ref()?))
                     .collect();
                 if set.is_empty() {
                     Err(format!(
@@ -665,24 +692,238 @@ impl Check {
                         self.rank_key
                     ))
                 } else {
-                    Ok(set)
+                    Ok((dims, set))
                 }
             }
             Some(Ranks::Capture { rule, capture }) => {
-                let n = recs
+                let whole = |r: &EvidenceRecord, c: &str| -> Option<u64> {
+                    let f = cond::num(r.captures.as_ref()?.get(c)?)?;
+                    (f >= 0.0 && f.fract() == 0.0).then_some(f as u64)
+                };
+                let Some((n, src)) = recs
                     .iter()
-                    .filter_map(|r| cond::num(r.captures.as_ref()?.get(capture)?))
-                    .filter(|f| *f >= 0.0 && f.fract() == 0.0)
-                    .map(|f| f as u64)
-                    .max();
-                match n {
-                    Some(n) => upto(n),
-                    None => Err(format!("no {rule} {capture} in this server's log")),
+                    .filter_map(|r| Some((whole(r, capture)?, *r)))
+                    .max_by_key(|(n, _)| *n)
+                else {
+                    return Err(format!("no {rule} {capture} in this server's log"));
+                };
+                // dp_size replicas (without DP attention, where DP ranks are
+                // the attention groups of one TP group) and pp_size stages
+                // each hold their own `capture` ranks.
+                let dp = whole(src, "dp_size").unwrap_or(1);
+                let pp = whole(src, "pp_size").unwrap_or(1);
+                let dp_attention = src
+                    .captures
+                    .as_ref()
+                    .and_then(|c| c.get("enable_dp_attention"))
+                    .and_then(Value::as_bool);
+                let dims = Dims {
+                    dp: dp > 1 && self.rank_key != "dp" && dp_attention != Some(true),
+                    pp: pp > 1 && self.rank_key != "pp",
+                };
+                if dims.dp && dp_attention.is_none() {
+                    return Err(format!(
+                        "{rule} gives dp_size = {dp} but not enable_dp_attention: whether DP ranks are replicas is unknown"
+                    ));
                 }
+                let (dps, pps) = (if dims.dp { dp } else { 1 }, if dims.pp { pp } else { 1 });
+                let total = n.saturating_mul(dps).saturating_mul(pps);
+                if total > MAX_RANKS {
+                    return Err(format!("{total} ranks is more than {MAX_RANKS}"));
+                }
+                let mut set = BTreeSet::new();
+                for d in 0..dps as u32 {
+                    for p in 0..pps as u32 {
+                        for r in 0..n as u32 {
+                            set.insert(Rk {
+                                dp: dims.dp.then_some(d),
+                                pp: dims.pp.then_some(p),
+                                r,
+                            });
+                        }
+                    }
+                }
+                Ok((dims, set))
             }
             _ => Err("no rank source".into()),
         }
     }
+}
+
+/// The rule whose line starts a server process. A multi-node server's
+/// merged log prints it once per node (`node_rank=0`, `node_rank=1`, one
+/// launch); a node printing it again is a relaunch.
+const LAUNCH_RULE: &str = "sglang.server_args";
+
+/// Where the last launch of each member that logged one starts, how many
+/// launches it holds, and its server.
+struct Launches {
+    last: BTreeMap<String, (u64, usize, String)>,
+}
+
+impl Launches {
+    fn member(r: &EvidenceRecord) -> String {
+        Location::member_citation(&r.location.path, &r.location.members)
+    }
+
+    fn of(cx: &Ctx) -> Launches {
+        let mut by_member: BTreeMap<String, Vec<&EvidenceRecord>> = BTreeMap::new();
+        for r in cx.scope.records_of(LAUNCH_RULE) {
+            by_member.entry(Self::member(r)).or_default().push(r);
+        }
+        let mut last = BTreeMap::new();
+        for (m, mut recs) in by_member {
+            recs.sort_by_key(|r| r.location.line);
+            let (mut start, mut n) = (recs[0].location.line, 1);
+            let mut nodes: BTreeSet<Option<i64>> = BTreeSet::new();
+            for r in &recs {
+                let node = r
+                    .captures
+                    .as_ref()
+                    .and_then(|c| c.get("node_rank"))
+                    .and_then(Value::as_i64);
+                if !nodes.insert(node) {
+                    start = r.location.line;
+                    n += 1;
+                    nodes = [node].into_iter().collect();
+                }
+            }
+            last.insert(m, (start, n, server_of(recs[0]).0));
+        }
+        Launches { last }
+    }
+
+    /// Logged by the last launch of its member (or where no launch line was
+    /// read).
+    fn current(&self, r: &EvidenceRecord) -> bool {
+        self.last
+            .get(&Self::member(r))
+            .is_none_or(|(line, _, _)| r.location.line >= *line)
+    }
+
+    /// The earlier launches set aside in this server's members.
+    fn note(&self, server: &str) -> Option<String> {
+        let notes: Vec<String> = self
+            .last
+            .iter()
+            .filter(|(_, (_, n, s))| *n > 1 && s == server)
+            .map(|(m, (line, n, _))| {
+                format!(
+                    "{m} holds {n} launches (a node logged {LAUNCH_RULE} again); an earlier launch was ignored, only lines from {line} on are judged"
+                )
+            })
+            .collect();
+        (!notes.is_empty()).then(|| notes.join("; "))
+    }
+}
+
+/// A rank: the replica (DP, PP) where the server's ranks are told apart by
+/// it, and the rank itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Rk {
+    dp: Option<u32>,
+    pp: Option<u32>,
+    r: u32,
+}
+
+impl Rk {
+    fn plain(r: u32) -> Rk {
+        Rk {
+            dp: None,
+            pp: None,
+            r,
+        }
+    }
+
+    fn prefix(&self) -> String {
+        let mut s = String::new();
+        if let Some(d) = self.dp {
+            s.push_str(&format!("DP{d} "));
+        }
+        if let Some(p) = self.pp {
+            s.push_str(&format!("PP{p} "));
+        }
+        s
+    }
+}
+
+/// The replica dimensions a server's ranks are keyed by.
+#[derive(Debug, Clone, Copy, Default)]
+struct Dims {
+    dp: bool,
+    pp: bool,
+}
+
+impl Dims {
+    /// A record's rank under these dimensions (an absent tag stays absent,
+    /// so that it matches no expected replica).
+    fn of(&self, key: &str, rank: &crate::scan::rank::Rank) -> Option<Rk> {
+        Some(Rk {
+            dp: if self.dp {
+                rank.get("dp").copied()
+            } else {
+                None
+            },
+            pp: if self.pp {
+                rank.get("pp").copied()
+            } else {
+                None
+            },
+            r: *rank.get(key)?,
+        })
+    }
+}
+
+/// Ranks for JSON: a number where a rank is one number, `DP1 TP3` where
+/// the replica names it too.
+fn rank_values(key: &str, set: &BTreeSet<Rk>) -> Vec<Value> {
+    set.iter()
+        .map(|k| {
+            if k.dp.is_none() && k.pp.is_none() {
+                Value::from(k.r)
+            } else {
+                Value::from(format!("{}{key}{}", k.prefix(), k.r))
+            }
+        })
+        .collect()
+}
+
+/// `DP0 TP0-TP3, DP1 TP0-TP1` style listing (`TP0-TP6, TP8` without replicas).
+fn rk_ranges(key: &str, set: &BTreeSet<Rk>) -> String {
+    // (DP, PP) replica, and its ranks.
+    type Replica = (Option<u32>, Option<u32>);
+    let mut groups: Vec<(Replica, BTreeSet<u32>)> = Vec::new();
+    for k in set {
+        match groups.last_mut() {
+            Some((g, rs)) if *g == (k.dp, k.pp) => {
+                rs.insert(k.r);
+            }
+            _ => groups.push(((k.dp, k.pp), [k.r].into_iter().collect())),
+        }
+    }
+    groups
+        .iter()
+        .map(|((dp, pp), rs)| {
+            let head = Rk {
+                dp: *dp,
+                pp: *pp,
+                r: 0,
+            }
+            .prefix();
+            let list = ranges(key, rs);
+            if head.is_empty() {
+                list
+            } else {
+                // `DP1 TP0-TP3`; `DP1 (TP0, TP2)` where the list has parts.
+                if list.contains(", ") {
+                    format!("{}({list})", head)
+                } else {
+                    format!("{head}{list}")
+                }
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `TP0-TP6, TP8` style listing.
@@ -1040,6 +1281,211 @@ ranks = { rule = "args", capture = "tp_size" }
         assert!(e.contains("applies"), "{e}");
         let no_ranks = EVERY.replace("ranks = { rule = \"args\", capture = \"tp_size\" }", "");
         assert!(parse_checks("t", &no_ranks).is_err());
+    }
+
+    fn tagged(
+        member: &str,
+        line: u64,
+        rule: &str,
+        caps: Value,
+        tags: &[(&str, u32)],
+    ) -> EvidenceRecord {
+        let mut r = rec(member, line, rule, caps, None);
+        r.rank = Some(tags.iter().map(|(k, n)| (k.to_string(), *n)).collect());
+        r
+    }
+
+    /// SGLang dp_size=2 (no DP attention): DP1 TP0-TP3 are ranks of their
+    /// own, not covered by DP0's.
+    #[test]
+    fn every_rank_keys_replicas_by_dp_and_pp() {
+        let argv = |dp: u32, pp: u32, attn: bool| {
+            rec(
+                "server.log",
+                1,
+                "args",
+                serde_json::json!({"tp_size": 4, "dp_size": dp, "pp_size": pp, "enable_dp_attention": attn}),
+                None,
+            )
+        };
+        let dp0: Vec<EvidenceRecord> = (0..4)
+            .map(|t| {
+                tagged(
+                    "server.log",
+                    10 + t as u64,
+                    "route",
+                    serde_json::json!({}),
+                    &[("dp", 0), ("tp", t)],
+                )
+            })
+            .collect();
+        let mut recs = vec![argv(2, 1, false)];
+        recs.extend(dp0.clone());
+        let v = judge1(EVERY, &scan(recs.clone()), &[]);
+        assert_eq!(v.status, Status::Fail, "{}", v.reason);
+        assert!(
+            v.reason
+                .contains("server: DP0 TP0-TP3 logged it; DP1 TP0-TP3 never logged"),
+            "{}",
+            v.reason
+        );
+        assert_eq!(
+            v.missing["ranks"],
+            serde_json::json!({"server": ["DP1 TP0", "DP1 TP1", "DP1 TP2", "DP1 TP3"]})
+        );
+        recs.extend((0..4).map(|t| {
+            tagged(
+                "server.log",
+                20 + t as u64,
+                "route",
+                serde_json::json!({}),
+                &[("dp", 1), ("tp", t)],
+            )
+        }));
+        let v = judge1(EVERY, &scan(recs), &[]);
+        assert_eq!(v.status, Status::Pass, "{}", v.reason);
+        assert!(
+            v.reason.contains("every rank (DP0 TP0-TP3, DP1 TP0-TP3)"),
+            "{}",
+            v.reason
+        );
+        // DP attention: DP ranks are attention groups of one TP group.
+        let mut recs = vec![argv(2, 1, true)];
+        recs.extend((0..4).map(|t| {
+            tagged(
+                "server.log",
+                10 + t as u64,
+                "route",
+                serde_json::json!({}),
+                &[("dp", t / 2), ("tp", t)],
+            )
+        }));
+        let v = judge1(EVERY, &scan(recs), &[]);
+        assert_eq!(v.status, Status::Pass, "{}", v.reason);
+        assert!(v.reason.contains("every rank (TP0-TP3)"), "{}", v.reason);
+        // dp_size without enable_dp_attention: unknown, never pass.
+        let mut bare = argv(2, 1, false);
+        bare.captures
+            .as_mut()
+            .unwrap()
+            .remove("enable_dp_attention");
+        let mut recs = vec![bare];
+        recs.extend(dp0.clone());
+        let v = judge1(EVERY, &scan(recs), &[]);
+        assert_eq!(v.status, Status::Unknown, "{}", v.reason);
+        // pp_size=2: PP1 is its own stage.
+        let mut recs = vec![argv(1, 2, false)];
+        recs.extend((0..4).map(|t| {
+            tagged(
+                "server.log",
+                10 + t as u64,
+                "route",
+                serde_json::json!({}),
+                &[("pp", 0), ("tp", t)],
+            )
+        }));
+        let v = judge1(EVERY, &scan(recs), &[]);
+        assert_eq!(v.status, Status::Fail, "{}", v.reason);
+        assert!(
+            v.reason.contains("PP1 TP0-TP3 never logged"),
+            "{}",
+            v.reason
+        );
+        // Ranks from the ranks that logged a rule: DP1's TP ranks loaded
+        // weights, so each must log.
+        let seen = r#"
+[[check]]
+id = "d"
+rule = "route"
+expect = "every_rank"
+ranks_from = "load"
+"#;
+        let mut recs: Vec<EvidenceRecord> = (0..2)
+            .flat_map(|d| {
+                (0..2).map(move |t| {
+                    tagged(
+                        "server.log",
+                        5,
+                        "load",
+                        serde_json::json!({}),
+                        &[("dp", d), ("tp", t)],
+                    )
+                })
+            })
+            .collect();
+        recs.extend(dp0[..2].iter().cloned());
+        let v = judge1(seen, &scan(recs), &[]);
+        assert_eq!(v.status, Status::Fail, "{}", v.reason);
+        assert!(
+            v.reason.contains(
+                "DP1 TP0-TP1 never logged a matching route line (expected DP0 TP0-TP1, DP1 TP0-TP1)"
+            ),
+            "{}",
+            v.reason
+        );
+    }
+
+    /// A relaunch in the same log: the first launch's ranks do not cover
+    /// the last one's.
+    #[test]
+    fn every_rank_judges_the_last_launch() {
+        let src = EVERY.replace("\"args\"", "\"sglang.server_args\"");
+        let launch = |line: u64| {
+            rec(
+                "server.log",
+                line,
+                "sglang.server_args",
+                serde_json::json!({"tp_size": 2}),
+                None,
+            )
+        };
+        let at =
+            |line: u64, t: u32| rec("server.log", line, "route", serde_json::json!({}), Some(t));
+        let recs = vec![launch(1), at(2, 0), at(3, 1), launch(100), at(101, 0)];
+        let v = judge1(&src, &scan(recs), &[]);
+        assert_eq!(v.status, Status::Fail, "{}", v.reason);
+        assert!(v.reason.contains("TP1 never logged"), "{}", v.reason);
+        assert!(
+            v.reason
+                .contains("an earlier launch was ignored, only lines from 100 on"),
+            "{}",
+            v.reason
+        );
+        let recs = vec![launch(1), at(2, 0), launch(100), at(101, 0), at(102, 1)];
+        let v = judge1(&src, &scan(recs), &[]);
+        assert_eq!(v.status, Status::Pass, "{}", v.reason);
+        assert!(
+            v.reason.contains("earlier launch was ignored"),
+            "{}",
+            v.reason
+        );
+        // A two-node server's merged log: one line per node is one launch.
+        let node = |line: u64, n: u64| {
+            rec(
+                "server.log",
+                line,
+                "sglang.server_args",
+                serde_json::json!({"tp_size": 2, "node_rank": n}),
+                None,
+            )
+        };
+        let recs = vec![node(1, 0), at(2, 0), node(3, 1), at(4, 1)];
+        let v = judge1(&src, &scan(recs), &[]);
+        assert_eq!(v.status, Status::Pass, "{}", v.reason);
+        assert!(!v.reason.contains("launch"), "{}", v.reason);
+        // Node 0 again: a relaunch.
+        let recs = vec![
+            node(1, 0),
+            node(2, 1),
+            at(3, 0),
+            at(4, 1),
+            node(9, 0),
+            node(10, 1),
+            at(11, 0),
+        ];
+        let v = judge1(&src, &scan(recs), &[]);
+        assert_eq!(v.status, Status::Fail, "{}", v.reason);
+        assert!(v.reason.contains("holds 2 launches"), "{}", v.reason);
     }
 
     #[test]

@@ -529,11 +529,12 @@ pub struct Cited {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ServerRanks {
     pub server: String,
-    /// Expected ranks (absent when the rank count is unknown).
+    /// Expected ranks (absent when the rank count is unknown): a number, or
+    /// `DP1 TP3` where the server runs replicas (DP, PP) that name them too.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expected: Option<Vec<u32>>,
-    pub seen: Vec<u32>,
-    pub missing: Vec<u32>,
+    pub expected: Option<Vec<Value>>,
+    pub seen: Vec<Value>,
+    pub missing: Vec<Value>,
     pub status: Status,
     pub reason: String,
 }

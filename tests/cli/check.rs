@@ -829,3 +829,76 @@ fn check_files_cannot_be_mistyped() {
     let run = artiscan(&["check", "--checks", &good, &sample(BAD)]);
     assert_eq!(verdict(&run, "nextn")["status"], "fail");
 }
+
+/// SGLang dp_size=2 without DP attention: DP1's TP0-TP1 are ranks of
+/// their own; DP0's lines never stand in for them.
+#[test]
+fn dp_replicas_are_ranks_of_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("server.log");
+    let mut text = String::from(
+        "[2026-10-29 04:10:01] server_args=ServerArgs(model_path='/models/DeepSeek-V4', tp_size=2, pp_size=1, dp_size=2, ep_size=1, enable_dp_attention=False, disable_cuda_graph=False)\n",
+    );
+    for dp in 0..2 {
+        for tp in 0..2 {
+            text.push_str(&format!(
+                "[2026-10-29 04:20:01 DP{dp} TP{tp}] Load weight end. elapsed=301.22 s, type=DeepseekV4ForCausalLM, quant=fp8, fmt=e4m3, avail mem=40.12 GB, mem usage=120.30 GB.\n\
+[2026-10-29 04:21:00 DP{dp} TP{tp}] Capture target verify CUDA graph begin. backend=full, num_tokens_per_bs=6, bs=[1, 2], avail mem=7.77 GB\n"
+            ));
+        }
+    }
+    for tp in 0..2 {
+        text.push_str(&format!(
+            "[2026-10-29 04:20:02 DP0 TP{tp}] Finished streaming dequant fp8 wo_a\n\
+[2026-10-29 04:21:13 DP0 TP{tp}] monokernel routing check: muse_spark_dflash2_draft_hip (gfx950) serves target_verify bs=[1, 2] x 8 tokens, 2/2 captured decode graphs routed\n"
+        ));
+    }
+    std::fs::write(&log, &text).unwrap();
+    let run = artiscan(&["check", "--set", "inferencex", log.to_str().unwrap()]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    for c in ["monokernel-every-rank", "default-dequant-every-rank"] {
+        let v = verdict(&run, c);
+        assert_eq!(v["status"], "fail", "{c}: {}", v["reason"]);
+        let r = v["reason"].as_str().unwrap();
+        assert!(
+            r.contains("DP0 TP0-TP1 logged it; DP1 TP0-TP1 never logged"),
+            "{c}: {r}"
+        );
+        assert_eq!(
+            v["missing"]["ranks"],
+            serde_json::json!({"server": ["DP1 TP0", "DP1 TP1"]}),
+            "{c}"
+        );
+    }
+    // A relaunch after which only DP0 logged: the first launch's DP1 lines
+    // do not count, and the reason says an earlier launch was ignored.
+    let mut both = text.replace("DP0 TP", "DP1 TP").replace("DP1 TP", "DP0 TP");
+    for tp in 0..2 {
+        both.push_str(&format!(
+            "[2026-10-29 04:20:02 DP1 TP{tp}] Finished streaming dequant fp8 wo_a\n\
+[2026-10-29 04:21:13 DP1 TP{tp}] monokernel routing check: muse_spark_dflash2_draft_hip (gfx950) serves target_verify bs=[1, 2] x 8 tokens, 2/2 captured decode graphs routed\n"
+        ));
+    }
+    both.push_str(&text);
+    std::fs::write(&log, &both).unwrap();
+    let run = artiscan(&["check", "--set", "inferencex", log.to_str().unwrap()]);
+    let v = verdict(&run, "monokernel-every-rank");
+    assert_eq!(v["status"], "fail", "{}", v["reason"]);
+    let r = v["reason"].as_str().unwrap();
+    assert!(r.contains("DP1 TP0-TP1 never logged"), "{r}");
+    assert!(r.contains("an earlier launch was ignored"), "{r}");
+    // The first launch alone, with every replica, passes.
+    let first = both[..both.len() - text.len()].to_string();
+    std::fs::write(&log, &first).unwrap();
+    let run = artiscan(&["check", "--set", "inferencex", log.to_str().unwrap()]);
+    let v = verdict(&run, "monokernel-every-rank");
+    assert_eq!(v["status"], "pass", "{}", v["reason"]);
+    assert!(
+        v["reason"]
+            .as_str()
+            .unwrap()
+            .contains("every rank (DP0 TP0-TP1, DP1 TP0-TP1)"),
+        "{}",
+        v["reason"]
+    );
+}
