@@ -102,7 +102,8 @@ impl Serialize for Citation {
 /// (`audit::store::STORE_SCHEMA_VERSION`).
 ///
 /// 3: coverage notes of kind `image`; coverage errors of kind
-/// `not_an_archive`; notes `after_end` and `name_mismatch`.
+/// `not_an_archive`; notes `after_end` and `name_mismatch`; a verdict's
+/// per-server ranks may be `"DP1 TP3"` strings where replicas name them.
 pub(crate) const SCHEMA_VERSION: &str = "3";
 
 /// A line that matched: from `grep` (`rule` = "grep") or a pack rule.
