@@ -35,6 +35,16 @@ fn unpack(name: &str, into: &Path) -> Option<PathBuf> {
     Some(run)
 }
 
+/// The first entry of `dir` whose name starts with `prefix`.
+fn entry_starting(dir: &Path, prefix: &str) -> PathBuf {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(prefix))
+        .unwrap_or_else(|| panic!("no {prefix}* in {}", dir.display()))
+}
+
 /// A minimal valid PNG (1x1, from its chunks) followed by NUL padding, so
 /// that it is binary whatever the probe.
 fn png() -> Vec<u8> {
@@ -95,17 +105,7 @@ fn a_downloaded_sglang_run_is_judged_per_artifact_without_false_fail_or_image_un
         return;
     };
     // What real downloads add beside the artifacts.
-    let agentic = std::fs::read_dir(&run)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("agentic_glm")
-        })
-        .unwrap();
+    let agentic = entry_starting(&run, "agentic_glm");
     std::fs::write(agentic.join("our_plot.png"), png()).unwrap();
     std::fs::write(
         agentic.join("server.log:Zone.Identifier"),
@@ -264,17 +264,7 @@ fn markdown_for_a_hundred_artifacts_fits_a_pr_comment() {
         return;
     };
     // Ten more server-log artifacts: 102 in the two runs.
-    let logs = std::fs::read_dir(&vllm)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("server_logs_")
-        })
-        .unwrap();
+    let logs = entry_starting(&vllm, "server_logs_");
     for i in 0..10 {
         copy_dir(&logs, &vllm.join(format!("server_logs_copy_{i}")));
     }
