@@ -33,7 +33,7 @@ impl Params {
             format!("known parameters: {}", list.join(", "))
         };
         for (k, v) in &self.0 {
-            let Some(spec) = specs.iter().find(|s| &s.name == k) else {
+            let Some(spec) = specs.iter().find(|s| names_match(&s.name, k)) else {
                 return Err(format!(
                     "--param {k}: no check uses this parameter; {}",
                     known()
@@ -144,7 +144,10 @@ impl Operand {
         match self {
             Operand::Lit(v) => Ok(Some(v.clone())),
             Operand::Capture(c) => Ok(capture(r, c)),
-            Operand::Param(k) => p.0.get(k).cloned().map(Some).ok_or_else(|| k.clone()),
+            Operand::Param(k) => {
+                let key = param_key(k, r);
+                p.0.get(&key).cloned().map(Some).ok_or(key)
+            }
         }
     }
 }
@@ -379,11 +382,70 @@ pub(super) fn all_hold(
 }
 
 /// Parameters the conditions use that were not given.
-pub(super) fn skipped_params(conds: &[(String, Cond)], p: &Params) -> Vec<String> {
-    conds
-        .iter()
-        .flat_map(|(_, c)| c.params())
-        .map(|(k, _)| k)
-        .filter(|k| !p.0.contains_key(k))
-        .collect()
+/// The parameters `conds` compare with that were not given; a templated
+/// one (`{task}_min`) as each of `records` names it.
+pub(super) fn skipped_params(
+    conds: &[(String, Cond)],
+    p: &Params,
+    records: &[&EvidenceRecord],
+) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (k, _) in conds.iter().flat_map(|(_, c)| c.params()) {
+        let keys: Vec<String> = if k.contains('{') {
+            records.iter().map(|r| param_key(&k, r)).collect()
+        } else {
+            vec![k]
+        };
+        for key in keys {
+            if !p.0.contains_key(&key) && !out.contains(&key) {
+                out.push(key);
+            }
+        }
+    }
+    out
+}
+
+/// A parameter name with `{capture}` replaced by the record's value of
+/// that capture (`{task}_min` -> `gpqa_diamond_min`): per-task bars.
+/// Characters a `--param` name cannot hold become `_`.
+fn param_key(k: &str, r: &EvidenceRecord) -> String {
+    if !k.contains('{') {
+        return k.to_string();
+    }
+    let mut out = String::new();
+    let mut rest = k;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let Some(close) = rest[open..].find('}') else {
+            out.push_str(&rest[open..]);
+            return out;
+        };
+        let name = &rest[open + 1..open + close];
+        let value = capture(r, name).map(|v| as_text(&v)).unwrap_or_default();
+        out.extend(value.chars().map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+                c
+            } else {
+                '_'
+            }
+        }));
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether a given `--param` name is one a check reads: the same name, or
+/// one a templated name (`{task}_min`) makes.
+fn names_match(spec: &str, given: &str) -> bool {
+    let Some(open) = spec.find('{') else {
+        return spec == given;
+    };
+    let Some(close) = spec[open..].find('}') else {
+        return spec == given;
+    };
+    let (prefix, suffix) = (&spec[..open], &spec[open + close + 1..]);
+    given.len() > prefix.len() + suffix.len()
+        && given.starts_with(prefix)
+        && given.ends_with(suffix)
 }

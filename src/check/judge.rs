@@ -84,13 +84,17 @@ impl Check {
             Expect::Count { min, max } => self.judge_count(&mut v, &cx, &matching, *min, *max),
             Expect::Consistent(cap) => self.judge_consistent(&mut v, &cx, &matching, cap),
             Expect::EveryRank => self.judge_every_rank(&mut v, &cx, &matching),
+            Expect::Pareto(p) => self.judge_pareto(&mut v, &cx, &matching, p),
         }
         // Claims about every record, rank, server or an upper bound: a part
         // not read could break them.
         let universal = !self.all.is_empty()
             || matches!(
                 self.expect,
-                Expect::Consistent(_) | Expect::EveryRank | Expect::Count { max: Some(_), .. }
+                Expect::Consistent(_)
+                    | Expect::EveryRank
+                    | Expect::Count { max: Some(_), .. }
+                    | Expect::Pareto(_)
             );
         if v.status == Status::Pass && universal && !cx.complete() {
             let what = format!("{} on every record read", v.reason);
@@ -98,9 +102,9 @@ impl Check {
         }
         // A bar that was not given is not a bar: what passed only because a
         // condition was left out is unknown.
-        let unbarred: Vec<String> = cond::skipped_params(&self.all, &cx.params)
+        let unbarred: Vec<String> = cond::skipped_params(&self.all, &cx.params, &matching)
             .into_iter()
-            .chain(cond::skipped_params(&self.any, &cx.params))
+            .chain(cond::skipped_params(&self.any, &cx.params, &matching))
             .collect();
         if v.status == Status::Pass && !unbarred.is_empty() {
             v.status = Status::Unknown;
@@ -279,6 +283,9 @@ impl Check {
             Expect::Absent => {
                 out.insert("count".into(), serde_json::json!({"max": 0}));
             }
+            Expect::Pareto(p) => {
+                out.insert("frontier_points".into(), serde_json::json!({"min": p.min}));
+            }
             _ => {}
         }
         out
@@ -359,10 +366,10 @@ impl Check {
     }
 
     /// ` (no --param k: value not compared)` for each condition left out.
-    fn skipped_note(&self, cx: &Ctx) -> String {
-        cond::skipped_params(&self.all, &cx.params)
+    fn skipped_note(&self, cx: &Ctx, m: &[&EvidenceRecord]) -> String {
+        cond::skipped_params(&self.all, &cx.params, m)
             .into_iter()
-            .chain(cond::skipped_params(&self.any, &cx.params))
+            .chain(cond::skipped_params(&self.any, &cx.params, m))
             .map(|p| format!(" (no --param {p}: value not compared)"))
             .collect()
     }
@@ -395,7 +402,7 @@ impl Check {
                 "{} matching record(s){}{}",
                 m.len(),
                 self.values_text(v),
-                self.skipped_note(cx)
+                self.skipped_note(cx, m)
             );
         }
     }
@@ -449,7 +456,7 @@ impl Check {
             v.reason = format!(
                 "{n} matching record(s){}{}",
                 self.values_text(v),
-                self.skipped_note(cx)
+                self.skipped_note(cx, m)
             );
         }
     }
@@ -481,12 +488,127 @@ impl Check {
                     .filter(|s| !s.is_empty() && !s.starts_with(&format!("{cap} = ")))
                     .map(|s| format!("; {s}"))
                     .collect::<String>(),
-                self.skipped_note(cx)
+                self.skipped_note(cx, m)
             );
             if let Some(e) = v.expected.get(cap) {
                 v.reason.push_str(&format!(" (expected {e})"));
             }
         }
+    }
+
+    /// Each curve (records grouped by the `curve` captures) has at least
+    /// `min` points on its measured frontier, as InferenceX's app draws it
+    /// for throughput vs E2EL (`upper_right`): x ascending (y descending on
+    /// ties), a point kept where its y is at least the best so far, equal-y
+    /// plateaus at distinct x kept, identical coordinates counted once. A
+    /// point without a finite, positive x and y is invalid evidence, never
+    /// a point. Any part not read makes the count unknown either way (a
+    /// point there could add to a curve or dominate its points).
+    fn judge_pareto(
+        &self,
+        v: &mut VerdictRecord,
+        cx: &Ctx,
+        m: &[&EvidenceRecord],
+        p: &super::Pareto,
+    ) {
+        let num = |r: &EvidenceRecord, k: &str| {
+            r.captures
+                .as_ref()
+                .and_then(|c| c.get(k))
+                .and_then(Value::as_f64)
+                .filter(|f| f.is_finite() && *f > 0.0)
+        };
+        let mut curves: BTreeMap<String, Vec<(f64, f64, &EvidenceRecord)>> = BTreeMap::new();
+        let mut invalid = Vec::new();
+        for r in m {
+            let key: Vec<String> = p
+                .curve
+                .iter()
+                .map(|k| {
+                    let val = r.captures.as_ref().and_then(|c| c.get(k));
+                    let text = val.map_or("(none)".to_string(), |v| match v {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    });
+                    format!("{k}={text}")
+                })
+                .collect();
+            let entry = curves.entry(key.join(", ")).or_default();
+            match (num(r, &p.x), num(r, &p.y)) {
+                (Some(x), Some(y)) => entry.push((x, y, r)),
+                _ => invalid.push(*r),
+            }
+        }
+        let mut counts = Map::new();
+        let mut short = Vec::new();
+        let mut frontier_cites = Vec::new();
+        for (curve, pts) in &mut curves {
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
+            pts.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+            let mut best = f64::NEG_INFINITY;
+            let mut kept: Vec<&EvidenceRecord> = Vec::new();
+            let mut last_x = None;
+            for &(x, y, r) in pts.iter() {
+                if y > best || (y == best && last_x != Some(x)) {
+                    kept.push(r);
+                    best = y;
+                    last_x = Some(x);
+                }
+            }
+            let n = kept.len() as u64;
+            counts.insert(
+                curve.clone(),
+                serde_json::json!({ "frontier": n, "measured": pts.len() }),
+            );
+            if n < p.min {
+                short.push(format!("{curve}: {n}/{} ({} measured)", p.min, pts.len()));
+            }
+            frontier_cites.extend(kept.into_iter().map(cited));
+        }
+        v.observed.insert("curves".into(), Value::Object(counts));
+        v.evidence = frontier_cites.into_iter().take(MAX_CITES).collect();
+        let invalid_note = if invalid.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; {} record(s) without a finite positive {} and {} are invalid evidence, not points (first: {})",
+                invalid.len(),
+                p.x,
+                p.y,
+                invalid[0].citation
+            )
+        };
+        if curves.is_empty() {
+            return self.nothing_found(v, cx);
+        }
+        let what = if short.is_empty() {
+            format!(
+                "every curve has at least {} frontier points: {}{invalid_note}",
+                p.min,
+                curves
+                    .iter()
+                    .map(|(c, pts)| format!("{c} ({} measured)", pts.len()))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )
+        } else {
+            format!(
+                "{} of {} curve(s) have fewer than {} frontier points: {}{invalid_note}",
+                short.len(),
+                curves.len(),
+                p.min,
+                short.join("; ")
+            )
+        };
+        if !cx.complete() {
+            return cx.unread(v, what);
+        }
+        v.status = if short.is_empty() {
+            Status::Pass
+        } else {
+            Status::Fail
+        };
+        v.reason = what;
     }
 
     /// Every rank of every server logged a matching line; each server
@@ -623,7 +745,7 @@ impl Check {
                 "{} on every rank of every server: {}{}",
                 self.rule,
                 passes.join("; "),
-                self.skipped_note(cx)
+                self.skipped_note(cx, m)
             );
         }
     }

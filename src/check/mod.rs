@@ -153,8 +153,25 @@ enum Expect {
     Present,
     Absent,
     EveryRank,
-    Count { min: Option<u64>, max: Option<u64> },
+    Count {
+        min: Option<u64>,
+        max: Option<u64>,
+    },
     Consistent(String),
+    /// At least `min` points on the throughput-vs-latency frontier of each
+    /// curve (records grouped by the `curve` captures).
+    Pareto(Pareto),
+}
+
+/// `expect = { pareto = { x, y, curve = [...], min } }`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Pareto {
+    /// Latency: lower is better.
+    x: String,
+    /// Throughput: higher is better.
+    y: String,
+    curve: Vec<String>,
+    min: u64,
 }
 
 /// Evidence of one rule, optionally filtered by capture conditions.
@@ -346,8 +363,41 @@ fn parse_expect(v: &toml::Value) -> Result<Expect, String> {
                 }
             } else if let Some(toml::Value::String(cap)) = t.get("consistent") {
                 Expect::Consistent(cap.clone())
+            } else if let Some(toml::Value::Table(p)) = t.get("pareto") {
+                let text = |k: &str| -> Result<String, String> {
+                    p.get(k)
+                        .and_then(toml::Value::as_str)
+                        .map(str::to_string)
+                        .ok_or_else(|| format!("pareto needs `{k}`, a capture name"))
+                };
+                let curve = match p.get("curve") {
+                    Some(toml::Value::Array(a)) => a
+                        .iter()
+                        .map(|v| v.as_str().map(str::to_string))
+                        .collect::<Option<Vec<_>>>()
+                        .ok_or("pareto `curve` is a list of capture names")?,
+                    None => Vec::new(),
+                    _ => return Err("pareto `curve` is a list of capture names".into()),
+                };
+                let min = p
+                    .get("min")
+                    .and_then(toml::Value::as_integer)
+                    .filter(|m| *m >= 1)
+                    .ok_or("pareto needs `min`, a whole number >= 1")?;
+                if let Some(k) = p
+                    .keys()
+                    .find(|k| !["x", "y", "curve", "min"].contains(&k.as_str()))
+                {
+                    return Err(format!("pareto: unknown key {k:?} (x, y, curve, min)"));
+                }
+                Expect::Pareto(Pareto {
+                    x: text("x")?,
+                    y: text("y")?,
+                    curve,
+                    min: min as u64,
+                })
             } else {
-                return Err("expect table needs `count` or `consistent`".into());
+                return Err("expect table needs `count`, `consistent` or `pareto`".into());
             }
         }
         _ => return Err("expect must be a string or a table".into()),
@@ -474,6 +524,10 @@ impl Check {
         if let Expect::Consistent(c) = &self.expect {
             own.push(c);
         }
+        if let Expect::Pareto(p) = &self.expect {
+            own.extend([p.x.as_str(), p.y.as_str()]);
+            own.extend(p.curve.iter().map(String::as_str));
+        }
         if let Some((f, _)) = &self.aside {
             own.extend(names(f));
         }
@@ -551,6 +605,17 @@ impl Check {
                 max.map_or(String::new(), |m| m.to_string())
             ),
             Expect::Consistent(c) => format!("consistent {c}"),
+            Expect::Pareto(p) => format!(
+                "pareto: at least {} frontier points ({} up, {} down) per curve of {}",
+                p.min,
+                p.y,
+                p.x,
+                if p.curve.is_empty() {
+                    "all records".to_string()
+                } else {
+                    p.curve.join(", ")
+                }
+            ),
         }
     }
 

@@ -49,16 +49,9 @@ pub fn show(rules: &RuleSet, id: &str, out: &mut dyn Write) -> anyhow::Result<bo
     }
     for &v in &r.variants {
         let v = &rules.variants[v];
-        writeln!(out, "variant ({:?}):", v.kind)?;
-        for (name, re) in [
-            ("regex", &v.regex),
-            ("start", &v.start),
-            ("each", &v.each),
-            ("end", &v.end),
-        ] {
-            if let Some(re) = re {
-                writeln!(out, "  {name}: {}", re.as_str())?;
-            }
+        writeln!(out, "variant ({}):", v.kind_name())?;
+        for (name, pattern) in v.patterns() {
+            writeln!(out, "  {name}: {pattern}")?;
         }
         if !v.member_globs.is_empty() {
             writeln!(out, "  members: {}", v.member_globs.join(", "))?;
@@ -69,7 +62,7 @@ pub fn show(rules: &RuleSet, id: &str, out: &mut dyn Write) -> anyhow::Result<bo
             "derived"
         };
         writeln!(out, "  prefilter ({how}): {:?}", v.prefilter)?;
-        if let Some((group, keys)) = &v.dump {
+        if let Some((group, keys)) = v.dump() {
             let keys = keys.as_ref().map_or("all".to_string(), |k| k.join(", "));
             writeln!(out, "  dump: group {group}, keys: {keys}")?;
         }

@@ -81,29 +81,24 @@ impl CapType {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum VariantKind {
-    Line,
-    Block,
+/// How a variant finds its events: the rule kinds. A new kind is one arm
+/// here, its compile in [`compile_variant`] and its match in the scan.
+#[derive(Debug)]
+pub enum Matcher {
+    /// A line matching `regex` (with `each`: one event per match of `each`
+    /// inside the regex's match).
+    Line(LineMatch),
+    /// A line matching `start`, then each following line matching `each`
+    /// until `end`, a line matching neither, or the member's end.
+    Block(BlockMatch),
+    /// Fields of a JSON document or JSON Lines member, read by path.
+    Json(super::json::JsonMatch),
 }
 
 #[derive(Debug)]
-pub struct Variant {
-    pub rule: usize,
-    pub kind: VariantKind,
-    pub regex: Option<Regex>,
+pub struct LineMatch {
+    pub regex: Regex,
     pub each: Option<Regex>,
-    pub start: Option<Regex>,
-    pub end: Option<Regex>,
-    pub set: Map<String, Value>,
-    /// Block variants: `each` captures carried down from the line above
-    /// where a line leaves them empty.
-    pub carry: Vec<String>,
-    pub members: Option<GlobSet>,
-    pub member_globs: Vec<String>,
-    /// Literals one of which every matching line contains; empty: none.
-    pub prefilter: Vec<String>,
-    pub prefilter_explicit: bool,
     /// For the line variants of aggregating rules (the most frequent lines).
     pub anchored: Option<AnchoredRegex>,
     /// With `anchored` and a single prefilter literal: how far into a match
@@ -113,6 +108,28 @@ pub struct Variant {
     pub lead: Option<usize>,
     /// The capture group that holds a repr/dict dump, and the keys to keep.
     pub dump: Option<(String, Option<Vec<String>>)>,
+}
+
+#[derive(Debug)]
+pub struct BlockMatch {
+    pub start: Regex,
+    pub each: Regex,
+    pub end: Option<Regex>,
+    /// `each` captures carried down from the line above where a line
+    /// leaves them empty.
+    pub carry: Vec<String>,
+}
+
+#[derive(Debug)]
+pub struct Variant {
+    pub rule: usize,
+    pub matcher: Matcher,
+    pub set: Map<String, Value>,
+    pub members: Option<GlobSet>,
+    pub member_globs: Vec<String>,
+    /// Literals one of which every matching line contains; empty: none.
+    pub prefilter: Vec<String>,
+    pub prefilter_explicit: bool,
     /// The rule's `exclude` regexes: a line matching one is no event.
     pub exclude: Vec<Regex>,
 }
@@ -122,6 +139,71 @@ impl Variant {
     #[inline]
     pub fn excluded(&self, text: &[u8]) -> bool {
         self.exclude.iter().any(|re| re.is_match(text))
+    }
+
+    /// The anchored form of an aggregating line variant's regex.
+    pub fn anchored(&self) -> Option<&AnchoredRegex> {
+        match &self.matcher {
+            Matcher::Line(l) => l.anchored.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The regexes whose named groups become captures.
+    pub fn regexes(&self) -> Vec<&Regex> {
+        match &self.matcher {
+            Matcher::Line(l) => [Some(&l.regex), l.each.as_ref()]
+                .into_iter()
+                .flatten()
+                .collect(),
+            Matcher::Block(b) => vec![&b.start, &b.each],
+            Matcher::Json(_) => Vec::new(),
+        }
+    }
+
+    /// The kind's name, as `packs show` prints it.
+    pub fn kind_name(&self) -> &'static str {
+        match &self.matcher {
+            Matcher::Line(_) => "Line",
+            Matcher::Block(_) => "Block",
+            Matcher::Json(_) => "Json",
+        }
+    }
+
+    /// What the variant looks for, by field, for `packs show`.
+    pub fn patterns(&self) -> Vec<(&'static str, String)> {
+        let re = |n: &'static str, r: &Regex| (n, r.as_str().to_string());
+        match &self.matcher {
+            Matcher::Line(l) => [
+                Some(re("regex", &l.regex)),
+                l.each.as_ref().map(|e| re("each", e)),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
+            Matcher::Block(b) => [
+                Some(re("start", &b.start)),
+                Some(re("each", &b.each)),
+                b.end.as_ref().map(|e| re("end", e)),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
+            Matcher::Json(j) => j.describe(),
+        }
+    }
+
+    /// Whether this variant reads whole documents rather than lines.
+    pub fn is_json(&self) -> bool {
+        matches!(self.matcher, Matcher::Json(_))
+    }
+
+    /// The dump group and its keys, for a line variant that reads one.
+    pub fn dump(&self) -> Option<&(String, Option<Vec<String>>)> {
+        match &self.matcher {
+            Matcher::Line(l) => l.dump.as_ref(),
+            _ => None,
+        }
     }
 }
 
@@ -465,7 +547,7 @@ impl RuleSet {
                 let mut any_name = false;
                 for v in &vdefs {
                     let mut var = compile_variant(rule_index, v, &mut names).map_err(err)?;
-                    any_name |= var.dump.as_ref().is_some_and(|(_, k)| k.is_none());
+                    any_name |= var.dump().is_some_and(|(_, k)| k.is_none());
                     var.exclude = exclude.clone();
                     vids.push(variants.len());
                     variants.push(var);
@@ -506,15 +588,18 @@ impl RuleSet {
                         .collect();
                     for &vi in &vids {
                         let v: &mut Variant = &mut variants[vi];
-                        if v.kind == VariantKind::Line && v.each.is_none() {
-                            v.anchored = v
-                                .regex
-                                .as_ref()
-                                .and_then(|re| AnchoredRegex::new(re.as_str(), &fields));
-                            v.lead = match (&v.anchored, v.prefilter.as_slice()) {
-                                (Some(a), [lit]) => a.lead(lit),
-                                _ => None,
-                            };
+                        match &mut v.matcher {
+                            Matcher::Line(l) if l.each.is_none() => {
+                                l.anchored = AnchoredRegex::new(l.regex.as_str(), &fields);
+                                l.lead = match (&l.anchored, v.prefilter.as_slice()) {
+                                    (Some(a), [lit]) => a.lead(lit),
+                                    _ => None,
+                                };
+                            }
+                            Matcher::Json(_) => {
+                                return Err(err("a json rule cannot aggregate".into()));
+                            }
+                            _ => {}
                         }
                     }
                 }
@@ -583,11 +668,14 @@ impl RuleSet {
         let mut names: BTreeSet<String> = rule.captures.keys().cloned().collect();
         for &vi in &rule.variants {
             let v = &self.variants[vi];
-            if v.dump.is_some() {
+            if v.dump().is_some() {
                 return Some(None);
             }
-            for re in [&v.regex, &v.each, &v.start].into_iter().flatten() {
+            for re in v.regexes() {
                 names.extend(re.capture_names().flatten().map(str::to_string));
+            }
+            if let Matcher::Json(j) = &v.matcher {
+                names.extend(j.names().map(str::to_string));
             }
             names.extend(v.set.keys().cloned());
         }
@@ -616,7 +704,7 @@ impl RuleSet {
                 }
             }
         }
-        if let Some((group, keys)) = &v.dump {
+        if let Some((group, keys)) = v.dump() {
             let text = sources.iter().find_map(|c| c.name(group));
             map.remove(group);
             for (k, val) in text
@@ -765,12 +853,17 @@ impl Literals {
         let mut hot = (Vec::new(), Vec::new());
         let mut short = (Vec::new(), Vec::new());
         let mut cold = (Vec::new(), Vec::new());
-        for (i, v) in variants.iter().enumerate().filter(|(i, _)| active[*i]) {
+        // Json variants read documents, not lines: no literal feeds them.
+        for (i, v) in variants
+            .iter()
+            .enumerate()
+            .filter(|(i, v)| active[*i] && !v.is_json())
+        {
             if v.prefilter.is_empty() {
                 unfiltered.push(i);
             }
             for l in &v.prefilter {
-                let (lits, feeds): &mut (Vec<&str>, Vec<Vec<usize>>) = if v.anchored.is_some() {
+                let (lits, feeds): &mut (Vec<&str>, Vec<Vec<usize>>) = if v.anchored().is_some() {
                     &mut hot
                 } else if l.len() < 4 {
                     &mut short
@@ -960,11 +1053,6 @@ fn compile_variant(
     v: &VariantDef,
     names: &mut BTreeSet<String>,
 ) -> Result<Variant, String> {
-    let kind = match v.kind.as_deref() {
-        None | Some("line") => VariantKind::Line,
-        Some("block") => VariantKind::Block,
-        Some(k) => return Err(format!("unknown kind {k:?} (line, block)")),
-    };
     let mut compile = |field: &str, src: &Option<String>| -> Result<Option<Regex>, String> {
         match src {
             None => Ok(None),
@@ -975,22 +1063,115 @@ fn compile_variant(
             }
         }
     };
-    let regex = compile("regex", &v.regex)?;
-    let each = compile("each", &v.each)?;
-    let start = compile("start", &v.start)?;
-    let end = compile("end", &v.end)?;
-    match kind {
-        VariantKind::Line if regex.is_none() => return Err("a line variant needs `regex`".into()),
-        VariantKind::Block if start.is_none() || each.is_none() => {
-            return Err("a block variant needs `start` and `each`".into());
+    // Fields of one kind must not be given to another, where they would
+    // silently mean nothing.
+    let unused = |kind: &str, given: &[(&str, bool)]| -> Result<(), String> {
+        match given.iter().find(|(_, g)| *g) {
+            Some((f, _)) => Err(format!("`{f}` has no meaning in a {kind} variant")),
+            None => Ok(()),
         }
-        _ => {}
-    }
-    let key = match kind {
-        VariantKind::Line => v.regex.as_deref(),
-        VariantKind::Block => v.start.as_deref(),
-    }
-    .unwrap_or_default();
+    };
+    let (matcher, key) = match v.kind.as_deref() {
+        None | Some("line") => {
+            unused(
+                "line",
+                &[
+                    ("start", v.start.is_some()),
+                    ("end", v.end.is_some()),
+                    ("carry", !v.carry.is_empty()),
+                    ("at", v.at.is_some()),
+                    ("key", v.key.is_some()),
+                    ("fields", v.fields.is_some()),
+                    ("cite", v.cite.is_some()),
+                ],
+            )?;
+            let regex = compile("regex", &v.regex)?.ok_or("a line variant needs `regex`")?;
+            let each = compile("each", &v.each)?;
+            let dump = match &v.dump {
+                None => None,
+                Some(group) => {
+                    if !regex.capture_names().flatten().any(|n| n == group) {
+                        return Err(format!("dump: `regex` has no group named {group}"));
+                    }
+                    names.extend(v.keys.iter().flatten().cloned());
+                    Some((group.clone(), v.keys.clone()))
+                }
+            };
+            let line = LineMatch {
+                regex,
+                each,
+                anchored: None,
+                lead: None,
+                dump,
+            };
+            (Matcher::Line(line), v.regex.as_deref())
+        }
+        Some("block") => {
+            unused(
+                "block",
+                &[
+                    ("regex", v.regex.is_some()),
+                    ("dump", v.dump.is_some()),
+                    ("keys", v.keys.is_some()),
+                    ("at", v.at.is_some()),
+                    ("key", v.key.is_some()),
+                    ("fields", v.fields.is_some()),
+                    ("cite", v.cite.is_some()),
+                ],
+            )?;
+            let start = compile("start", &v.start)?;
+            let each = compile("each", &v.each)?;
+            let end = compile("end", &v.end)?;
+            let (Some(start), Some(each)) = (start, each) else {
+                return Err("a block variant needs `start` and `each`".into());
+            };
+            let block = BlockMatch {
+                start,
+                each,
+                end,
+                carry: v.carry.clone(),
+            };
+            (Matcher::Block(block), v.start.as_deref())
+        }
+        Some("json") => {
+            unused(
+                "json",
+                &[
+                    ("regex", v.regex.is_some()),
+                    ("each", v.each.is_some()),
+                    ("start", v.start.is_some()),
+                    ("end", v.end.is_some()),
+                    ("dump", v.dump.is_some()),
+                    ("keys", v.keys.is_some()),
+                    ("carry", !v.carry.is_empty()),
+                    ("prefilter", v.prefilter.is_some()),
+                ],
+            )?;
+            // Every line of a member it reads is kept until the member
+            // ends: only members named for it.
+            if v.members.as_ref().is_none_or(|m| m.is_empty()) {
+                return Err("a json variant needs `members` (the documents it reads)".into());
+            }
+            let fields: Vec<(String, String)> = v
+                .fields
+                .iter()
+                .flatten()
+                .map(|(k, p)| match p {
+                    toml::Value::String(p) => Ok((k.clone(), p.clone())),
+                    other => Err(format!("fields.{k}: a path string, not {other}")),
+                })
+                .collect::<Result<_, String>>()?;
+            let m = super::json::JsonMatch::new(
+                v.at.as_deref(),
+                v.key.as_deref(),
+                &fields,
+                v.cite.as_deref(),
+            )?;
+            names.extend(m.names().map(str::to_string));
+            (Matcher::Json(m), None)
+        }
+        Some(k) => return Err(format!("unknown kind {k:?} (line, block, json)")),
+    };
     let (prefilter, explicit) = match &v.prefilter {
         Some(p) => {
             if p.iter().any(|l| l.is_empty()) {
@@ -998,42 +1179,21 @@ fn compile_variant(
             }
             (p.clone(), true)
         }
-        None => (derive_literals(key), false),
+        None => (key.map(derive_literals).unwrap_or_default(), false),
     };
     let member_globs = v.members.clone().unwrap_or_default();
     let members = globs(&member_globs).map_err(|e| format!("members: {e}"))?;
     let set = v.set.as_ref().map(toml_to_json).unwrap_or_default();
     names.extend(set.keys().cloned());
-    let dump = match &v.dump {
-        None => None,
-        Some(group) => {
-            if !regex
-                .as_ref()
-                .is_some_and(|re| re.capture_names().flatten().any(|n| n == group))
-            {
-                return Err(format!("dump: `regex` has no group named {group}"));
-            }
-            names.extend(v.keys.iter().flatten().cloned());
-            Some((group.clone(), v.keys.clone()))
-        }
-    };
     Ok(Variant {
         rule,
-        kind,
-        regex,
-        each,
-        start,
-        end,
+        matcher,
         set,
         members,
         member_globs,
         prefilter,
         prefilter_explicit: explicit,
-        anchored: None,
-        lead: None,
-        dump,
         exclude: Vec::new(),
-        carry: v.carry.clone(),
     })
 }
 
@@ -1052,21 +1212,19 @@ mod tests {
     fn variant(prefilter: &[&str]) -> Variant {
         Variant {
             rule: 0,
-            kind: VariantKind::Line,
-            regex: None,
-            each: None,
-            start: None,
-            end: None,
+            matcher: Matcher::Line(LineMatch {
+                regex: Regex::new("x").unwrap(),
+                each: None,
+                anchored: None,
+                lead: None,
+                dump: None,
+            }),
             set: Map::new(),
             members: None,
             member_globs: Vec::new(),
             prefilter: prefilter.iter().map(|s| s.to_string()).collect(),
             prefilter_explicit: true,
-            anchored: None,
-            lead: None,
-            dump: None,
             exclude: Vec::new(),
-            carry: Vec::new(),
         }
     }
 
@@ -1095,7 +1253,9 @@ mod tests {
         // Some as aggregating rules' (hot, grouped apart): literals that
         // contain or are contained in another end up in different groups.
         for i in [0, 2, 5] {
-            variants[i].anchored = AnchoredRegex::new(r"accept len: (\d+)", &[]);
+            if let Matcher::Line(l) = &mut variants[i].matcher {
+                l.anchored = AnchoredRegex::new(r"accept len: (\d+)", &[]);
+            }
         }
         let active = vec![true; variants.len()];
         let set = Literals::new(&variants, &active);
@@ -1353,7 +1513,12 @@ mod tests {
         }
         let mut walked = 0;
         for v in &set.variants {
-            let (Some(a), Some(re)) = (&v.anchored, &v.regex) else {
+            let Matcher::Line(LineMatch {
+                anchored: Some(a),
+                regex: re,
+                ..
+            }) = &v.matcher
+            else {
                 continue;
             };
             if !a.walks() {

@@ -4,10 +4,11 @@
 
 pub(crate) mod compile;
 pub(crate) mod dump;
+pub(crate) mod json;
 pub(crate) mod shape;
 
 pub(crate) use compile::{
-    AnchoredCaptures, CapType, Hit, LiteralCursor, Literals, RuleSet, VariantKind,
+    AnchoredCaptures, CapType, Hit, LiteralCursor, Literals, Matcher, RuleSet,
 };
 
 use serde::Deserialize;
@@ -94,9 +95,22 @@ pub struct RuleDef {
     pub dump: Option<String>,
     #[serde(default)]
     pub keys: Option<Vec<String>>,
+    #[serde(default)]
+    pub carry: Vec<String>,
+    #[serde(default)]
+    pub at: Option<String>,
+    #[serde(default)]
+    pub key: Option<String>,
+    #[serde(default)]
+    pub fields: Option<toml::Table>,
+    #[serde(default)]
+    pub cite: Option<String>,
 }
 
-#[derive(Debug, Deserialize, Clone, Default)]
+/// The fields of one way a rule matches (a variant). A rule with one way
+/// gives them inline: `RuleDef` repeats each of them, and a test keeps
+/// the two in step.
+#[derive(Debug, Deserialize, Clone, Default, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct VariantDef {
     #[serde(default)]
@@ -127,6 +141,22 @@ pub struct VariantDef {
     /// line leaves them empty (an lm-eval table row under its task's row).
     #[serde(default)]
     pub carry: Vec<String>,
+    /// Json variants: where the records' objects are (a JSON Pointer with
+    /// `*` for any key or index; default: the document).
+    #[serde(default)]
+    pub at: Option<String>,
+    /// Json variants: the capture that holds the key (or index) the last
+    /// `*` of `at` stood for.
+    #[serde(default)]
+    pub key: Option<String>,
+    /// Json variants: capture name = path below each object (`$/...`: from
+    /// the document's root).
+    #[serde(default)]
+    pub fields: Option<toml::Table>,
+    /// Json variants: the field whose line cites the record (default: the
+    /// line the object begins on).
+    #[serde(default)]
+    pub cite: Option<String>,
 }
 
 #[derive(Debug, Deserialize, Clone)]
@@ -169,7 +199,11 @@ impl RuleDef {
             end: self.end.clone(),
             dump: self.dump.clone(),
             keys: self.keys.clone(),
-            carry: Vec::new(),
+            carry: self.carry.clone(),
+            at: self.at.clone(),
+            key: self.key.clone(),
+            fields: self.fields.clone(),
+            cite: self.cite.clone(),
         };
         let has_inline = inline.regex.is_some() || inline.start.is_some() || inline.kind.is_some();
         let mut out = Vec::new();
@@ -290,6 +324,43 @@ pub fn load_rules(
 
 #[cfg(test)]
 mod tests {
+    /// Every field a variant has is accepted inline in a rule and reaches
+    /// the variant made from it: the two structs cannot drift apart.
+    #[test]
+    fn inline_rule_fields_are_the_variant_fields() {
+        let fields = serde_json::to_value(super::VariantDef::default()).unwrap();
+        let names: Vec<&String> = fields.as_object().unwrap().keys().collect();
+        assert!(names.len() >= 14, "{names:?}");
+        for name in names {
+            // A value of the field's own type: the first that a variant takes.
+            let value = ["\"x\"", "[\"x\"]", "{ a = \"x\" }", "true"]
+                .into_iter()
+                .find(|v| toml::from_str::<super::VariantDef>(&format!("{name} = {v}")).is_ok())
+                .unwrap_or_else(|| panic!("no sample value for {name}"));
+            let src = format!(
+                "name = \"p\"\nversion = \"1\"\n[[rule]]\nid = \"r\"\nkind = \"x\"\n{name} = {value}\n"
+            );
+            let src = if name == "kind" {
+                src.replacen("kind = \"x\"\n", "", 1)
+            } else {
+                src
+            };
+            let pack = super::parse_pack("t.toml", &src)
+                .unwrap_or_else(|e| panic!("{name} is not accepted inline: {e}"));
+            let v = &pack.def.rules[0].variant_defs()[0];
+            let got = serde_json::to_value(v).unwrap();
+            let want = serde_json::to_value(
+                toml::from_str::<super::VariantDef>(&format!("{name} = {value}")).unwrap(),
+            )
+            .unwrap();
+            assert_eq!(
+                got[name.as_str()],
+                want[name.as_str()],
+                "{name} is not copied inline"
+            );
+        }
+    }
+
     /// The README's table of built-in packs names every built-in rule (by
     /// its id, or by the part after the pack name in the pack's row).
     #[test]

@@ -7,7 +7,7 @@ use crate::engine;
 use crate::lines::{Line, LineSink, clean};
 use crate::location::Location;
 use crate::output::{self, AggregateRecord, Citation, EvidenceRecord, Quote};
-use crate::pack::{AnchoredCaptures, CapType, Hit, LiteralCursor, Literals, RuleSet, VariantKind};
+use crate::pack::{AnchoredCaptures, CapType, Hit, LiteralCursor, Literals, Matcher, RuleSet};
 use crate::source::{self, Coverage};
 use regex::bytes::Captures;
 use serde::Serialize;
@@ -173,6 +173,74 @@ pub struct MemberScan<'a> {
     /// Past the end of its part of a split member: only follows the open
     /// blocks, and stops when they close.
     pub(super) overrun: bool,
+    /// The member's text, where a json rule reads it (at its end).
+    json: Option<JsonDoc>,
+}
+
+/// Most bytes of one document the json rules read: past it the member
+/// gets a `limit` error (result files are kilobytes).
+pub(crate) const MAX_JSON_BYTES: usize = 16 << 20;
+
+/// A member a json rule reads: its lines, kept until the member ends.
+#[derive(Debug, Default)]
+struct JsonDoc {
+    text: Vec<u8>,
+    /// Per line: its number, its offset in the member, and where it
+    /// begins in `text`.
+    lines: Vec<(u64, u64, usize)>,
+    /// Why the document cannot be read whole (too big, a line cut short).
+    cut: Option<String>,
+}
+
+impl JsonDoc {
+    fn push(&mut self, line: &Line<'_>) {
+        if self.cut.is_some() {
+            return;
+        }
+        if line.truncated {
+            self.cut = Some(format!("line {} is longer than --max-line", line.number));
+            return;
+        }
+        let raw = line.raw.strip_suffix(b"\r").unwrap_or(line.raw);
+        if self.text.len() + raw.len() + 1 > MAX_JSON_BYTES {
+            self.cut = Some(format!("larger than {} MiB", MAX_JSON_BYTES >> 20));
+            return;
+        }
+        self.lines.push((line.number, line.offset, self.text.len()));
+        self.text.extend_from_slice(raw);
+        self.text.push(b'\n');
+    }
+
+    /// Appends the document's next part (of a member split across threads).
+    fn append(&mut self, later: JsonDoc) {
+        if self.cut.is_some() {
+            return;
+        }
+        if later.cut.is_some() || self.text.len() + later.text.len() > MAX_JSON_BYTES {
+            self.cut = later
+                .cut
+                .or_else(|| Some(format!("larger than {} MiB", MAX_JSON_BYTES >> 20)));
+            return;
+        }
+        let base = self.text.len();
+        self.lines
+            .extend(later.lines.into_iter().map(|(n, o, at)| (n, o, at + base)));
+        self.text.extend_from_slice(&later.text);
+    }
+
+    /// The line holding byte `at` of the text: its index in `lines`.
+    fn line_at(&self, at: usize) -> usize {
+        self.lines.partition_point(|l| l.2 <= at).saturating_sub(1)
+    }
+
+    /// The text of line `i` (without its end).
+    fn line_text(&self, i: usize) -> &[u8] {
+        let start = self.lines[i].2;
+        let end = self.lines.get(i + 1).map_or(self.text.len(), |l| l.2);
+        self.text[start..end]
+            .strip_suffix(b"\n")
+            .unwrap_or(&self.text[start..end])
+    }
 }
 
 impl<'a> MemberScan<'a> {
@@ -202,6 +270,11 @@ impl<'a> MemberScan<'a> {
         literals: Arc<Literals>,
         opts: ScanOptions,
     ) -> Self {
+        let json = active
+            .iter()
+            .zip(&set.variants)
+            .any(|(a, v)| *a && v.is_json())
+            .then(JsonDoc::default);
         MemberScan {
             set,
             path,
@@ -215,7 +288,8 @@ impl<'a> MemberScan<'a> {
             overflow: HashMap::default(),
             active,
             cursor: literals.cursor(),
-            every_line: opts.skip_prefilter || literals.needs_every_line(),
+            // A json rule reads every line of the members it names.
+            every_line: opts.skip_prefilter || literals.needs_every_line() || json.is_some(),
             literals,
             opts,
             blocks: Vec::new(),
@@ -232,6 +306,7 @@ impl<'a> MemberScan<'a> {
             agg_key: String::new(),
             counts: vec![0; set.rules.len()],
             overrun: false,
+            json,
         }
     }
 
@@ -268,6 +343,9 @@ impl<'a> MemberScan<'a> {
             });
         }
         self.overrun_claims = later.overrun_claims;
+        if let (Some(doc), Some(more)) = (&mut self.json, later.json) {
+            doc.append(more);
+        }
         self.records.extend(later.records);
         for (key, b) in later.overflow {
             match self.overflow.get_mut(&key) {
@@ -321,6 +399,9 @@ impl<'a> MemberScan<'a> {
         budget: &mut RecordBudget,
         coverage: &mut Coverage,
     ) {
+        if let Some(doc) = self.json.take() {
+            self.read_json(&doc, coverage);
+        }
         let mut last_line = None;
         let mut rule = 0;
         for r in std::mem::take(&mut self.records) {
@@ -471,6 +552,109 @@ impl<'a> MemberScan<'a> {
         self.records.push(Record::Evidence(e));
     }
 
+    /// Runs the json rules over the member's text: one document, or JSON
+    /// Lines. What cannot be read is a coverage error on the member, so no
+    /// absence is claimed from it.
+    fn read_json(&mut self, doc: &JsonDoc, coverage: &mut Coverage) {
+        let set = self.set;
+        let json_rules = {
+            let mut ids: Vec<&str> = (0..set.variants.len())
+                .filter(|&v| self.active[v] && set.variants[v].is_json())
+                .map(|v| set.rules[set.variants[v].rule].id.as_str())
+                .collect();
+            ids.dedup();
+            ids.join(", ")
+        };
+        let json_rules = || json_rules.clone();
+        if let Some(cut) = &doc.cut {
+            let msg = format!("not read as JSON ({cut}) by {}", json_rules());
+            coverage.error(&self.members, source::ErrorKind::Limit, msg);
+            return;
+        }
+        let Ok(text) = std::str::from_utf8(&doc.text) else {
+            let msg = format!("not UTF-8, so not read as JSON by {}", json_rules());
+            coverage.error(&self.members, source::ErrorKind::Corrupt, msg);
+            return;
+        };
+        let mut hits = Vec::new();
+        let mut emitted = false;
+        match crate::pack::json::parse(text) {
+            Ok(Some(value)) => emitted |= self.json_hits(doc, &value, text, 0, &mut hits),
+            Ok(None) => {}
+            Err(whole) => {
+                // JSON Lines: each line its own document.
+                for i in 0..doc.lines.len() {
+                    let line = std::str::from_utf8(doc.line_text(i)).unwrap_or_default();
+                    match crate::pack::json::parse(line) {
+                        Ok(Some(value)) => {
+                            emitted |= self.json_hits(doc, &value, line, doc.lines[i].2, &mut hits)
+                        }
+                        Ok(None) => {}
+                        Err(_) => {
+                            let msg =
+                                format!("not JSON ({whole}), so not read by {}", json_rules());
+                            coverage.error(&self.members, source::ErrorKind::Corrupt, msg);
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        if emitted {
+            self.sort_by_line();
+        }
+    }
+
+    /// Records of the json variants in one document (`text`, at `base` in
+    /// the member's kept text); the first variant of a rule that finds any
+    /// wins, as on lines.
+    fn json_hits(
+        &mut self,
+        doc: &JsonDoc,
+        value: &jsonc_parser::ast::Value<'_>,
+        text: &str,
+        base: usize,
+        hits: &mut Vec<crate::pack::json::JsonHit>,
+    ) -> bool {
+        let set = self.set;
+        let mut done = Vec::new();
+        let mut any = false;
+        for (vi, v) in set.variants.iter().enumerate() {
+            let Matcher::Json(m) = &v.matcher else {
+                continue;
+            };
+            if !self.active[vi] || done.contains(&v.rule) {
+                continue;
+            }
+            hits.clear();
+            m.hits(value, text, &set.rules[v.rule].captures, hits);
+            if hits.is_empty() {
+                continue;
+            }
+            done.push(v.rule);
+            for h in hits.drain(..) {
+                let at = base + h.offset;
+                let i = doc.line_at(at);
+                let (number, offset, start) = doc.lines[i];
+                let raw = doc.line_text(i);
+                let line = Line {
+                    number,
+                    offset,
+                    raw,
+                    hay: raw,
+                    truncated: false,
+                };
+                let mut caps = h.captures;
+                for (k, val) in &v.set {
+                    caps.insert(k.clone(), val.clone());
+                }
+                self.emit(vi, &line, raw, at - start, caps);
+                any = true;
+            }
+        }
+        any
+    }
+
     fn aggregates(&self, variant: usize) -> bool {
         !self.opts.every_match
             && !self.set.rules[self.set.variants[variant].rule]
@@ -613,11 +797,15 @@ impl<'a> MemberScan<'a> {
         while i < self.blocks.len() {
             let vi = self.blocks[i].0;
             let v = &self.set.variants[vi];
-            if v.end.as_ref().is_some_and(|e| e.is_match(text)) {
+            let Matcher::Block(b) = &v.matcher else {
+                self.blocks.remove(i);
+                continue;
+            };
+            if b.end.as_ref().is_some_and(|e| e.is_match(text)) {
                 self.blocks.remove(i);
                 continue;
             }
-            let each = v.each.as_ref().expect("block has each");
+            let each = &b.each;
             if let Some(c) = each.captures(text) {
                 if self.aggregates(vi) {
                     self.aggregate_captures(vi, line, text, &[(&c, 0)]);
@@ -626,7 +814,7 @@ impl<'a> MemberScan<'a> {
                 }
                 let mut caps = self.blocks[i].1.clone();
                 let mut fresh = self.set.captures(v, &[&c], &[each]);
-                for k in &v.carry {
+                for k in &b.carry {
                     match fresh.get(k) {
                         // Empty here: the value of the line above stays.
                         Some(Value::String(s)) if s.is_empty() => {
@@ -683,11 +871,11 @@ impl<'a> MemberScan<'a> {
             if v.rule == done_rule || v.excluded(text) || self.block_rules.contains(&v.rule) {
                 continue;
             }
-            let matched = match v.kind {
-                VariantKind::Line if v.anchored.is_some() && self.aggregates(vi) => {
-                    let a = v.anchored.as_ref().expect("anchored");
+            let matched = match &v.matcher {
+                Matcher::Line(l) if l.anchored.is_some() && self.aggregates(vi) => {
+                    let a = l.anchored.as_ref().expect("anchored");
                     // No match begins more than `lead` before the literal.
-                    let from = v.lead.map_or(0, |lead| place.saturating_sub(lead));
+                    let from = l.lead.map_or(0, |lead| place.saturating_sub(lead));
                     let caps = self.anchored_caps[vi].get_or_insert_with(|| a.new_captures());
                     let found = a.captures(text, from, caps);
                     if found {
@@ -699,11 +887,11 @@ impl<'a> MemberScan<'a> {
                     }
                     found
                 }
-                VariantKind::Line => {
-                    let re = v.regex.as_ref().expect("line variant has regex");
+                Matcher::Line(l) => {
+                    let re = &l.regex;
                     match re.captures(text) {
                         None => false,
-                        Some(c) => match &v.each {
+                        Some(c) => match &l.each {
                             None if self.aggregates(vi) => {
                                 self.aggregate_captures(vi, line, text, &[(&c, 0)]);
                                 true
@@ -738,8 +926,8 @@ impl<'a> MemberScan<'a> {
                         },
                     }
                 }
-                VariantKind::Block => {
-                    let start = v.start.as_ref().expect("block has start");
+                Matcher::Block(b) => {
+                    let start = &b.start;
                     match start.captures(text) {
                         None => false,
                         Some(c) => {
@@ -750,6 +938,8 @@ impl<'a> MemberScan<'a> {
                         }
                     }
                 }
+                // Read whole documents at the member's end.
+                Matcher::Json(_) => false,
             };
             if matched {
                 done_rule = v.rule;
@@ -775,11 +965,16 @@ impl LineSink for MemberScan<'_> {
             // A block that starts again here is the next part's to follow.
             let set = self.set;
             self.blocks.retain(|(vi, _)| {
-                let start = set.variants[*vi].start.as_ref();
-                !start.is_some_and(|re| re.is_match(text))
+                let Matcher::Block(b) = &set.variants[*vi].matcher else {
+                    return false;
+                };
+                !b.start.is_match(text)
             });
             self.scratch = scratch;
             return !self.blocks.is_empty();
+        }
+        if let Some(doc) = &mut self.json {
+            doc.push(line);
         }
         if !self.blocks.is_empty() {
             self.continue_blocks(line, text);
