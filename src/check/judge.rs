@@ -409,9 +409,27 @@ impl Check {
 
     fn judge_absent(&self, v: &mut VerdictRecord, cx: &Ctx, m: &[&EvidenceRecord]) {
         if !m.is_empty() {
-            // The citations are in `evidence`; the reason says what was found.
+            // The citations are in `evidence`; the reason says what was
+            // found, quoting the first record's values of the filter.
             v.status = Status::Fail;
-            v.reason = format!("{} matching record(s){}", m.len(), self.values_text(v));
+            let quoted: Vec<String> = self
+                .filter
+                .iter()
+                .filter_map(|(cap, _)| {
+                    let got = m[0].captures.as_ref().and_then(|c| c.get(cap))?;
+                    Some(format!("{cap} = {got}"))
+                })
+                .collect();
+            let first = if quoted.is_empty() {
+                String::new()
+            } else {
+                format!("; first at {}: {}", m[0].citation, quoted.join(", "))
+            };
+            v.reason = format!(
+                "{} matching record(s){}{first}",
+                m.len(),
+                self.values_text(v)
+            );
             return;
         }
         let what = format!("no matching {} record", self.what());

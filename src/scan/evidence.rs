@@ -1029,3 +1029,228 @@ fn is_blank_or_comment(text: &[u8]) -> bool {
     let t = text.trim_ascii_start();
     t.is_empty() || t.starts_with(b"#")
 }
+
+#[cfg(test)]
+mod tests {
+    //! The rule state machine on small packs: which variant wins a line,
+    //! blocks opening, recording and closing, json documents, and a member
+    //! split across scanners giving what one scanner gives.
+    use super::*;
+    use crate::lines::{LineLimits, LineReader};
+    use crate::pack::compile::Selection;
+
+    fn set(rules: &str) -> RuleSet {
+        let src = format!("name = \"t\"\nversion = \"1\"\n{rules}");
+        let pack = crate::pack::parse_pack("t.toml", &src).expect("pack");
+        RuleSet::compile(&[pack], &Selection::all()).expect("compile")
+    }
+
+    /// (rule, line, captures) of the records `text` yields as member `name`.
+    fn run(set: &RuleSet, name: &str, text: &str) -> Vec<(String, u64, String)> {
+        let members = vec![name.to_string()];
+        let mut sink = MemberScan::new(set, "a.zip", &members, name, ScanOptions::default());
+        let mut reader = LineReader::new(LineLimits::default());
+        reader.scan(&mut text.as_bytes(), &mut sink).expect("scan");
+        let (mut records, mut counts) = (Vec::new(), BTreeMap::new());
+        sink.finish(&mut records, &mut counts);
+        records
+            .into_iter()
+            .filter_map(|r| match r {
+                Record::Evidence(e) => Some((
+                    e.rule.clone(),
+                    e.location.line,
+                    Value::Object(e.captures.unwrap_or_default()).to_string(),
+                )),
+                Record::Aggregate(_) => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn first_matching_variant_of_a_rule_wins_a_line() {
+        let s = set(r#"
+[[rule]]
+id = "r"
+[[rule.variant]]
+regex = 'x=(?P<v>\d+)'
+set = { form = "a" }
+[[rule.variant]]
+regex = 'x=(?P<v>\d+) y'
+set = { form = "b" }
+"#);
+        let got = run(&s, "a.log", "x=1 y\nnothing\nx=2\n");
+        assert_eq!(
+            got,
+            vec![
+                ("r".into(), 1, r#"{"form":"a","v":"1"}"#.into()),
+                ("r".into(), 3, r#"{"form":"a","v":"2"}"#.into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn blocks_open_record_carry_and_close() {
+        let s = set(r#"
+[[rule]]
+id = "b"
+kind = "block"
+start = '^table (?P<t>\w+)$'
+each = '^\| (?P<task>\w*) \| (?P<v>\d+) \|$'
+end = '^end$'
+carry = ["task"]
+"#);
+        let text = "| x | 0 |\ntable one\n| gsm8k | 1 |\n\n|  | 2 |\nend\n| y | 3 |\ntable two\n| a | 4 |\nother\n| b | 5 |\n";
+        let got = run(&s, "a.log", text);
+        assert_eq!(
+            got,
+            vec![
+                (
+                    "b".into(),
+                    3,
+                    r#"{"t":"one","task":"gsm8k","v":"1"}"#.into()
+                ),
+                // An empty task cell takes the row above's; a blank line
+                // does not end the block.
+                (
+                    "b".into(),
+                    5,
+                    r#"{"t":"one","task":"gsm8k","v":"2"}"#.into()
+                ),
+                // After `end`, and after a line matching neither, rows are
+                // outside any block.
+                ("b".into(), 9, r#"{"t":"two","task":"a","v":"4"}"#.into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_block_record_wins_over_the_rules_line_variant() {
+        let s = set(r#"
+[[rule]]
+id = "r"
+[[rule.variant]]
+kind = "block"
+start = '^env:$'
+each = '^  (?P<name>[A-Z]+)=(?P<value>\S*)$'
+set = { style = "block" }
+[[rule.variant]]
+regex = '(?P<name>[A-Z]+)=(?P<value>\S*)'
+set = { style = "line" }
+"#);
+        let got = run(&s, "a.log", "env:\n  A=1\nB=2\n");
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert!(got[0].2.contains(r#""style":"block""#), "{got:?}");
+        assert!(got[1].2.contains(r#""style":"line""#), "{got:?}");
+    }
+
+    #[test]
+    fn json_rules_read_named_members_whole_or_by_line() {
+        let s = set(r#"
+[[rule]]
+id = "j"
+kind = "json"
+members = ["*.json", "*.jsonl"]
+at = "/*"
+cite = "v"
+fields = { v = "/v" }
+[rule.captures]
+v = "int"
+"#);
+        let doc = "[\n  {\"v\": 1},\n  {\"w\": 2},\n  {\"v\": 3}\n]\n";
+        assert_eq!(
+            run(&s, "r.json", doc),
+            vec![
+                ("j".into(), 2, r#"{"v":1}"#.into()),
+                ("j".into(), 4, r#"{"v":3}"#.into())
+            ]
+        );
+        // Not a member it names: nothing, however JSON it looks.
+        assert!(run(&s, "r.log", doc).is_empty());
+        let lines = "[{\"v\": 5}]\n\n[{\"v\": 6}]\n";
+        assert_eq!(
+            run(&s, "r.jsonl", lines),
+            vec![
+                ("j".into(), 1, r#"{"v":5}"#.into()),
+                ("j".into(), 3, r#"{"v":6}"#.into())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_json_member_that_does_not_parse_is_a_coverage_error() {
+        let s = set(r#"
+[[rule]]
+id = "j"
+kind = "json"
+members = ["*.json"]
+fields = { v = "/v" }
+"#);
+        let members = vec!["r.json".to_string()];
+        let mut sink = MemberScan::new(&s, "a", &members, "r.json", ScanOptions::default());
+        let mut reader = LineReader::new(LineLimits::default());
+        reader
+            .scan(&mut &b"{\"v\": 1,\n"[..], &mut sink)
+            .expect("scan");
+        let (mut records, mut counts, mut cov) = (Vec::new(), BTreeMap::new(), Coverage::default());
+        sink.finish_capped(
+            &mut records,
+            &mut counts,
+            &mut RecordBudget::default(),
+            &mut cov,
+        );
+        assert!(records.is_empty());
+        assert_eq!(cov.errors.len(), 1, "{cov:?}");
+        assert_eq!(cov.errors[0].kind, source::ErrorKind::Corrupt);
+        assert!(
+            cov.errors[0].message.contains("by j"),
+            "{:?}",
+            cov.errors[0]
+        );
+    }
+
+    /// A member cut into parts (as threads scan a big one) and absorbed in
+    /// order yields what one scanner yields, json documents included.
+    #[test]
+    fn split_parts_absorbed_equal_one_scan() {
+        let s = set(r#"
+[[rule]]
+id = "j"
+kind = "json"
+members = ["*.json"]
+at = "/*"
+cite = "v"
+fields = { v = "/v" }
+[[rule]]
+id = "l"
+regex = '"v": (?P<n>\d+)'
+"#);
+        let doc: String = std::iter::once("[\n".to_string())
+            .chain((0..50).map(|i| format!("  {{\"v\": {i}}}{}\n", if i < 49 { "," } else { "" })))
+            .chain(std::iter::once("]\n".to_string()))
+            .collect();
+        let whole = run(&s, "r.json", &doc);
+        assert_eq!(whole.len(), 100);
+        let members = vec!["r.json".to_string()];
+        let cut = doc.match_indices('\n').nth(20).unwrap().0 + 1;
+        let reader = LineReader::new(LineLimits::default());
+        let mut first = MemberScan::new(&s, "a.zip", &members, "r.json", ScanOptions::default());
+        reader.scan_slice(&doc.as_bytes()[..cut], 0, 1, &mut first);
+        let mut second = first.fork();
+        reader.scan_slice(&doc.as_bytes()[cut..], cut as u64, 22, &mut second);
+        first.absorb(second);
+        let (mut records, mut counts) = (Vec::new(), BTreeMap::new());
+        first.finish(&mut records, &mut counts);
+        let parts: Vec<(String, u64, String)> = records
+            .into_iter()
+            .filter_map(|r| match r {
+                Record::Evidence(e) => Some((
+                    e.rule.clone(),
+                    e.location.line,
+                    Value::Object(e.captures.unwrap_or_default()).to_string(),
+                )),
+                Record::Aggregate(_) => None,
+            })
+            .collect();
+        assert_eq!(parts, whole);
+    }
+}

@@ -17,6 +17,7 @@ mod member_glob;
 mod packs;
 mod progress;
 mod real_runs;
+mod results;
 mod scan;
 mod schema;
 mod show;
