@@ -232,6 +232,8 @@ pub struct AnchoredCaptures {
     caps: regex_automata::util::captures::Captures,
     spans: Spans,
     walked: bool,
+    /// Regex searches run so far (linearity is tested by this count).
+    pub(crate) searches: usize,
 }
 
 impl AnchoredRegex {
@@ -268,6 +270,7 @@ impl AnchoredRegex {
             caps: self.re.create_captures(),
             spans: self.shape.as_ref().map_or_else(Vec::new, Shape::new_spans),
             walked: false,
+            searches: 0,
         }
     }
 
@@ -323,6 +326,7 @@ impl AnchoredRegex {
             let input = Input::new(text)
                 .span(at..text.len())
                 .anchored(Anchored::Yes);
+            caps.searches += 1;
             self.re.search_captures(&input, &mut caps.caps);
             if caps.caps.is_match() {
                 return true;
@@ -333,6 +337,7 @@ impl AnchoredRegex {
             return false;
         }
         let rest = Input::new(text).span(at + 1..text.len());
+        caps.searches += 1;
         self.re.search_captures(&rest, &mut caps.caps);
         caps.caps.is_match()
     }
@@ -1431,15 +1436,16 @@ mod tests {
         let a = AnchoredRegex::new(src, &[]).expect("one literal prefix");
         let mut caps = a.new_captures();
         let mut line = "SpecDecoding metrics: ".repeat((1 << 20) / 22).into_bytes();
-        let t = std::time::Instant::now();
         assert!(!a.captures(&line, 0, &mut caps));
+        // At most one anchored and one unanchored search, each linear: not
+        // one search per place of the literal (~48k over ~1 MiB each).
+        assert!(caps.searches <= 2, "{} regex searches", caps.searches);
         // The same line with a match at its very end is still found.
         line.extend_from_slice(b"Mean acceptance length: 2.5");
+        caps.searches = 0;
         assert!(a.captures(&line, 0, &mut caps));
+        assert!(caps.searches <= 2, "{} regex searches", caps.searches);
         assert_eq!(a.group(&line, &caps, "value"), Some(&b"2.5"[..]));
-        let took = t.elapsed().as_secs_f64();
-        // Quadratic: ~48k attempts over ~1 MiB each, tens of seconds.
-        assert!(took < 2.0, "{took} s for two 1 MiB lines");
     }
 
     /// Every built-in rule on 1 MiB lines that repeat the literals the
@@ -1462,8 +1468,9 @@ mod tests {
             "NCCL error",
             "non-default args: {'a': [",
         ] {
+            // A rule that rescans the line per match shows as a test of
+            // minutes; the time is not asserted (CI machines are shared).
             let line = unit.repeat((1 << 20) / unit.len());
-            let t = std::time::Instant::now();
             for opts in [
                 ScanOptions::default(),
                 ScanOptions {
@@ -1479,9 +1486,13 @@ mod tests {
                 reader.scan(&mut line.as_bytes(), &mut sink).expect("scan");
                 let (mut records, mut counts) = (Vec::new(), std::collections::BTreeMap::new());
                 sink.finish(&mut records, &mut counts);
+                // Records stay within the artifact's cap however many
+                // matches one line holds.
+                assert!(
+                    records.len() <= crate::scan::evidence::MAX_RECORDS + 64,
+                    "{unit:?}"
+                );
             }
-            let took = t.elapsed().as_secs_f64();
-            assert!(took < 5.0, "{unit:?}: {took} s for a 1 MiB line");
         }
     }
 
