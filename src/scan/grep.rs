@@ -119,6 +119,11 @@ pub(crate) enum GrepError {
 /// candidates, then confirms on the cleaned line.
 pub(crate) struct GrepMatcher {
     re: Regex,
+    /// One case-sensitive literal without `-w`/`-x`: found with memmem,
+    /// the same leftmost match as `re`, without a regex search's set-up
+    /// and cache pool on every confirmed line (most of `grep -c -F INFO`
+    /// on a log where most lines match).
+    literal: Option<memchr::memmem::Finder<'static>>,
     /// When every pattern is a literal (and neither `-w` nor `-x` asks
     /// for boundaries that cleaning could make): the bytes a literal may
     /// have before a join (all its bytes but the last) and after one (all
@@ -199,11 +204,28 @@ impl GrepMatcher {
             let lits: Vec<&str> = o.patterns.iter().map(String::as_str).collect();
             join_bytes(&lits, o.ignore_case)
         });
-        Ok(GrepMatcher { re, joins })
+        let literal = match o.patterns.as_slice() {
+            [p] if joins.is_some() && !insensitive => {
+                Some(memchr::memmem::Finder::new(p.as_bytes()).into_owned())
+            }
+            _ => None,
+        };
+        Ok(GrepMatcher { re, literal, joins })
     }
 
     pub(crate) fn is_match(&self, line: &[u8]) -> bool {
-        self.re.is_match(line)
+        match &self.literal {
+            Some(f) => f.find(line).is_some(),
+            None => self.re.is_match(line),
+        }
+    }
+
+    /// Start of the leftmost match in `hay`.
+    fn find(&self, hay: &[u8]) -> Option<usize> {
+        match &self.literal {
+            Some(f) => f.find(hay),
+            None => self.re.find(hay).map(|m| m.start()),
+        }
     }
 }
 
@@ -222,7 +244,7 @@ enum Next {
 impl Next {
     /// The index in `hay` (member offset `at`, a line start) of the first
     /// match in it, searching only when the last search does not tell.
-    fn first(&mut self, re: &Regex, hay: &[u8], at: u64) -> Option<usize> {
+    fn first(&mut self, matcher: &GrepMatcher, hay: &[u8], at: u64) -> Option<usize> {
         let end = at + hay.len() as u64;
         let known = match *self {
             Next::Hit(p) => p >= at,
@@ -230,8 +252,8 @@ impl Next {
             Next::Unknown => false,
         };
         if !known {
-            *self = match re.find(hay) {
-                Some(m) => Next::Hit(at + m.start() as u64),
+            *self = match matcher.find(hay) {
+                Some(m) => Next::Hit(at + m as u64),
                 None => Next::NoneBefore(end),
             };
         }
@@ -572,7 +594,7 @@ impl LineSink for GrepSink<'_> {
         if self.every_line() {
             return Some(0);
         }
-        let m = self.raw.first(&self.matcher.re, hay, offset);
+        let m = self.raw.first(self.matcher, hay, offset);
         // Lines with escape sequences before the raw match are matched
         // cleaned: colour codes may split a match in the raw bytes.
         let upto = m.unwrap_or(hay.len());
@@ -693,8 +715,10 @@ mod tests {
     /// Coloured lines in the formats vLLM and LMCache print (a colour
     /// code around the level, the logger and the source place), with the
     /// needles now and then split by a colour code, OSC and bare escapes,
-    /// `\r` endings and a json-file record.
-    fn coloured_log(seed: u64, n: usize) -> Vec<u8> {
+    /// `\r` endings and a json-file record (left out with `json` false),
+    /// escapes cut by the line's end (a bare ESC, an unterminated OSC and
+    /// CSI) before a line that would complete a literal.
+    fn coloured_log(seed: u64, n: usize, json: bool) -> Vec<u8> {
         let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
         let mut rnd = |m: u64| {
             x ^= x << 13;
@@ -717,12 +741,21 @@ mod tests {
             b"\x1b[0maccept len at the start",
             b"{\"log\":\"\\u001b[32mINFO\\u001b[0m accept len: 1.5\\n\",\"stream\":\"stdout\"}",
             b"trailing escape accept\x1b[",
+            b"accept\x1b",
+            b"accept\x1b]0;unterminated osc accept",
+            b"\x1b[1m len: after a line cut in an escape",
+            b" len: no escape at the start",
+            b"accept\x1b]0;osc to ESC\x1b\\ len: st-ended",
+            b"accept\x1b[1;",
             b"",
         ];
         let mut out = Vec::new();
         for _ in 0..n {
-            out.extend_from_slice(pieces[rnd(pieces.len() as u64) as usize]);
-            out.push(b'\n');
+            let piece = pieces[rnd(pieces.len() as u64) as usize];
+            if json || !piece.starts_with(b"{\"log\"") {
+                out.extend_from_slice(piece);
+                out.push(b'\n');
+            }
         }
         out
     }
@@ -773,8 +806,8 @@ mod tests {
             (&["0m"], true, false, false, false),
             (&["t l"], true, true, false, false),
         ];
-        for seed in 1..6 {
-            let data = coloured_log(seed, 3000);
+        for seed in 1..8 {
+            let data = coloured_log(seed, 3000, seed % 2 == 0);
             for &(pats, fixed, ignore_case, word, line) in cases {
                 for (count, json) in [(true, false), (false, false), (false, true)] {
                     for max_line in [1 << 20, 30] {
@@ -796,6 +829,41 @@ mod tests {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    /// The memmem path of one literal finds what the regex finds, on every
+    /// line and on the whole buffer; it is taken only where it can.
+    #[test]
+    fn one_literal_is_found_as_the_regex_finds_it() {
+        let data = coloured_log(3, 2000, true);
+        for (pat, fixed, ignore_case, word, literal) in [
+            ("accept len", true, false, false, true),
+            ("0m", true, false, false, true),
+            ("a.b", true, false, false, true),
+            ("", true, false, false, true),
+            ("accept len", false, false, false, true),
+            ("accept len", true, true, false, false),
+            ("len", true, false, true, false),
+            ("a.b", false, false, false, false),
+        ] {
+            let opts = GrepOptions {
+                patterns: vec![pat.into()],
+                fixed,
+                ignore_case,
+                word,
+                ..GrepOptions::default()
+            };
+            let m = GrepMatcher::new(&opts).unwrap();
+            assert_eq!(m.literal.is_some(), literal, "{pat:?}");
+            for line in data.split(|&b| b == b'\n') {
+                assert_eq!(m.is_match(line), m.re.is_match(line), "{pat:?} {line:?}");
+                assert_eq!(m.find(line), m.re.find(line).map(|x| x.start()));
+            }
+            for at in [0, 1, 17, 1000] {
+                let hay = &data[at..];
+                assert_eq!(m.find(hay), m.re.find(hay).map(|x| x.start()), "{pat:?}");
             }
         }
     }
