@@ -21,3 +21,4 @@ mod scan;
 mod schema;
 mod show;
 mod usage;
+mod verifier;
