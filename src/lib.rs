@@ -54,7 +54,7 @@ mod source;
 
 // The facade: what `main.rs` uses beside `commands`, and what the benches
 // and the fuzz targets drive directly. Everything else is `pub(crate)`.
-pub use check::load::{load_checks, load_params, rules_for};
+pub use check::load::{load_checks, load_params, param_pairs, rules_for};
 pub use check::scope::Layout;
 pub use limits::ReadLimits;
 pub use lines::{Line, LineLimits, LineReader, LineSink};

@@ -130,13 +130,16 @@ struct CheckArgs {
     /// A built-in check set, e.g. `inferencex` (repeatable)
     #[arg(long = "set", value_name = "SET", value_parser = set_names())]
     sets: Vec<String>,
-    /// A parameter referenced as "@param:KEY" in check files
+    /// A parameter referenced as "@param:KEY" in check files (wins over --params)
     #[arg(long = "param", value_name = "KEY=VALUE")]
     params: Vec<String>,
+    /// A TOML file of parameters, one `KEY = VALUE` each (`al = 3.5`, `gsm8k_min = 0.9`); repeatable
+    #[arg(long = "params", value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    param_files: Vec<PathBuf>,
     /// Extra pack file or folder
     #[arg(long = "pack")]
     packs: Vec<PathBuf>,
-    /// Output format (default: jsonl, or text on a terminal)
+    /// Output format (default: jsonl, or text on a terminal; `verdicts`: one row per verifier check number and run, in the verifier's shape)
     #[arg(long, value_enum)]
     format: Option<OutputFormat>,
     #[command(flatten)]
@@ -663,7 +666,7 @@ fn scan(a: ScanArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result
         skip_prefilter: false,
     };
     let format = a.format.unwrap_or_else(OutputFormat::default_for_stdout);
-    if format == OutputFormat::Markdown {
+    if matches!(format, OutputFormat::Markdown | OutputFormat::Verdicts) {
         anyhow::bail!("scan has no Markdown output (check has): use --format text, jsonl or json");
     }
     let limits = a.member.apply(a.input.limits())?;
@@ -713,7 +716,8 @@ fn check(a: CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
         return Ok(0);
     }
     let checks = artiscan::load_checks(&a.checks, &a.sets)?;
-    let params = artiscan::load_params(&checks, &a.params)?;
+    let pairs = artiscan::param_pairs(&a.param_files, &a.params)?;
+    let params = artiscan::load_params(&checks, &pairs)?;
     let rules = artiscan::rules_for(&checks, &a.packs)?;
     let format = a.format.unwrap_or_else(OutputFormat::default_for_stdout);
     let limits = a.member.apply(a.input.limits())?;

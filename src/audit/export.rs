@@ -94,6 +94,22 @@ fn export_verdicts(
         .prepare("SELECT check_id, description FROM checks")?
         .query_map([], |r| Ok((r.get("check_id")?, r.get("description")?)))?
         .collect::<Result<_, _>>()?;
+    // The store has no column for the verifier's check numbers: they come
+    // from the check files kept with each fingerprint, the latest winning.
+    let mut checklist: BTreeMap<String, u8> = BTreeMap::new();
+    let sets: Vec<(String, String)> = conn
+        .prepare("SELECT checks, params FROM fingerprints ORDER BY created_at")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    for (checks, params) in sets {
+        if let Ok(set) = super::CheckSet::from_stored(&checks, &params) {
+            for c in set.checks {
+                if let Some(n) = c.checklist {
+                    checklist.insert(c.id, n);
+                }
+            }
+        }
+    }
     let mut stmt = conn.prepare(&format!(
         "WITH sel AS (SELECT a.path, a.run_dir FROM artifacts a WHERE {cond})
          SELECT {} FROM verdicts v
@@ -106,7 +122,9 @@ fn export_verdicts(
     while let Some(r) = rows.next()? {
         let check: String = r.get("check_id")?;
         let description = descriptions.get(&check).map_or("", String::as_str);
-        write_jsonl(buf, &store::verdict_from_row(r, description)?);
+        let mut v = store::verdict_from_row(r, description)?;
+        v.checklist = checklist.get(&check).copied();
+        write_jsonl(buf, &v);
         n += 1;
     }
     Ok(n)

@@ -164,6 +164,10 @@ enum Op {
     NotIn(Vec<Operand>),
     Regex(regex::Regex),
     Within(Operand, f64),
+    /// Adds a constant to the value before the other operations compare it
+    /// (TRT-LLM counts accepted draft tokens without the bonus token: its
+    /// value + 1 is the acceptance length).
+    Add(f64),
 }
 
 /// All of its operations must hold.
@@ -208,6 +212,11 @@ impl Cond {
                     }
                     _ => return Err("`within` takes [value, tolerance]".into()),
                 },
+                "add" => Op::Add(
+                    v.as_float()
+                        .or(v.as_integer().map(|i| i as f64))
+                        .ok_or("`add` takes a number")?,
+                ),
                 other => return Err(format!("unknown condition {other:?}")),
             });
         }
@@ -227,7 +236,7 @@ impl Cond {
                 Op::Eq(o) | Op::Ne(o) => add(o, false),
                 Op::Gt(o) | Op::Ge(o) | Op::Lt(o) | Op::Le(o) | Op::Within(o, _) => add(o, true),
                 Op::In(os) | Op::NotIn(os) => os.iter().for_each(|o| add(o, false)),
-                Op::Regex(_) => {}
+                Op::Regex(_) | Op::Add(_) => {}
             }
         }
         out
@@ -258,6 +267,7 @@ impl Cond {
                 Op::NotIn(os) => ("not_in", Value::Array(os.iter().map(show).collect())),
                 Op::Regex(re) => ("regex", Value::String(re.as_str().to_string())),
                 Op::Within(o, tol) => ("within", serde_json::json!([show(o), tol])),
+                Op::Add(a) => ("add", serde_json::json!(a)),
             };
             m.insert(k.to_string(), v);
         }
@@ -266,9 +276,24 @@ impl Cond {
 
     fn holds(&self, got: Option<&Value>, r: &EvidenceRecord, p: &Params) -> Result<bool, String> {
         let Some(got) = got else { return Ok(false) };
+        let add: f64 = self
+            .0
+            .iter()
+            .map(|op| if let Op::Add(a) = op { *a } else { 0.0 })
+            .sum();
+        let shifted;
+        let got = if add == 0.0 {
+            got
+        } else {
+            // A value that is no number cannot be shifted: it holds nothing.
+            let Some(n) = num(got) else { return Ok(false) };
+            shifted = Value::from(n + add);
+            &shifted
+        };
         let mut missing = None;
         for op in &self.0 {
             let ok = match op {
+                Op::Add(_) => true,
                 Op::Regex(re) => re.is_match(&as_text(got)),
                 Op::In(list) | Op::NotIn(list) => {
                     let mut any = false;

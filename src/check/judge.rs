@@ -61,6 +61,7 @@ impl Check {
             incomplete: scope.incomplete(),
         };
         let mut v = VerdictRecord::new(&self.id, &self.description, &self.rule, &scope.name);
+        v.checklist = self.checklist;
         let mut matching = Vec::new();
         for r in scope.records_of(&self.rule) {
             match cond::all_hold(&self.filter, r, &cx.params) {
@@ -171,12 +172,12 @@ impl Check {
                 .records()
                 .any(|r| a.evidence.iter().any(|e| e.matches(r, &cx.params)))
         {
-            return true;
+            return self.also_applies(v, cx, a);
         }
         if let Some(g) = &a.expected_globs {
             let base = |n: &str| n.rsplit('/').next().unwrap_or(n).to_string();
             if cx.scope.artifacts.iter().any(|n| g.is_match(base(n))) {
-                return true;
+                return self.also_applies(v, cx, a);
             }
         }
         let looked: Vec<String> = a.evidence.iter().map(|e| e.to_string()).collect();
@@ -193,6 +194,52 @@ impl Check {
             cx.unread(v, what);
         }
         false
+    }
+
+    /// The scope holds what the claim speaks about; false (verdict filled
+    /// in) where `unless` excludes it or a `requires` is missing.
+    fn also_applies(&self, v: &mut VerdictRecord, cx: &Ctx, a: &super::Applies) -> bool {
+        if let Some(g) = &a.unless_globs {
+            let base = |n: &str| n.rsplit('/').next().unwrap_or(n).to_string();
+            if let Some(n) = cx.scope.artifacts.iter().find(|n| g.is_match(base(n))) {
+                v.status = Status::NotApplicable;
+                v.reason = format!(
+                    "not judged: {} (the artifact {} is named like {})",
+                    a.unless_what,
+                    base(n),
+                    a.unless_in.join(" or ")
+                );
+                return false;
+            }
+        }
+        if let Some((r, e)) = cx.scope.records().find_map(|r| {
+            a.unless
+                .iter()
+                .find(|e| e.matches(r, &cx.params))
+                .map(|e| (r, e))
+        }) {
+            v.status = Status::NotApplicable;
+            v.reason = format!("not judged: {} ({e} at {})", a.unless_what, r.citation);
+            v.evidence = vec![cited(r)];
+            return false;
+        }
+        for e in &a.requires {
+            if cx.scope.records().any(|r| e.matches(r, &cx.params)) {
+                continue;
+            }
+            let what = format!(
+                "the claim is about {} only, and this scope holds no {e} evidence of it",
+                a.requires_what
+            );
+            if cx.complete() {
+                v.status = Status::NotApplicable;
+                v.reason = what;
+            } else {
+                cx.unread(v, what);
+            }
+            return false;
+        }
+        true
     }
 
     /// False (verdict unknown) when a `within` source is missing; records
@@ -430,6 +477,10 @@ impl Check {
                 m.len(),
                 self.values_text(v)
             );
+            if let Some(why) = &self.found_unknown {
+                v.status = Status::Unknown;
+                v.reason = format!("{}; {why}", v.reason);
+            }
             return;
         }
         let what = format!("no matching {} record", self.what());
@@ -1219,6 +1270,118 @@ applies = { what = "speculative decoding", evidence = ["spec.accept_len"] }
                 last: "a.zip!server.log:3".into(),
             }));
         assert_eq!(judge1(src, &s, &[]).status, Status::Pass);
+    }
+
+    /// The verifier's Check 11 shape: a speculative server judged only
+    /// beside an agentic client, never where an eval-only marker shows.
+    const AGENTIC: &str = r#"
+[[check]]
+id = "sim"
+checklist = 11
+rule = "env.var"
+where = { name = "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS" }
+expect = "present"
+all = { value = { add = 1, within = ["@param:al", 0.005] } }
+applies = { what = "spec decode", evidence = ["spec.accept_len"], requires = [{ rule = "bench.client", where = { workload = "agentic" } }], requires_what = "agentic benchmarks", unless = [{ rule = "env.var", where = { name = "EVAL_ONLY" } }], unless_in = ["eval_server_logs_*"], unless_what = "an eval-only server" }
+"#;
+
+    fn var(name: &str, value: &str) -> EvidenceRecord {
+        rec(
+            "env.log",
+            2,
+            "env.var",
+            serde_json::json!({"name": name, "value": value}),
+            None,
+        )
+    }
+
+    #[test]
+    fn requires_unless_and_add() {
+        let spec = rec(
+            "server.log",
+            1,
+            "spec.accept_len",
+            serde_json::json!({"value": 2.1}),
+            None,
+        );
+        let agentic = rec(
+            "cmd.txt",
+            1,
+            "bench.client",
+            serde_json::json!({"workload": "agentic"}),
+            None,
+        );
+        let fixed = rec(
+            "cmd.txt",
+            1,
+            "bench.client",
+            serde_json::json!({"workload": "fixed"}),
+            None,
+        );
+        let trt = |v: &str| var("TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS", v);
+        // TRT-LLM's 2.5 is AL 3.5: pass for golden 3.5, fail for 3.39.
+        let s = scan(vec![spec.clone(), agentic.clone(), trt("2.5")]);
+        let v = judge1(AGENTIC, &s, &["al=3.5"]);
+        assert_eq!(
+            (v.status, v.checklist),
+            (Status::Pass, Some(11)),
+            "{}",
+            v.reason
+        );
+        let v = judge1(AGENTIC, &s, &["al=3.39"]);
+        assert_eq!(v.status, Status::Fail, "{}", v.reason);
+        assert!(v.reason.contains("\"add\":1.0"), "{}", v.reason);
+        // A bar not given: unknown, never pass.
+        assert_eq!(judge1(AGENTIC, &s, &[]).status, Status::Unknown);
+        // Not a number: holds nothing.
+        let s = scan(vec![spec.clone(), agentic.clone(), trt("$AL")]);
+        assert_eq!(judge1(AGENTIC, &s, &["al=3.5"]).status, Status::Fail);
+        // No agentic client: not applicable; unread: unknown.
+        let s = scan(vec![spec.clone(), fixed, trt("2.5")]);
+        let v = judge1(AGENTIC, &s, &["al=3.5"]);
+        assert_eq!(v.status, Status::NotApplicable, "{}", v.reason);
+        assert!(v.reason.contains("agentic benchmarks"), "{}", v.reason);
+        let mut s = scan(vec![spec.clone(), trt("2.5")]);
+        s.coverage
+            .error(&["x.log".into()], ErrorKind::Truncated, "cut");
+        assert_eq!(judge1(AGENTIC, &s, &["al=3.5"]).status, Status::Unknown);
+        // An eval-only marker: not judged, cited.
+        let s = scan(vec![spec, agentic, var("EVAL_ONLY", "true")]);
+        let v = judge1(AGENTIC, &s, &["al=3.5"]);
+        assert_eq!(v.status, Status::NotApplicable, "{}", v.reason);
+        assert!(
+            v.reason.contains("eval-only") && v.evidence.len() == 1,
+            "{}",
+            v.reason
+        );
+        // requires without words is refused.
+        let bad = AGENTIC.replace("requires_what = \"agentic benchmarks\", ", "");
+        assert!(parse_checks("t.toml", &bad).is_err());
+        let bad = AGENTIC.replace("checklist = 11", "checklist = 16");
+        assert!(parse_checks("t.toml", &bad).is_err());
+    }
+
+    #[test]
+    fn found_unknown_quotes_what_a_tool_cannot_judge() {
+        let src = r#"
+[[check]]
+id = "override"
+rule = "env.var"
+where = { name = "OVR" }
+expect = "absent"
+found_unknown = "the reviewer must judge it"
+"#;
+        let v = judge1(src, &scan(vec![var("OVR", "{x: 1}")]), &[]);
+        assert_eq!(v.status, Status::Unknown, "{}", v.reason);
+        assert!(
+            v.reason.contains("{x: 1}") && v.reason.contains("reviewer"),
+            "{}",
+            v.reason
+        );
+        assert_eq!(
+            judge1(src, &scan(vec![var("B", "1")]), &[]).status,
+            Status::Pass
+        );
     }
 
     const ABSENT: &str = r#"

@@ -52,6 +52,47 @@ pub fn load_params(checks: &[Check], pairs: &[String]) -> anyhow::Result<CheckPa
     Ok(params)
 }
 
+/// `--params FILE` then `--param KEY=VALUE`, as one list of `KEY=VALUE`
+/// pairs in which the command line comes last, so that it wins.
+///
+/// A params file is TOML with one top-level `KEY = VALUE` per parameter,
+/// the same names as `--param` (`al = 3.5`, `gsm8k_min = 0.9`). Tables
+/// are refused: a check reads one value per name, so a golden AL per model
+/// and draft length is chosen by whoever runs the check (`al` for the run
+/// judged), not looked up by artiscan.
+pub fn param_pairs(files: &[PathBuf], pairs: &[String]) -> anyhow::Result<Vec<String>> {
+    let mut out = Vec::new();
+    for f in files {
+        let src =
+            std::fs::read_to_string(f).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+        out.extend(params_file_pairs(&src).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?);
+    }
+    out.extend(pairs.iter().cloned());
+    Ok(out)
+}
+
+/// The `KEY=VALUE` pairs of one params file's text.
+fn params_file_pairs(src: &str) -> Result<Vec<String>, String> {
+    let table: toml::Table = toml::from_str(src).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for (k, v) in table {
+        let text = match v {
+            toml::Value::String(s) => s,
+            toml::Value::Integer(i) => i.to_string(),
+            toml::Value::Float(f) => f.to_string(),
+            toml::Value::Boolean(b) => b.to_string(),
+            other => {
+                return Err(format!(
+                    "{k}: a parameter is one number or string, not a {} (give the value for the run judged, e.g. `{k} = 3.5`)",
+                    other.type_str()
+                ));
+            }
+        };
+        out.push(format!("{k}={text}"));
+    }
+    Ok(out)
+}
+
 /// The rules the checks need, from the built-in and extra packs.
 pub fn rules_for(checks: &[Check], extra_packs: &[PathBuf]) -> anyhow::Result<RuleSet> {
     let only: Vec<String> = super::selected_rules(checks).into_iter().collect();
@@ -194,5 +235,34 @@ pub(crate) fn exit_code(verdicts: &[VerdictRecord]) -> i32 {
         3
     } else {
         0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_file_takes_flat_values_and_the_command_line_wins() {
+        let dir = std::env::temp_dir().join(format!("artiscan-params-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("p.toml");
+        std::fs::write(&f, "al = 3.5\ngsm8k_min = 0.9\nname = \"x\"\n").unwrap();
+        let pairs = param_pairs(std::slice::from_ref(&f), &["al=2.0".into()]).unwrap();
+        let p = CheckParams::parse(&pairs).unwrap();
+        assert_eq!(p.0["al"], serde_json::json!(2.0));
+        assert_eq!(p.0["gsm8k_min"], serde_json::json!(0.9));
+        assert_eq!(p.0["name"], serde_json::json!("x"));
+        std::fs::write(&f, "[al]\nqwen = 3.39\n").unwrap();
+        let e = param_pairs(std::slice::from_ref(&f), &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("p.toml") && e.contains("al: a parameter is one number"),
+            "{e}"
+        );
+        std::fs::write(&f, "al = \n").unwrap();
+        assert!(param_pairs(&[f], &[]).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -87,6 +87,22 @@ struct AppliesDef {
     /// without that evidence (an `eval_*` artifact should hold eval results).
     #[serde(default)]
     expected_in: Vec<String>,
+    /// Evidence that must be present as well (each entry), in words
+    /// `requires_what`: an agentic client beside a speculative server. A
+    /// scope without it is not_applicable (unknown where part was unread).
+    #[serde(default)]
+    requires: Vec<EvidenceDef>,
+    #[serde(default)]
+    requires_what: String,
+    /// Evidence (any) or artifact-name globs that put a scope outside the
+    /// claim, in words `unless_what`: an eval-only server, which runs real
+    /// acceptance on purpose. The verdict is not_applicable and cites it.
+    #[serde(default)]
+    unless: Vec<EvidenceDef>,
+    #[serde(default)]
+    unless_in: Vec<String>,
+    #[serde(default)]
+    unless_what: String,
 }
 
 /// `aside = { what = "in background threads", where = { context = "thread" } }`.
@@ -111,6 +127,9 @@ enum RanksDef {
 #[serde(deny_unknown_fields)]
 struct CheckDef {
     id: String,
+    /// The InferenceX verifier's check number (0-15) this check answers.
+    #[serde(default)]
+    checklist: Option<i64>,
     #[serde(default)]
     description: String,
     rule: String,
@@ -139,10 +158,18 @@ struct CheckDef {
     aside: Option<AsideDef>,
     #[serde(default)]
     scope: Option<String>,
+    /// Matching records of an `absent` claim answer `unknown` with this
+    /// reason, not `fail`: a knob a tool cannot judge (an `hf_overrides`
+    /// value may or may not remove FLOPs), quoted for the reviewer.
+    #[serde(default)]
+    found_unknown: Option<String>,
     /// Replaced by `applies`; kept only to say so.
     #[serde(default)]
     artifacts: Option<toml::Value>,
 }
+
+/// The highest check number of the InferenceX verifier's prompt (Checks 0-15).
+const MAX_CHECKLIST: i64 = 15;
 
 fn default_rank_key() -> String {
     "tp".into()
@@ -220,6 +247,12 @@ pub struct Applies {
     pub evidence: Vec<EvidenceSpec>,
     pub expected_in: Vec<String>,
     expected_globs: Option<globset::GlobSet>,
+    pub requires: Vec<EvidenceSpec>,
+    pub requires_what: String,
+    pub unless: Vec<EvidenceSpec>,
+    pub unless_in: Vec<String>,
+    unless_globs: Option<globset::GlobSet>,
+    pub unless_what: String,
 }
 
 /// Where the expected ranks of a server come from.
@@ -237,6 +270,8 @@ enum Ranks {
 #[derive(Debug, Clone)]
 pub struct Check {
     pub id: String,
+    /// The InferenceX verifier's check number (0-15) this check answers.
+    pub checklist: Option<u8>,
     pub description: String,
     pub rule: String,
     filter: Vec<(String, Cond)>,
@@ -254,6 +289,8 @@ pub struct Check {
     /// filter and what they are, in words.
     aside: Option<(Vec<(String, Cond)>, String)>,
     pub scope: CheckScope,
+    /// `found_unknown`: matches of an absence claim answer unknown, why.
+    found_unknown: Option<String>,
     /// Defaults of `@param:` values from the check file.
     defaults: toml::Table,
     /// The file the check came from.
@@ -302,7 +339,7 @@ pub(crate) fn selected_rules(checks: &[Check]) -> BTreeSet<String> {
     let mut out = needed_rules(checks);
     for c in checks {
         if let Some(a) = &c.applies {
-            out.extend(a.evidence.iter().map(|s| s.rule.clone()));
+            out.extend(a.specs().map(|s| s.rule.clone()));
         }
     }
     out
@@ -404,11 +441,43 @@ fn parse_expect(v: &toml::Value) -> Result<Expect, String> {
     })
 }
 
+/// Artifact-name globs, compiled (None for none).
+fn globs(list: &[String]) -> Result<Option<globset::GlobSet>, String> {
+    if list.is_empty() {
+        return Ok(None);
+    }
+    let mut b = globset::GlobSetBuilder::new();
+    for g in list {
+        b.add(globset::Glob::new(g).map_err(|e| e.to_string())?);
+    }
+    Ok(Some(b.build().map_err(|e| e.to_string())?))
+}
+
+impl Applies {
+    /// Every evidence kind it reads: what makes it apply, what it requires,
+    /// what excludes.
+    fn specs(&self) -> impl Iterator<Item = &EvidenceSpec> {
+        self.evidence
+            .iter()
+            .chain(&self.requires)
+            .chain(&self.unless)
+    }
+}
+
 fn compile(file: &str, c: &CheckDef, defaults: &toml::Table) -> Result<Check, String> {
     if c.artifacts.is_some() {
         return Err("`artifacts` (file-name globs) is gone: declare `applies = { what, evidence = [RULE...] }` so that applicability follows content".into());
     }
     let expect = parse_expect(&c.expect)?;
+    let checklist = match c.checklist {
+        None => None,
+        Some(n @ 0..=MAX_CHECKLIST) => Some(n as u8),
+        Some(n) => {
+            return Err(format!(
+                "checklist = {n}: the verifier's checks are numbered 0-{MAX_CHECKLIST}"
+            ));
+        }
+    };
     let ranks = match (&c.ranks, &c.ranks_from) {
         (Some(_), Some(_)) => return Err("give `ranks` or `ranks_from`, not both".into()),
         (Some(RanksDef::Count(n)), None) => Some(Ranks::Count(toml::Value::Integer(*n))),
@@ -441,20 +510,28 @@ fn compile(file: &str, c: &CheckDef, defaults: &toml::Table) -> Result<Check, St
                 .iter()
                 .map(EvidenceSpec::parse)
                 .collect::<Result<Vec<_>, _>>()?;
-            let expected_globs = if a.expected_in.is_empty() {
-                None
-            } else {
-                let mut b = globset::GlobSetBuilder::new();
-                for g in &a.expected_in {
-                    b.add(globset::Glob::new(g).map_err(|e| e.to_string())?);
-                }
-                Some(b.build().map_err(|e| e.to_string())?)
+            let specs = |d: &[EvidenceDef]| {
+                d.iter()
+                    .map(EvidenceSpec::parse)
+                    .collect::<Result<Vec<_>, _>>()
             };
+            if !a.requires.is_empty() && a.requires_what.is_empty() {
+                return Err("applies.requires needs `requires_what` (what it is, in words)".into());
+            }
+            if (!a.unless.is_empty() || !a.unless_in.is_empty()) && a.unless_what.is_empty() {
+                return Err("applies.unless needs `unless_what` (what it is, in words)".into());
+            }
             Some(Applies {
                 what: a.what.clone(),
                 evidence,
                 expected_in: a.expected_in.clone(),
-                expected_globs,
+                expected_globs: globs(&a.expected_in)?,
+                requires: specs(&a.requires)?,
+                requires_what: a.requires_what.clone(),
+                unless: specs(&a.unless)?,
+                unless_in: a.unless_in.clone(),
+                unless_globs: globs(&a.unless_in)?,
+                unless_what: a.unless_what.clone(),
             })
         }
     };
@@ -465,6 +542,7 @@ fn compile(file: &str, c: &CheckDef, defaults: &toml::Table) -> Result<Check, St
     };
     Ok(Check {
         id: c.id.clone(),
+        checklist,
         description: c.description.clone(),
         rule: c.rule.clone(),
         filter: parse_conds(&c.filter)?,
@@ -487,6 +565,7 @@ fn compile(file: &str, c: &CheckDef, defaults: &toml::Table) -> Result<Check, St
             None => None,
         },
         scope,
+        found_unknown: c.found_unknown.clone(),
         defaults: defaults.clone(),
         file: file.to_string(),
     })
@@ -535,7 +614,7 @@ impl Check {
         for s in self
             .servers
             .iter()
-            .chain(self.applies.iter().flat_map(|a| a.evidence.iter()))
+            .chain(self.applies.iter().flat_map(|a| a.specs()))
         {
             out.push((s.rule.as_str(), names(&s.filter)));
         }
@@ -571,7 +650,7 @@ impl Check {
         for s in self
             .servers
             .iter()
-            .chain(self.applies.iter().flat_map(|a| a.evidence.iter()))
+            .chain(self.applies.iter().flat_map(|a| a.specs()))
         {
             for (_, c) in &s.filter {
                 for (k, numeric) in c.params() {
@@ -643,6 +722,19 @@ impl Check {
                         "; expected in artifacts named {}",
                         a.expected_in.join(", ")
                     ));
+                }
+                if !a.requires.is_empty() {
+                    let r: Vec<String> = a.requires.iter().map(|e| e.to_string()).collect();
+                    s.push_str(&format!(
+                        "; and only with {} ({})",
+                        a.requires_what,
+                        r.join(" and ")
+                    ));
+                }
+                if !a.unless.is_empty() || !a.unless_in.is_empty() {
+                    let mut r: Vec<String> = a.unless.iter().map(|e| e.to_string()).collect();
+                    r.extend(a.unless_in.iter().map(|g| format!("artifacts named {g}")));
+                    s.push_str(&format!("; not for {} ({})", a.unless_what, r.join(" or ")));
                 }
                 s
             }

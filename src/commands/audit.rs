@@ -48,6 +48,9 @@ pub struct AuditArgs {
     /// A parameter referenced as "@param:KEY" in check files
     #[arg(long = "param", value_name = "KEY=VALUE")]
     pub params: Vec<String>,
+    /// A TOML file of parameters, one `KEY = VALUE` each; --param wins
+    #[arg(long = "params", value_name = "FILE")]
+    pub param_files: Vec<PathBuf>,
     /// Extra pack file or folder
     #[arg(long = "pack")]
     pub packs: Vec<PathBuf>,
@@ -315,7 +318,8 @@ fn audit_paths(args: AuditArgs, err: &mut dyn Write) -> anyhow::Result<i32> {
     if sets.is_empty() && !args.no_builtin_checks {
         sets.push("inferencex".into());
     }
-    let checks = CheckSet::load(&args.checks, &sets, &args.params)?;
+    let pairs = crate::check::load::param_pairs(&args.param_files, &args.params)?;
+    let checks = CheckSet::load(&args.checks, &sets, &pairs)?;
     // Every built-in rule (evidence for SQL), plus extra packs; opt-in rules
     // where a check needs them (its rule, `within` or applicability), as
     // `check` selects them.

@@ -27,7 +27,10 @@ pub fn list(sets: &[String], files: &[PathBuf], out: &mut dyn Write) -> anyhow::
         let checks = check::parse_checks(&name, &src)?;
         writeln!(out, "{name}")?;
         for c in &checks {
-            writeln!(out, "  {}", c.id)?;
+            match c.checklist {
+                Some(n) => writeln!(out, "  {} (verifier check {n})", c.id)?,
+                None => writeln!(out, "  {}", c.id)?,
+            }
             if !c.description.is_empty() {
                 writeln!(out, "      {}", c.description)?;
             }
@@ -118,6 +121,14 @@ pub fn run(
             output::write_jsonl(&mut buf, &doc);
         }
         OutputFormat::Markdown => markdown(&mut buf, &verdicts),
+        OutputFormat::Verdicts => {
+            let run: Vec<&str> = checks
+                .iter()
+                .filter(|c| c.scope == CheckScope::Run)
+                .map(|c| c.id.as_str())
+                .collect();
+            buf.extend_from_slice(output::verdicts::render(&verdicts, &run).as_bytes());
+        }
         OutputFormat::Text => text(&mut buf, &verdicts),
     }
     out.write_all(&buf)?;

@@ -22,6 +22,9 @@ pub enum OutputFormat {
     Text,
     /// A Markdown table (checks).
     Markdown,
+    /// Markdown rows in the InferenceX verifier's shape, one per verifier
+    /// check number and run (checks).
+    Verdicts,
 }
 
 impl OutputFormat {
@@ -102,7 +105,7 @@ pub fn run(
                 }
                 output::write_jsonl(&mut buf, &coverage);
             }
-            OutputFormat::Text | OutputFormat::Markdown => {
+            OutputFormat::Text | OutputFormat::Markdown | OutputFormat::Verdicts => {
                 text(&mut buf, &a.path, &scan.records, &coverage, &mut spill)
             }
         }
@@ -120,7 +123,7 @@ pub fn run(
             output::write_jsonl(&mut buf, &summary);
             buf.extend_from_slice(b"]}\n");
         }
-        OutputFormat::Text | OutputFormat::Markdown => {
+        OutputFormat::Text | OutputFormat::Markdown | OutputFormat::Verdicts => {
             let _ = writeln!(
                 buf,
                 "{} artifact(s), {} incomplete, {} member(s), {} evidence line(s), {:.2}s",

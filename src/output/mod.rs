@@ -5,13 +5,15 @@
 //! [`escape`], the progress bar in [`progress`], grep's text lines in
 //! [`text`], ordered parallel output in [`shared`]; the text and Markdown renderings of scan and check records
 //! live in the commands that print them (`commands::scan`,
-//! `commands::check`).
+//! `commands::check`), except the verifier-shaped rows of
+//! `check --format verdicts` ([`verdicts`]).
 
 pub(crate) mod escape;
 pub(crate) mod progress;
 pub(crate) mod records;
 pub(crate) mod shared;
 pub(crate) mod text;
+pub(crate) mod verdicts;
 
 pub(crate) use records::*;
 

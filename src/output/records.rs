@@ -101,10 +101,13 @@ impl Serialize for Citation {
 /// string). The audit store's own SQLite schema is versioned apart
 /// (`audit::store::STORE_SCHEMA_VERSION`).
 ///
+/// 4: a verdict's `checklist`: the InferenceX verifier's check number
+/// (0-15) the check answers, where its check file gives one.
+///
 /// 3: coverage notes of kind `image`; coverage errors of kind
 /// `not_an_archive`; notes `after_end` and `name_mismatch`; a verdict's
 /// per-server ranks may be `"DP1 TP3"` strings where replicas name them.
-pub(crate) const SCHEMA_VERSION: &str = "3";
+pub(crate) const SCHEMA_VERSION: &str = "4";
 
 /// A line that matched: from `grep` (`rule` = "grep") or a pack rule.
 /// The line text, path and member chain are shared (`Arc`) by all records
@@ -547,6 +550,11 @@ pub struct VerdictRecord {
     #[serde(rename = "type")]
     pub kind: String,
     pub check: String,
+    /// The InferenceX verifier's check number (0-15, `Check N` of its
+    /// prompt) that this check answers, from `checklist = N` in the check
+    /// file; absent where it answers none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checklist: Option<u8>,
     pub description: String,
     pub rule: String,
     /// The artifact (zip, file, or extracted artifact folder) or, with
@@ -579,6 +587,7 @@ impl VerdictRecord {
         VerdictRecord {
             kind: Self::KIND.into(),
             check: check.into(),
+            checklist: None,
             description: description.into(),
             rule: rule.into(),
             scope: scope.into(),

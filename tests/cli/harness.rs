@@ -306,3 +306,13 @@ sys.exit(p.wait())
     let text = String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n");
     (out.status.code().unwrap_or(-1), text)
 }
+
+/// Checks in the built-in `inferencex` set: each artifact gets one verdict
+/// of each.
+pub fn inferencex_checks() -> usize {
+    std::fs::read_to_string(root().join("patterns/checks/inferencex.toml"))
+        .unwrap()
+        .lines()
+        .filter(|l| l.trim() == "[[check]]")
+        .count()
+}
