@@ -488,6 +488,7 @@ fn main() -> ExitCode {
             let opts = commands::ls::LsOptions {
                 json: a.json,
                 header,
+                threads: a.input.threads(),
             };
             commands::ls::run(&a.paths, &a.input.limits().source, opts, &mut out, &mut err)
         }
