@@ -23,6 +23,7 @@ pub(crate) mod merge;
 pub(crate) mod report;
 pub(crate) mod shard;
 pub(crate) mod store;
+pub(crate) mod tables;
 
 pub(crate) use shard::Shard;
 
