@@ -688,10 +688,15 @@ impl Commit<'_, '_> {
                 summary.read_bytes += p.bytes as u64;
                 summary.evidence += p.rows.evidence.len() as u64;
                 summary.verdicts += p.rows.verdicts.len() as u64;
-                let status =
-                    |s: &str| p.rows.verdicts.iter().filter(|v| v.status == s).count() as u64;
-                summary.fail += status("fail");
-                summary.unknown += status("unknown");
+                // Stored names: each is one of `Status::ALL` (`VerdictRow::new`).
+                let t = crate::output::Tally::of(
+                    p.rows
+                        .verdicts
+                        .iter()
+                        .filter_map(|v| Status::ALL.into_iter().find(|s| s.as_str() == v.status)),
+                );
+                summary.fail += t.fail;
+                summary.unknown += t.unknown;
                 if !p.errors.is_empty() {
                     summary.incomplete += 1;
                     let err = &mut *self.err;
@@ -804,6 +809,7 @@ pub(crate) fn judge_dirty_runs(conn: &Connection, checks: &CheckSet) -> anyhow::
         .query_map([], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     let mut out = Judged::default();
+    let mut tally = crate::output::Tally::default();
     for run in runs {
         conn.execute_batch("BEGIN IMMEDIATE")?;
         conn.execute(
@@ -822,8 +828,7 @@ pub(crate) fn judge_dirty_runs(conn: &Connection, checks: &CheckSet) -> anyhow::
             }
             for v in judge(&run_checks, &scans, &checks.params) {
                 out.verdicts += 1;
-                out.fail += u64::from(v.status == Status::Fail);
-                out.unknown += u64::from(v.status == Status::Unknown);
+                tally.add(v.status);
                 store::insert_verdict(
                     conn,
                     &VerdictRow::new(&v, CheckScope::Run),
@@ -837,6 +842,8 @@ pub(crate) fn judge_dirty_runs(conn: &Connection, checks: &CheckSet) -> anyhow::
         conn.execute_batch("COMMIT")?;
         out.runs += u64::from(!run_checks.is_empty());
     }
+    out.fail = tally.fail;
+    out.unknown = tally.unknown;
     Ok(out)
 }
 

@@ -2,7 +2,7 @@
 //! scope and the `--format markdown` report sized for a PR comment.
 
 use super::escape;
-use super::records::{Cited, Status, VerdictRecord};
+use super::records::{Cited, Status, Tally, VerdictRecord};
 use std::io::Write;
 
 /// Verdicts grouped by scope, keeping their order.
@@ -18,13 +18,10 @@ fn groups(verdicts: &[VerdictRecord]) -> Vec<(&str, Vec<&VerdictRecord>)> {
 }
 
 fn totals(verdicts: &[VerdictRecord]) -> String {
-    let n = |s: Status| verdicts.iter().filter(|v| v.status == s).count();
+    let t = Tally::of(verdicts.iter().map(|v| v.status));
     format!(
         "{} fail, {} unknown, {} pass, {} not applicable",
-        n(Status::Fail),
-        n(Status::Unknown),
-        n(Status::Pass),
-        n(Status::NotApplicable)
+        t.fail, t.unknown, t.pass, t.not_applicable
     )
 }
 
@@ -126,15 +123,15 @@ pub(crate) fn markdown(buf: &mut Vec<u8>, verdicts: &[VerdictRecord]) {
             }
         }
         for c in checks {
-            let n = |s: Status| vs.iter().filter(|v| v.check == c && v.status == s).count();
+            let t = Tally::of(vs.iter().filter(|v| v.check == c).map(|v| v.status));
             let _ = writeln!(
                 table,
                 "| {} | {} | {} | {} | {} |",
                 escape::md_code(c),
-                n(Status::Fail),
-                n(Status::Unknown),
-                n(Status::Pass),
-                n(Status::NotApplicable)
+                t.fail,
+                t.unknown,
+                t.pass,
+                t.not_applicable
             );
         }
         if buf.len() + table.len() + 200 > MARKDOWN_BUDGET {
@@ -207,14 +204,14 @@ pub(crate) fn markdown(buf: &mut Vec<u8>, verdicts: &[VerdictRecord]) {
         buf.extend_from_slice(row.as_bytes());
     }
     if !left.is_empty() {
-        let n = |s: Status| left.iter().filter(|v| v.status == s).count();
+        let t = Tally::of(left.iter().map(|v| v.status));
         let _ = writeln!(
             buf,
             "\n_and {} more verdict(s) ({} fail, {} unknown, {} pass) that do not fit a comment: `--format jsonl` has them all._",
             left.len(),
-            n(Status::Fail),
-            n(Status::Unknown),
-            n(Status::Pass)
+            t.fail,
+            t.unknown,
+            t.pass
         );
     }
 }
