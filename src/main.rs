@@ -491,6 +491,7 @@ fn main() -> ExitCode {
             let opts = commands::ls::LsOptions {
                 json: a.json,
                 header,
+                threads: a.input.threads(),
             };
             commands::ls::run(&a.paths, &a.input.limits().source, opts, &mut out, &mut err)
         }

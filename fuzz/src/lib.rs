@@ -35,6 +35,7 @@ fn small_limits() -> ReadLimits {
             ratio_grace: 1 << 20,
             spool_cap: 1 << 20,
             members: None,
+            observer: None,
         },
         lines: LineLimits {
             max_line: 4 << 10,

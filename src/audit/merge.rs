@@ -18,7 +18,7 @@
 //! also runs under a time budget linear in its size, so no input can make
 //! it run forever.
 
-use super::{CheckSet, Judged, Shard, judge_dirty_runs, store};
+use super::{CheckSet, Judged, Shard, judge_dirty_runs, store, tables};
 use rusqlite::{Connection, OptionalExtension};
 use std::io::Write;
 use std::path::Path;
@@ -61,17 +61,6 @@ fn budget_override() -> Option<Duration> {
 
 /// Scanned more than this after now: a forged time.
 const FUTURE_SLACK_NS: i64 = 24 * 3600 * 1_000_000_000;
-
-/// Tables keyed by artifact path, copied row for row (same schema version).
-const TABLES: &[&str] = &[
-    "artifacts",
-    "coverage",
-    "member_chains",
-    "coverage_error_rows",
-    "evidence_rows",
-    "aggregate_rows",
-    "aggregate_stats",
-];
 
 /// Merges `inputs` into `out`. With `shards: Some(n)`, every input must
 /// declare a slice of `n` (else it is refused), and the slices no input
@@ -245,16 +234,6 @@ fn normalize_sql(sql: &str) -> String {
         .join(" ")
 }
 
-/// JSON columns, per table: each must hold valid JSON (or NULL where allowed).
-const JSON_COLUMNS: &[(&str, &[&str])] = &[
-    ("fingerprints", &["packs", "checks", "params", "limits"]),
-    ("coverage", &["notes"]),
-    ("member_chains", &["members"]),
-    ("evidence_rows", &["captures", "rank"]),
-    ("aggregate_rows", &["group_key", "stats"]),
-    ("verdicts", &["evidence", "missing"]),
-];
-
 /// `'a', 'b', ...` for an SQL `IN` list.
 fn sql_names(names: impl Iterator<Item = &'static str>) -> String {
     names
@@ -358,7 +337,7 @@ fn validate(conn: &Connection) -> anyhow::Result<()> {
             "not an artiscan audit store of this schema: {diff}"
         ));
     }
-    check_types(conn, SMALL_TABLES, "")?;
+    check_types(conn, &tables::names(|t| t.small).collect::<Vec<_>>(), "")?;
     let future: Option<String> = conn
         .query_row(
             "SELECT path FROM src.artifacts WHERE scanned_ns > ?1 LIMIT 1",
@@ -435,21 +414,6 @@ fn validate(conn: &Connection) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Tables read whole by [`validate`] (one row per artifact or fewer).
-const SMALL_TABLES: &[&str] = &["meta", "fingerprints", "checks", "artifacts", "dirty_runs"];
-
-/// Tables of rows per line or member: checked for the artifacts taken only,
-/// so a merge that takes nothing reads none of them.
-const ROW_TABLES: &[&str] = &[
-    "coverage",
-    "member_chains",
-    "coverage_error_rows",
-    "evidence_rows",
-    "aggregate_rows",
-    "aggregate_stats",
-    "verdicts",
-];
-
 /// Refuses rows of `tables` (those `rows` selects, a `WHERE` on the table or
 /// empty) whose values do not have their column's type, JSON columns that do
 /// not parse, and the [`row_rules`]; one pass over each table.
@@ -485,9 +449,9 @@ fn check_types(conn: &Connection, tables: &[&str], rows: &str) -> anyhow::Result
                 allowed.join(", ")
             ));
         }
-        for (table, columns) in JSON_COLUMNS {
-            if table == t {
-                for c in *columns {
+        for (table, columns) in tables::TABLES.iter().map(|t| (t.name, t.json)) {
+            if table == *t {
+                for c in columns {
                     cases.push(format!(
                         "WHEN {c} IS NOT NULL AND NOT json_valid({c}) THEN 'column {c} is not JSON'"
                     ));
@@ -578,19 +542,19 @@ fn merge_one(
         )?;
         check_types(
             conn,
-            ROW_TABLES,
+            &tables::names(|t| t.by_path && !t.small).collect::<Vec<_>>(),
             "WHERE path IN (SELECT path FROM temp.take)",
         )?;
         check_chains(conn)?;
         let taken: i64 = conn.query_row("SELECT count(*) FROM temp.take", [], |r| r.get(0))?;
         let total: i64 = conn.query_row("SELECT count(*) FROM src.artifacts", [], |r| r.get(0))?;
-        for t in super::store::TABLES_BY_PATH {
+        for t in tables::names(|t| t.by_path) {
             conn.execute(
                 &format!("DELETE FROM main.{t} WHERE path IN (SELECT path FROM temp.take)"),
                 [],
             )?;
         }
-        for t in TABLES {
+        for t in tables::names(|t| t.merged) {
             conn.execute(
                 &format!("INSERT INTO main.{t} SELECT * FROM src.{t} WHERE path IN (SELECT path FROM temp.take)"),
                 [],

@@ -23,12 +23,13 @@ pub(crate) mod merge;
 pub(crate) mod report;
 pub(crate) mod shard;
 pub(crate) mod store;
+pub(crate) mod tables;
 
 pub(crate) use shard::Shard;
 
 use crate::check::load::judge;
 use crate::check::{self, Check, CheckParams, CheckScope, Status};
-use crate::engine;
+use crate::drive;
 use crate::limits::ReadLimits;
 use crate::pack::RuleSet;
 use crate::scan::{ArtifactScan, ScanOptions, scan_artifact};
@@ -139,8 +140,6 @@ pub(crate) struct AuditOptions {
     pub rehash: bool,
     pub threads: usize,
     pub limits: ReadLimits,
-    /// Draw a progress bar on stderr (when it is a terminal).
-    pub progress: bool,
 }
 
 /// The fingerprint of an audit: everything that decides the stored results
@@ -184,7 +183,7 @@ pub(crate) fn fingerprint(
         h.update(b"\0");
     }
     store::FingerprintRow {
-        fingerprint: engine::hex(&h.finalize()[..8]),
+        fingerprint: drive::hex(&h.finalize()[..8]),
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
         pack_fingerprint: rules.fingerprint.clone(),
         packs: serde_json::to_string(&packs).expect("json"),
@@ -398,11 +397,13 @@ pub(crate) fn audit(
     opts: &AuditOptions,
     rules: &RuleSet,
     checks: &CheckSet,
+    progress: &dyn drive::Progress,
     err: &mut dyn Write,
 ) -> anyhow::Result<Summary> {
     let start = Instant::now();
     let conn = store::open(&opts.db)?;
-    audit_into(&conn, start, opts, rules, checks, err).map_err(|e| store::explain(e, &opts.db))
+    audit_into(&conn, start, opts, rules, checks, progress, err)
+        .map_err(|e| store::explain(e, &opts.db))
 }
 
 fn audit_into(
@@ -411,6 +412,7 @@ fn audit_into(
     opts: &AuditOptions,
     rules: &RuleSet,
     checks: &CheckSet,
+    progress: &dyn drive::Progress,
     err: &mut dyn Write,
 ) -> anyhow::Result<Summary> {
     let every_match = checks.needs_every_match(rules);
@@ -422,7 +424,6 @@ fn audit_into(
     write_checks(conn, checks)?;
     declare_shard(conn, opts.shard)?;
     conn.execute_batch("COMMIT")?;
-    let prior = store::load_prior(conn)?;
 
     let mut summary = Summary {
         fingerprint: fp.fingerprint.clone(),
@@ -430,12 +431,80 @@ fn audit_into(
         db: opts.db.display().to_string(),
         ..Summary::default()
     };
-    let (walked, walk_errors) = source::walk(&opts.paths);
-    for (path, e) in &walk_errors {
-        let esc = crate::output::escape::text;
-        writeln!(err, "artiscan: {}: {}", esc(path), esc(&e.to_string()))?;
-        summary.errors += 1;
+    let plan = plan(opts, &mut summary, err)?;
+    let work = Work {
+        rules,
+        checks,
+        artifact_checks: checks
+            .checks
+            .iter()
+            .filter(|c| c.scope == CheckScope::Artifact)
+            .cloned()
+            .collect(),
+        scan_opts: ScanOptions {
+            every_match,
+            skip_prefilter: false,
+        },
+        opts,
+        prior: store::load_prior(conn)?,
+        fp: &fp,
+        stats: plan.stats,
+        abort: AtomicBool::new(false),
+    };
+    let mut commit = Commit {
+        conn,
+        stamp: Stamp {
+            tool_version: &fp.tool_version,
+            pack_fingerprint: &fp.pack_fingerprint,
+            fingerprint: &fp.fingerprint,
+        },
+        summary: &mut summary,
+        progress,
+        err,
+        tx_open: None,
+        write_error: None,
+    };
+    drive::run(
+        &plan.artifacts,
+        opts.threads,
+        progress,
+        |_, a| work.artifact(a),
+        |_, a, outcome| commit.take(a, outcome, &work),
+    );
+    commit.finish()?;
+    let judged = judge_dirty_runs(conn, checks)?;
+    summary.runs_judged = judged.runs;
+    summary.verdicts += judged.verdicts;
+    summary.fail += judged.fail;
+    summary.unknown += judged.unknown;
+    // Keep the WAL short for readers that copy the file. When the disk fills
+    // up here, every result is still committed, in the WAL.
+    if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())) {
+        let e = store::explain(e.into(), &opts.db);
+        writeln!(
+            err,
+            "artiscan: warning: {e:#}; every result is committed, in {}-wal until SQLite can fold it into the store: keep the two files together",
+            opts.db.display()
+        )?;
     }
+    summary.elapsed_s = start.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// What an audit will read: the artifacts of this shard (keyed as the store
+/// keys them) and their file stats.
+struct Plan {
+    artifacts: Vec<Artifact>,
+    stats: HashMap<String, Result<FileStat, String>>,
+}
+
+/// Walks `opts.paths` into a [`Plan`]: inputs that cannot be walked or are
+/// not files are errors, the store's own files and other shards' artifacts
+/// are left out.
+fn plan(opts: &AuditOptions, summary: &mut Summary, err: &mut dyn Write) -> anyhow::Result<Plan> {
+    let (walked, walk_errors) = source::walk(&opts.paths);
+    drive::report_walk_errors(err, &walk_errors)?;
+    summary.errors += walk_errors.len() as u64;
     let mut artifacts = Vec::with_capacity(walked.len());
     let store_files = StoreFiles::new(&opts.db);
     for mut a in walked {
@@ -458,47 +527,42 @@ fn audit_into(
         }
     }
     summary.artifacts = artifacts.len() as u64;
-    let stats: HashMap<&str, Result<FileStat, String>> = artifacts
+    let stats = artifacts
         .iter()
         .map(|a| {
             let ArtifactKind::File(p) = &a.kind else {
                 unreachable!()
             };
-            (a.path.as_str(), stat(p).map_err(|e| e.to_string()))
+            (a.path.clone(), stat(p).map_err(|e| e.to_string()))
         })
         .collect();
-    let total_bytes: u64 = stats
-        .values()
-        .filter_map(|s| s.as_ref().ok())
-        .map(|s| s.size as u64)
-        .sum();
+    Ok(Plan { artifacts, stats })
+}
 
-    let artifact_checks: Vec<Check> = checks
-        .checks
-        .iter()
-        .filter(|c| c.scope == CheckScope::Artifact)
-        .cloned()
-        .collect();
-    let scan_opts = ScanOptions {
-        every_match,
-        skip_prefilter: false,
-    };
-    let stamp = Stamp {
-        tool_version: &fp.tool_version,
-        pack_fingerprint: &fp.pack_fingerprint,
-        fingerprint: &fp.fingerprint,
-    };
-    let abort = AtomicBool::new(false);
-    let pb = crate::output::progress::bar(opts.progress, total_bytes, artifacts.len());
-    let mut done = 0usize;
-    let mut write_error: Option<anyhow::Error> = None;
-    let mut tx_open: Option<(Instant, usize)> = None;
+/// What the workers share: how to scan and judge one artifact, and what
+/// the store already holds.
+struct Work<'a> {
+    rules: &'a RuleSet,
+    checks: &'a CheckSet,
+    artifact_checks: Vec<Check>,
+    scan_opts: ScanOptions,
+    opts: &'a AuditOptions,
+    prior: HashMap<String, store::Prior>,
+    fp: &'a store::FingerprintRow,
+    stats: HashMap<String, Result<FileStat, String>>,
+    /// Set by the writer when it stops: the workers do nothing more.
+    abort: AtomicBool,
+}
 
-    let work = |a: &Artifact| -> ArtifactWork {
-        if abort.load(Ordering::Relaxed) {
+impl Work<'_> {
+    /// One artifact: unchanged (same bytes and fingerprint), or scanned,
+    /// judged and prepared as rows (on a worker thread).
+    fn artifact(&self, a: &Artifact) -> ArtifactWork {
+        let (opts, fp) = (self.opts, self.fp);
+        if self.abort.load(Ordering::Relaxed) {
             return ArtifactWork::Aborted;
         }
-        let st = match &stats[a.path.as_str()] {
+        let st = match &self.stats[a.path.as_str()] {
             Ok(st) => *st,
             Err(e) => return ArtifactWork::Failed(e.clone()),
         };
@@ -506,7 +570,8 @@ fn audit_into(
             unreachable!()
         };
         let fields = crate::names::fields_for(&a.path, opts.run_id.as_deref());
-        if let Some(p) = prior
+        if let Some(p) = self
+            .prior
             .get(&a.path)
             .filter(|p| p.fingerprint == fp.fingerprint && p.sha256.is_some())
         {
@@ -522,7 +587,7 @@ fn audit_into(
                 };
             }
             let hashed_at = now_ns();
-            if engine::sha256_file(file).ok() == p.sha256 {
+            if drive::sha256_file(file).ok() == p.sha256 {
                 return ArtifactWork::Unchanged {
                     hashed_ns: Some(hashed_at),
                     run_id,
@@ -531,8 +596,8 @@ fn audit_into(
         }
         let scanned_ns = now_ns();
         let t = Instant::now();
-        let scan = scan_artifact(rules, a, &opts.limits, scan_opts);
-        let (scan, verdicts) = judge_one(&artifact_checks, &a.path, scan, &checks.params);
+        let scan = scan_artifact(self.rules, a, &opts.limits, self.scan_opts);
+        let (scan, verdicts) = judge_one(&self.artifact_checks, &a.path, scan, &self.checks.params);
         let rows = Prepared::rows(&a.path, &scan, &verdicts);
         ArtifactWork::Scanned(Box::new(Prepared {
             path: a.path.clone(),
@@ -550,107 +615,121 @@ fn audit_into(
             notes_json: serde_json::to_string(&scan.coverage.notes).expect("json"),
             rows,
         }))
-    };
+    }
+}
 
-    let consume = |a: &Artifact, outcome: ArtifactWork| {
-        done += 1;
-        let size = stats[a.path.as_str()].as_ref().map_or(0, |s| s.size as u64);
-        crate::output::progress::advance(&pb, size, done, artifacts.len());
-        if write_error.is_some() {
+/// The one writer: takes each artifact's work in input order into the
+/// store, in transactions of a batch of artifacts.
+struct Commit<'a, 'w> {
+    conn: &'a Connection,
+    stamp: Stamp<'a>,
+    summary: &'a mut Summary,
+    progress: &'a dyn drive::Progress,
+    err: &'w mut dyn Write,
+    /// The open transaction: since when, and how many artifacts it holds.
+    tx_open: Option<(Instant, usize)>,
+    /// The first write error: nothing is written after it.
+    write_error: Option<anyhow::Error>,
+}
+
+impl Commit<'_, '_> {
+    fn take(&mut self, a: &Artifact, outcome: ArtifactWork, work: &Work<'_>) {
+        if self.write_error.is_some() {
             return;
         }
-        let result: anyhow::Result<()> = (|| {
-            match outcome {
-                ArtifactWork::Aborted => {}
-                ArtifactWork::Failed(e) => {
-                    let esc = crate::output::escape::text;
-                    let msg = format!("{}: {}", esc(&a.path), esc(&e.to_string()));
-                    pb.suspend(|| writeln!(err, "artiscan: {msg}"))?;
-                    summary.errors += 1;
-                }
-                ArtifactWork::Unchanged { hashed_ns, run_id } => {
-                    summary.unchanged += 1;
-                    summary.rehashed += u64::from(hashed_ns.is_some());
-                    if hashed_ns.is_some() || run_id.is_some() {
-                        begin(conn, &mut tx_open)?;
-                        let st = stats[a.path.as_str()].as_ref().expect("stat");
-                        store::touch(
-                            conn,
-                            &a.path,
-                            st.size,
-                            st.mtime_ns,
-                            hashed_ns,
-                            run_id.as_ref().map(|r| r.as_deref()),
-                        )?;
-                        tx_open.as_mut().expect("tx").1 += 1;
-                    }
-                }
-                ArtifactWork::Scanned(p) => {
-                    begin(conn, &mut tx_open)?;
-                    store::write_artifact(conn, &p, &stamp)?;
-                    tx_open.as_mut().expect("tx").1 += 1;
-                    summary.scanned += 1;
-                    summary.bytes += p.size as u64;
-                    summary.read_bytes += p.bytes as u64;
-                    summary.evidence += p.rows.evidence.len() as u64;
-                    summary.verdicts += p.rows.verdicts.len() as u64;
-                    let status =
-                        |s: &str| p.rows.verdicts.iter().filter(|v| v.status == s).count() as u64;
-                    summary.fail += status("fail");
-                    summary.unknown += status("unknown");
-                    if !p.errors.is_empty() {
-                        summary.incomplete += 1;
-                        pb.suspend(|| -> std::io::Result<()> {
-                            for e in &p.errors {
-                                let cite = crate::Location::member_citation(&p.path, &e.members);
-                                let msg = crate::output::escape::text(&e.message);
-                                writeln!(err, "artiscan: {cite}: {:?}: {msg}", e.kind)?;
-                            }
-                            Ok(())
-                        })?;
-                    }
-                }
-            }
-            let full = tx_open.is_some_and(|(since, n)| {
-                n >= BATCH_ARTIFACTS || since.elapsed().as_millis() >= BATCH_MS
-            });
-            if full {
-                conn.execute_batch("COMMIT")?;
-                tx_open = None;
-            }
-            Ok(())
-        })();
-        if let Err(e) = result {
-            abort.store(true, Ordering::Relaxed);
-            write_error = Some(e);
+        if let Err(e) = self.write(a, outcome, work) {
+            work.abort.store(true, Ordering::Relaxed);
+            self.write_error = Some(e);
         }
-    };
-    engine::parallel(&artifacts, opts.threads, work, consume);
-    pb.finish_and_clear();
-    if let Some(e) = write_error {
-        let _ = conn.execute_batch("ROLLBACK");
-        return Err(e);
     }
-    if tx_open.is_some() {
-        conn.execute_batch("COMMIT")?;
+
+    fn write(
+        &mut self,
+        a: &Artifact,
+        outcome: ArtifactWork,
+        work: &Work<'_>,
+    ) -> anyhow::Result<()> {
+        let (conn, summary) = (self.conn, &mut *self.summary);
+        match outcome {
+            ArtifactWork::Aborted => {}
+            ArtifactWork::Failed(e) => {
+                let esc = crate::output::escape::text;
+                let msg = format!("{}: {}", esc(&a.path), esc(&e.to_string()));
+                let err = &mut *self.err;
+                let mut r = Ok(());
+                self.progress
+                    .suspend(&mut || r = writeln!(err, "artiscan: {msg}"));
+                r?;
+                summary.errors += 1;
+            }
+            ArtifactWork::Unchanged { hashed_ns, run_id } => {
+                summary.unchanged += 1;
+                summary.rehashed += u64::from(hashed_ns.is_some());
+                if hashed_ns.is_some() || run_id.is_some() {
+                    begin(conn, &mut self.tx_open)?;
+                    let st = work.stats[a.path.as_str()].as_ref().expect("stat");
+                    store::touch(
+                        conn,
+                        &a.path,
+                        st.size,
+                        st.mtime_ns,
+                        hashed_ns,
+                        run_id.as_ref().map(|r| r.as_deref()),
+                    )?;
+                    self.tx_open.as_mut().expect("tx").1 += 1;
+                }
+            }
+            ArtifactWork::Scanned(p) => {
+                begin(conn, &mut self.tx_open)?;
+                store::write_artifact(conn, &p, &self.stamp)?;
+                self.tx_open.as_mut().expect("tx").1 += 1;
+                summary.scanned += 1;
+                summary.bytes += p.size as u64;
+                summary.read_bytes += p.bytes as u64;
+                summary.evidence += p.rows.evidence.len() as u64;
+                summary.verdicts += p.rows.verdicts.len() as u64;
+                // Stored names: each is one of `Status::ALL` (`VerdictRow::new`).
+                let t = crate::output::Tally::of(
+                    p.rows
+                        .verdicts
+                        .iter()
+                        .filter_map(|v| Status::ALL.into_iter().find(|s| s.as_str() == v.status)),
+                );
+                summary.fail += t.fail;
+                summary.unknown += t.unknown;
+                if !p.errors.is_empty() {
+                    summary.incomplete += 1;
+                    let err = &mut *self.err;
+                    let mut r = Ok(());
+                    self.progress.suspend(&mut || {
+                        r = drive::report_coverage_errors(err, &p.path, &p.errors)
+                    });
+                    r?;
+                }
+            }
+        }
+        let full = self.tx_open.is_some_and(|(since, n)| {
+            n >= BATCH_ARTIFACTS || since.elapsed().as_millis() >= BATCH_MS
+        });
+        if full {
+            conn.execute_batch("COMMIT")?;
+            self.tx_open = None;
+        }
+        Ok(())
     }
-    let judged = judge_dirty_runs(conn, checks)?;
-    summary.runs_judged = judged.runs;
-    summary.verdicts += judged.verdicts;
-    summary.fail += judged.fail;
-    summary.unknown += judged.unknown;
-    // Keep the WAL short for readers that copy the file. When the disk fills
-    // up here, every result is still committed, in the WAL.
-    if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())) {
-        let e = store::explain(e.into(), &opts.db);
-        writeln!(
-            err,
-            "artiscan: warning: {e:#}; every result is committed, in {}-wal until SQLite can fold it into the store: keep the two files together",
-            opts.db.display()
-        )?;
+
+    /// Commits what is open, or rolls it back after a write error (and
+    /// returns that error).
+    fn finish(self) -> anyhow::Result<()> {
+        if let Some(e) = self.write_error {
+            let _ = self.conn.execute_batch("ROLLBACK");
+            return Err(e);
+        }
+        if self.tx_open.is_some() {
+            self.conn.execute_batch("COMMIT")?;
+        }
+        Ok(())
     }
-    summary.elapsed_s = start.elapsed().as_secs_f64();
-    Ok(summary)
 }
 
 /// Records the slice a store holds (`meta.shard`, `I/N path|run`), which
@@ -730,6 +809,7 @@ pub(crate) fn judge_dirty_runs(conn: &Connection, checks: &CheckSet) -> anyhow::
         .query_map([], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     let mut out = Judged::default();
+    let mut tally = crate::output::Tally::default();
     for run in runs {
         conn.execute_batch("BEGIN IMMEDIATE")?;
         conn.execute(
@@ -748,8 +828,7 @@ pub(crate) fn judge_dirty_runs(conn: &Connection, checks: &CheckSet) -> anyhow::
             }
             for v in judge(&run_checks, &scans, &checks.params) {
                 out.verdicts += 1;
-                out.fail += u64::from(v.status == Status::Fail);
-                out.unknown += u64::from(v.status == Status::Unknown);
+                tally.add(v.status);
                 store::insert_verdict(
                     conn,
                     &VerdictRow::new(&v, CheckScope::Run),
@@ -763,6 +842,8 @@ pub(crate) fn judge_dirty_runs(conn: &Connection, checks: &CheckSet) -> anyhow::
         conn.execute_batch("COMMIT")?;
         out.runs += u64::from(!run_checks.is_empty());
     }
+    out.fail = tally.fail;
+    out.unknown = tally.unknown;
     Ok(out)
 }
 

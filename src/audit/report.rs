@@ -127,24 +127,9 @@ pub enum ReportFormat {
     Jsonl,
 }
 
-#[derive(Debug, Default, Clone)]
-pub(crate) struct Counts {
-    pub pass: u64,
-    pub fail: u64,
-    pub unknown: u64,
-}
-
-impl Counts {
-    fn add(&mut self, status: Status) {
-        match status {
-            Status::Pass => self.pass += 1,
-            Status::Fail => self.fail += 1,
-            // Says the check has nothing to judge here; not counted.
-            Status::NotApplicable => {}
-            Status::Unknown => self.unknown += 1,
-        }
-    }
-}
+/// Verdicts per status (not-applicable ones are counted apart and not
+/// shown: they say the check has nothing to judge there).
+pub(crate) type Counts = crate::output::Tally;
 
 #[derive(Debug, Default, Clone)]
 pub(crate) struct RunRow {

@@ -693,17 +693,6 @@ pub(crate) struct Stamp<'a> {
     pub fingerprint: &'a str,
 }
 
-pub(crate) const TABLES_BY_PATH: &[&str] = &[
-    "evidence_rows",
-    "aggregate_rows",
-    "aggregate_stats",
-    "coverage_error_rows",
-    "member_chains",
-    "coverage",
-    "verdicts",
-    "artifacts",
-];
-
 /// Replaces everything stored for `p.path` with `p`, and marks its run for
 /// re-judging. Call inside a transaction.
 pub(crate) fn write_artifact(
@@ -711,7 +700,9 @@ pub(crate) fn write_artifact(
     p: &Prepared,
     stamp: &Stamp<'_>,
 ) -> anyhow::Result<()> {
-    for t in TABLES_BY_PATH {
+    // Rows before the artifact they belong to.
+    let by_path: Vec<&str> = super::tables::names(|t| t.by_path).collect();
+    for t in by_path.iter().rev() {
         conn.prepare_cached(&format!("DELETE FROM {t} WHERE path = ?1"))?
             .execute([&p.path])?;
     }

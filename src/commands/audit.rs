@@ -353,9 +353,8 @@ fn audit_paths(args: AuditArgs, err: &mut dyn Write) -> anyhow::Result<i32> {
         rehash: args.rehash,
         threads: args.limits.threads(),
         limits: args.limits.limits(),
-        progress: true,
     };
-    let summary = audit::audit(&opts, &rules, &checks, err)?;
+    let summary = audit::audit(&opts, &rules, &checks, &super::Bar::new(true), err)?;
     writeln!(err, "{summary}")?;
     Ok(if summary.errors > 0 { 2 } else { 0 })
 }

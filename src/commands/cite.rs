@@ -2,7 +2,7 @@
 //! context, the artifact sha256 and the member byte offset; optionally
 //! verify the quoted text and the artifact hash.
 
-use crate::engine;
+use crate::drive;
 use crate::limits::ReadLimits;
 use crate::lines::{Line, LineReader, LineSink, clean};
 use crate::location::{self, Location};
@@ -169,7 +169,7 @@ pub fn run(
     let Some((file, artifact)) = open_artifact(&path, o.root.as_deref(), err)? else {
         return Ok(2);
     };
-    let sha = engine::sha256_file(&file)?;
+    let sha = drive::sha256_file(&file)?;
     let members = without_dot_slash(members);
     let context = o.context.min(MAX_CONTEXT);
     let after_context = match range_end {

@@ -1,11 +1,11 @@
 //! `artiscan grep PATTERN ARTIFACTS...`
 
 use super::Found;
-use crate::engine;
+use crate::drive::{self, Stats};
 use crate::limits::ReadLimits;
 use crate::lines::LineReader;
 use crate::output::shared::{ARTIFACT_BUFFER, SharedOut, Spill};
-use crate::output::{self, CoverageRecord, SummaryRecord};
+use crate::output::{self, CoverageRecord};
 use crate::scan::grep::{GrepMatcher, GrepOptions, GrepSink};
 use crate::source::{self, Coverage};
 use std::io::Write;
@@ -29,30 +29,18 @@ pub fn run(
     let start = Instant::now();
     let matcher = GrepMatcher::new(opts)?;
     let (artifacts, walk_errors) = source::walk(inputs);
-    let mut summary = SummaryRecord::new();
-    super::report_walk_errors(err, &walk_errors)?;
-    summary.errors += walk_errors.len() as u64;
-    let mut unreadable = !walk_errors.is_empty();
+    let mut stats = Stats::default();
+    drive::report_walk_errors(err, &walk_errors)?;
+    stats.walk_errors(walk_errors.len());
     let shared = SharedOut::new(out, ARTIFACT_BUFFER);
-    // Each artifact's place in the input, from its address in the slice.
-    let index: std::collections::HashMap<usize, usize> = artifacts
-        .iter()
-        .enumerate()
-        .map(|(i, a)| (a as *const source::Artifact as usize, i))
-        .collect();
-    let work = |a: &source::Artifact| {
-        let at = index.get(&(a as *const source::Artifact as usize)).copied();
-        let mut aout = shared.artifact(at.unwrap_or(usize::MAX));
+    let work = |at: usize, a: &source::Artifact| {
+        let mut aout = shared.artifact(at);
         let mut coverage = Coverage::default();
         let mut matches = 0;
         let mut lines = LineReader::new(limits.lines);
         let (sha256, ()) = rayon::join(
             || {
-                if opts.json {
-                    engine::sha256_of(a)
-                } else {
-                    None
-                }
+                if opts.json { drive::sha256_of(a) } else { None }
             },
             || {
                 source::for_each_member(a, &limits.source, &mut coverage, |leaf| {
@@ -65,7 +53,7 @@ pub fn run(
                     sink.finish();
                     matches += sink.matches;
                     let outcome = result?;
-                    engine::account(leaf.coverage, leaf.members, &outcome, limits.lines.max_line);
+                    drive::account(leaf.coverage, leaf.members, &outcome, limits.lines.max_line);
                     Ok(())
                 })
             },
@@ -80,29 +68,23 @@ pub fn run(
     // The bar shares the terminal only with output that goes elsewhere:
     // grep's lines on a terminal are their own progress.
     let bar_on = !opts.quiet && !std::io::IsTerminal::is_terminal(&std::io::stdout());
-    let total = artifacts.iter().map(engine::artifact_size).sum();
-    let pb = crate::output::progress::bar(bar_on, total, artifacts.len());
-    let mut finished = 0;
-    engine::parallel(&artifacts, threads, work, |a, done| {
-        finished += 1;
-        crate::output::progress::advance(&pb, engine::artifact_size(a), finished, artifacts.len());
-        super::count_artifact(&mut summary, &done.coverage);
-        unreadable |= super::unreadable(&done.coverage);
-        summary.matches += done.matches;
-        pb.suspend(|| {
-            let _ = super::report_coverage_errors(err, &a.path, &done.coverage);
+    let bar = super::Bar::new(bar_on);
+    drive::run(&artifacts, threads, &bar, work, |_, a, done| {
+        stats.artifact(&done.coverage);
+        stats.matches += done.matches;
+        drive::Progress::suspend(&bar, &mut || {
+            let _ = drive::report_coverage_errors(err, &a.path, &done.coverage.errors);
         });
     });
-    pb.finish_and_clear();
-    summary.elapsed_s = start.elapsed().as_secs_f64();
+    let summary = super::summary_record(&stats, start.elapsed().as_secs_f64());
     let mut tail = Vec::new();
     if opts.json {
         output::write_jsonl(&mut tail, &summary);
     }
     shared.finish(&tail)?;
     Ok(Found {
-        found: summary.matches > 0,
-        errors: summary.errors > 0,
-        unreadable,
+        found: stats.matches > 0,
+        errors: stats.errors > 0,
+        unreadable: stats.unreadable,
     })
 }

@@ -4,6 +4,7 @@
 //! completely. Reading a member to its end is the only way to know its size
 //! inside a compressed stream, so `ls` decodes everything, as `tar -tzv` does.
 
+use crate::drive;
 use crate::lines::BINARY_PROBE;
 use crate::location::Location;
 use crate::output::{self, CoverageRecord, MemberRecord, escape};
@@ -46,6 +47,8 @@ pub struct LsOptions {
     pub json: bool,
     /// The table's column header first (`main` asks for it on a terminal).
     pub header: bool,
+    /// Worker threads (0 or 1: one); the listing keeps input order.
+    pub threads: usize,
 }
 
 /// The text table's columns: `size stored lines  formats citation  status`.
@@ -77,119 +80,133 @@ pub fn run(
     }
     let (artifacts, walk_errors) = walk(paths);
     let mut failed = !walk_errors.is_empty();
-    super::report_walk_errors(err, &walk_errors)?;
+    drive::report_walk_errors(err, &walk_errors)?;
     // As grep: a bar only while the listing goes elsewhere than a terminal.
-    let total = artifacts.iter().map(crate::engine::artifact_size).sum();
     let bar_on = !std::io::IsTerminal::is_terminal(&std::io::stdout());
-    let pb = crate::output::progress::bar(bar_on, total, artifacts.len());
-    for (i, artifact) in artifacts.iter().enumerate() {
-        let mut coverage = Coverage::default();
-        let mut rows: Vec<MemberRecord> = Vec::new();
-        source::for_each_member(artifact, limits, &mut coverage, |leaf| {
-            let (bytes, lines, binary, error) = count(leaf.reader);
-            leaf.coverage.bytes += bytes;
-            rows.push(MemberRecord {
-                kind: MemberRecord::KIND,
-                citation: Location::member_citation(&artifact.path, leaf.members),
-                path: artifact.path.clone(),
-                members: leaf.members.to_vec(),
-                bytes,
-                stored: leaf.stored.to_vec(),
-                formats: leaf.layers.to_vec(),
-                lines,
-                binary,
-                complete: true,
-                errors: Vec::new(),
-                skipped: None,
-            });
-            error.map_or(Ok(()), Err)
-        });
-        // Errors belong to the member they name; the others (a container's
-        // damage, a member that never reached the visitor) get a row of their own.
-        for e in &coverage.errors {
-            match rows.iter_mut().rev().find(|r| r.members == e.members) {
-                Some(r) => {
-                    r.complete = false;
-                    r.errors.push(e.clone());
-                }
-                None => rows.push(MemberRecord {
-                    kind: MemberRecord::KIND,
-                    citation: Location::member_citation(&artifact.path, &e.members),
-                    path: artifact.path.clone(),
-                    members: e.members.clone(),
-                    bytes: 0,
-                    stored: Vec::new(),
-                    formats: Vec::new(),
-                    lines: 0,
-                    binary: false,
-                    complete: false,
-                    errors: vec![e.clone()],
-                    skipped: None,
-                }),
-            }
+    let bar = super::Bar::new(bar_on);
+    let mut result = Ok(());
+    let consume = |_, _: &source::Artifact, (buf, complete): (Vec<u8>, bool)| {
+        failed |= !complete;
+        if result.is_ok() {
+            result = out.write_all(&buf);
         }
-        // Links and special members never reach the visitor: list them too.
-        for n in &coverage.notes {
-            if !rows.iter().any(|r| r.members == n.members) {
-                rows.push(MemberRecord {
-                    kind: MemberRecord::KIND,
-                    citation: Location::member_citation(&artifact.path, &n.members),
-                    path: artifact.path.clone(),
-                    members: n.members.clone(),
-                    bytes: 0,
-                    stored: Vec::new(),
-                    formats: Vec::new(),
-                    lines: 0,
-                    binary: false,
-                    complete: true,
-                    errors: Vec::new(),
-                    skipped: Some(n.message.clone()),
-                });
-            }
-        }
-        failed |= !coverage.complete();
-        let mut buf = Vec::new();
-        if json {
-            for r in &rows {
-                output::write_jsonl(&mut buf, r);
-            }
-            output::write_jsonl(
-                &mut buf,
-                &CoverageRecord::new(&artifact.path, None, &coverage),
-            );
-        } else {
-            for r in &rows {
-                let status = if let Some(e) = r.errors.first() {
-                    format!("{}: {}", e.kind.as_str(), escape::text(&e.message))
-                } else if let Some(m) = &r.skipped {
-                    format!("skipped: {}", escape::text(m))
-                } else if r.binary {
-                    "binary".to_string()
-                } else {
-                    "ok".to_string()
-                };
-                // The member's stored (compressed) size in its container.
-                let stored = match r.stored.last() {
-                    Some(Some(n)) => n.to_string(),
-                    _ => "-".to_string(),
-                };
-                let formats = if r.formats.is_empty() {
-                    "-".to_string()
-                } else {
-                    r.formats.join(">")
-                };
-                let (bytes, lines) = (r.bytes.to_string(), r.lines.to_string());
-                row(
-                    &mut buf,
-                    [&bytes, &stored, &lines, &formats, &r.citation, &status],
-                )?;
-            }
-        }
-        out.write_all(&buf)?;
-        let size = crate::engine::artifact_size(artifact);
-        crate::output::progress::advance(&pb, size, i + 1, artifacts.len());
-    }
-    pb.finish_and_clear();
+    };
+    drive::run(
+        &artifacts,
+        opts.threads,
+        &bar,
+        |_, a| list(a, limits, json),
+        consume,
+    );
+    result?;
     out.flush()?;
     Ok(if failed { 2 } else { 0 })
+}
+
+/// One artifact's listing (rows or JSON records) and whether it was read
+/// completely.
+fn list(artifact: &source::Artifact, limits: &Limits, json: bool) -> (Vec<u8>, bool) {
+    let mut coverage = Coverage::default();
+    let mut rows: Vec<MemberRecord> = Vec::new();
+    source::for_each_member(artifact, limits, &mut coverage, |leaf| {
+        let (bytes, lines, binary, error) = count(leaf.reader);
+        leaf.coverage.bytes += bytes;
+        rows.push(MemberRecord {
+            kind: MemberRecord::KIND,
+            citation: Location::member_citation(&artifact.path, leaf.members),
+            path: artifact.path.clone(),
+            members: leaf.members.to_vec(),
+            bytes,
+            stored: leaf.stored.to_vec(),
+            formats: leaf.layers.to_vec(),
+            lines,
+            binary,
+            complete: true,
+            errors: Vec::new(),
+            skipped: None,
+        });
+        error.map_or(Ok(()), Err)
+    });
+    // Errors belong to the member they name; the others (a container's
+    // damage, a member that never reached the visitor) get a row of their own.
+    for e in &coverage.errors {
+        match rows.iter_mut().rev().find(|r| r.members == e.members) {
+            Some(r) => {
+                r.complete = false;
+                r.errors.push(e.clone());
+            }
+            None => rows.push(MemberRecord {
+                kind: MemberRecord::KIND,
+                citation: Location::member_citation(&artifact.path, &e.members),
+                path: artifact.path.clone(),
+                members: e.members.clone(),
+                bytes: 0,
+                stored: Vec::new(),
+                formats: Vec::new(),
+                lines: 0,
+                binary: false,
+                complete: false,
+                errors: vec![e.clone()],
+                skipped: None,
+            }),
+        }
+    }
+    // Links and special members never reach the visitor: list them too.
+    for n in &coverage.notes {
+        if !rows.iter().any(|r| r.members == n.members) {
+            rows.push(MemberRecord {
+                kind: MemberRecord::KIND,
+                citation: Location::member_citation(&artifact.path, &n.members),
+                path: artifact.path.clone(),
+                members: n.members.clone(),
+                bytes: 0,
+                stored: Vec::new(),
+                formats: Vec::new(),
+                lines: 0,
+                binary: false,
+                complete: true,
+                errors: Vec::new(),
+                skipped: Some(n.message.clone()),
+            });
+        }
+    }
+    let mut buf = Vec::new();
+    if json {
+        for r in &rows {
+            output::write_jsonl(&mut buf, r);
+        }
+        output::write_jsonl(
+            &mut buf,
+            &CoverageRecord::new(&artifact.path, None, &coverage),
+        );
+    } else {
+        for r in &rows {
+            let status = if let Some(e) = r.errors.first() {
+                format!("{}: {}", e.kind.as_str(), escape::text(&e.message))
+            } else if let Some(m) = &r.skipped {
+                format!("skipped: {}", escape::text(m))
+            } else if r.binary {
+                "binary".to_string()
+            } else {
+                "ok".to_string()
+            };
+            // The member's stored (compressed) size in its container.
+            let stored = match r.stored.last() {
+                Some(Some(n)) => n.to_string(),
+                _ => "-".to_string(),
+            };
+            let formats = if r.formats.is_empty() {
+                "-".to_string()
+            } else {
+                r.formats.join(">")
+            };
+            let (bytes, lines) = (r.bytes.to_string(), r.lines.to_string());
+            // Writing to a Vec cannot fail.
+            let _ = row(
+                &mut buf,
+                [&bytes, &stored, &lines, &formats, &r.citation, &status],
+            );
+        }
+    }
+    (buf, coverage.complete())
 }

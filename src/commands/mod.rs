@@ -10,19 +10,6 @@ pub mod scan;
 pub mod show;
 
 use crate::limits::ReadLimits;
-use crate::location::Location;
-use crate::output::escape;
-use std::io::{self, Write};
-
-/// Prints the inputs that could not be walked (a missing path, an
-/// unreadable folder), escaped, one line each, on stderr.
-pub fn report_walk_errors(err: &mut dyn Write, errors: &[(String, io::Error)]) -> io::Result<()> {
-    use crate::output::escape::text;
-    for (path, e) in errors {
-        writeln!(err, "artiscan: {}: {}", text(path), text(&e.to_string()))?;
-    }
-    Ok(())
-}
 
 /// What a command found, for the exit code.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -30,7 +17,7 @@ pub struct Found {
     pub found: bool,
     /// Any reported coverage error (damage, limits, unreadable inputs).
     pub errors: bool,
-    /// An input that could not be read: see [`unreadable`].
+    /// An input that could not be read at all (`io`, `not_an_archive`).
     pub unreadable: bool,
 }
 
@@ -46,18 +33,6 @@ impl Found {
             (false, true, false) => 2,
         }
     }
-}
-
-/// An artifact, or a member, that could not be read at all (`io`: a file
-/// that cannot be opened or read, an unreadable folder entry;
-/// `not_an_archive`: a page saved in place of a download): grep's exit 2,
-/// unlike damage inside an archive that was read.
-pub fn unreadable(coverage: &crate::source::Coverage) -> bool {
-    use crate::source::ErrorKind;
-    coverage
-        .errors
-        .iter()
-        .any(|e| matches!(e.kind, ErrorKind::Io | ErrorKind::NotAnArchive))
 }
 
 /// Most worker threads: more only cost memory (each worker holds its
@@ -109,76 +84,78 @@ impl MemberArgs {
     }
 }
 
-/// Coverage errors worth a message and an error exit: all but `excluded`
-/// (members the user left out with `-g` on purpose).
-pub fn reported(e: &crate::source::MemberError) -> bool {
-    e.kind != crate::source::ErrorKind::Excluded
+/// The progress bar of `output::progress` as the driver's observer, drawn
+/// when `enabled` (and stderr is a terminal, or `ARTISCAN_PROGRESS=lines`).
+pub(crate) struct Bar {
+    enabled: bool,
+    bar: std::sync::OnceLock<indicatif::ProgressBar>,
 }
 
-/// Adds one artifact's coverage to a summary (`grep` and `scan`).
-pub(crate) fn count_artifact(
-    summary: &mut crate::output::SummaryRecord,
-    coverage: &crate::source::Coverage,
-) {
-    summary.artifacts += 1;
-    summary.members += coverage.members;
-    summary.bytes += coverage.bytes;
-    summary.errors += coverage.errors.iter().filter(|e| reported(e)).count() as u64;
-    summary.incomplete += u64::from(!coverage.complete());
-}
-
-/// Errors of one kind shown per artifact on stderr; the coverage record
-/// (JSON) lists them all.
-const SHOWN_PER_KIND: usize = 20;
-
-/// An artifact's coverage errors on stderr, escaped, at most
-/// `SHOWN_PER_KIND` of each kind, then how many more there are (an
-/// artifact past the record cap has one per member).
-pub fn report_coverage_errors(
-    err: &mut dyn Write,
-    path: &str,
-    coverage: &crate::source::Coverage,
-) -> io::Result<()> {
-    let mut shown: Vec<(crate::source::ErrorKind, usize)> = Vec::new();
-    for e in coverage.errors.iter().filter(|e| reported(e)) {
-        let n = match shown.iter_mut().find(|(k, _)| *k == e.kind) {
-            Some((_, n)) => n,
-            None => {
-                shown.push((e.kind, 0));
-                &mut shown.last_mut().expect("pushed").1
-            }
-        };
-        *n += 1;
-        if *n <= SHOWN_PER_KIND {
-            let cite = Location::member_citation(path, &e.members);
-            writeln!(
-                err,
-                "artiscan: {cite}: {:?}: {}",
-                e.kind,
-                escape::text(&e.message)
-            )?;
+impl Bar {
+    pub(crate) fn new(enabled: bool) -> Bar {
+        Bar {
+            enabled,
+            bar: std::sync::OnceLock::new(),
         }
     }
-    for (kind, n) in shown.into_iter().filter(|(_, n)| *n > SHOWN_PER_KIND) {
-        writeln!(
-            err,
-            "artiscan: {}: {} more {kind:?} error(s) not shown; the coverage record lists them all",
-            crate::location::escape(path),
-            n - SHOWN_PER_KIND
-        )?;
+}
+
+impl crate::drive::Progress for Bar {
+    fn start(&self, total_bytes: u64, artifacts: usize) {
+        let _ = self.bar.set(crate::output::progress::bar(
+            self.enabled,
+            total_bytes,
+            artifacts,
+        ));
     }
-    Ok(())
+    fn advance(&self, size: u64, done: usize, of: usize) {
+        if let Some(pb) = self.bar.get() {
+            crate::output::progress::advance(pb, size, done, of);
+        }
+    }
+    fn suspend(&self, print: &mut dyn FnMut()) {
+        match self.bar.get() {
+            Some(pb) => pb.suspend(print),
+            None => print(),
+        }
+    }
+    fn finish(&self) {
+        if let Some(pb) = self.bar.get() {
+            pb.finish_and_clear()
+        }
+    }
+}
+
+/// The JSON summary record of a run's tallies.
+pub(crate) fn summary_record(
+    stats: &crate::drive::Stats,
+    elapsed_s: f64,
+) -> crate::output::SummaryRecord {
+    crate::output::SummaryRecord {
+        artifacts: stats.artifacts,
+        incomplete: stats.incomplete,
+        members: stats.members,
+        bytes: stats.bytes,
+        matches: stats.matches,
+        errors: stats.errors,
+        rules: stats.rules.clone(),
+        elapsed_s,
+        ..crate::output::SummaryRecord::new()
+    }
 }
 
 impl InputArgs {
+    /// The read limits, with the progress bar's observer of bytes read.
     pub fn limits(&self) -> ReadLimits {
-        self.limits.clone()
+        let mut limits = self.limits.clone();
+        limits.source.observer = Some(crate::output::progress::observer());
+        limits
     }
 
     /// `-j`, or the number of cores, clamped to `1..=MAX_THREADS`.
     pub fn threads(&self) -> usize {
         self.threads
-            .unwrap_or_else(crate::engine::default_threads)
+            .unwrap_or_else(crate::drive::default_threads)
             .clamp(1, MAX_THREADS)
     }
 

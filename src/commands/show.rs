@@ -3,7 +3,7 @@
 //! bounded and escaped.
 
 use super::cite::{open_artifact, without_dot_slash};
-use crate::engine;
+use crate::drive;
 use crate::limits::ReadLimits;
 use crate::lines::{Line, LineReader, LineSink};
 use crate::location::Location;
@@ -334,7 +334,7 @@ pub fn run(
             citation: member_cite.clone(),
             path: spec.path.clone(),
             members: spec.members.clone(),
-            sha256: engine::sha256_file(&file).ok(),
+            sha256: drive::sha256_file(&file).ok(),
             first: spec.first,
             last: spec.last,
             lines: printed,

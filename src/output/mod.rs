@@ -3,16 +3,18 @@
 //! `schema/output.schema.json` describes them and a test checks real output
 //! against it. Escaping of artifact text for terminals and Markdown is in
 //! [`escape`], the progress bar in [`progress`], grep's text lines in
-//! [`text`], ordered parallel output in [`shared`]; the text and Markdown renderings of scan and check records
-//! live in the commands that print them (`commands::scan`,
-//! `commands::check`), except the verifier-shaped rows of
-//! `check --format verdicts` ([`verdicts`]).
+//! [`text`], ordered parallel output in [`shared`]. Scan and check records
+//! are printed through one [`sink::RecordSink`] per output format; the
+//! person-readable renderings of verdicts are in [`verdicts`], the
+//! verifier-shaped rows of `check --format verdicts` in [`verdict_rows`].
 
 pub(crate) mod escape;
 pub(crate) mod progress;
 pub(crate) mod records;
 pub(crate) mod shared;
+pub(crate) mod sink;
 pub(crate) mod text;
+pub(crate) mod verdict_rows;
 pub(crate) mod verdicts;
 
 pub(crate) use records::*;

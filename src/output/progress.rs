@@ -1,14 +1,14 @@
 //! A progress bar on stderr for long runs: input bytes consumed out of the
 //! artifacts' total file size, and artifacts done. Inside one big artifact
-//! the bar follows the compressed bytes read so far (a [`Meter`] on the
-//! artifact's top layer), so a single 200 MiB tarball moves too. Drawn only
-//! when stderr is a terminal, and only once a run has lasted a second
+//! the bar follows the compressed bytes read so far (the source layer's
+//! meter on the artifact's top layer tells [`InFlight`]), so a single
+//! 200 MiB tarball moves too. Drawn only when stderr is a terminal, and only once a run has lasted a second
 //! (short runs print nothing extra). `ARTISCAN_PROGRESS=lines` prints plain
 //! `artiscan: progress ...` lines instead, terminal or not (for logs and
 //! tests); `--no-progress` turns both off.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::{self, BufRead, IsTerminal, Read, Write};
+use std::io::{self, IsTerminal, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -106,23 +106,13 @@ pub(crate) fn advance(pb: &ProgressBar, size: u64, done: usize, artifacts: usize
     }
 }
 
-/// What one artifact's top layer has consumed: added to the bar while the
-/// artifact is read, taken back by [`Meter::finish`] when it is done (the
-/// bar then counts the whole file through [`advance`]).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Meter(Arc<AtomicU64>);
+/// Where `source`'s meters report the artifact file bytes read, so that the
+/// bar moves inside a big artifact (see `crate::source::meter`).
+#[derive(Debug)]
+pub(crate) struct InFlight;
 
-impl Meter {
-    pub(crate) fn new() -> Meter {
-        Meter::default()
-    }
-
-    /// `n` more bytes of the artifact's file consumed.
-    pub(crate) fn add(&self, n: u64) {
-        if n == 0 {
-            return;
-        }
-        self.0.fetch_add(n, Ordering::Relaxed);
+impl crate::source::meter::ReadObserver for InFlight {
+    fn consumed(&self, n: u64) {
         IN_FLIGHT.fetch_add(n, Ordering::Relaxed);
         if LINES.load(Ordering::Relaxed) {
             let at = position();
@@ -142,97 +132,12 @@ impl Meter {
         }
     }
 
-    /// Bytes consumed so far.
-    #[cfg(test)]
-    pub(crate) fn consumed(&self) -> u64 {
-        self.0.load(Ordering::Relaxed)
-    }
-
-    /// The artifact is done: its bytes leave the in-flight count.
-    pub(crate) fn finish(&self) {
-        let n = self.0.swap(0, Ordering::Relaxed);
+    fn returned(&self, n: u64) {
         IN_FLIGHT.fetch_sub(n.min(IN_FLIGHT.load(Ordering::Relaxed)), Ordering::Relaxed);
     }
-
-    /// `inner`, counted into this meter when its bytes are the artifact
-    /// file's own (nested layers are not file bytes).
-    pub(crate) fn reader<R>(&self, inner: R, level: Level) -> Metered<R> {
-        Metered {
-            inner,
-            meter: (level == Level::File).then(|| self.clone()),
-        }
-    }
 }
 
-/// Whose bytes a reader passes on, for [`Meter::reader`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Level {
-    /// The artifact file's own bytes: the bar follows them.
-    File,
-    /// Bytes of a member or layer inside the artifact.
-    Nested,
-}
-
-impl Level {
-    /// The level of a reader `members` deep in the artifact.
-    pub(crate) fn at(members: usize) -> Level {
-        if members == 0 {
-            Level::File
-        } else {
-            Level::Nested
-        }
-    }
-}
-
-/// A reader whose consumption moves a [`Meter`].
-pub(crate) struct Metered<R> {
-    inner: R,
-    meter: Option<Meter>,
-}
-
-impl<R: Read> Read for Metered<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        if let Some(m) = &self.meter {
-            m.add(n as u64);
-        }
-        Ok(n)
-    }
-}
-
-impl<R: BufRead> BufRead for Metered<R> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        self.inner.fill_buf()
-    }
-    fn consume(&mut self, amt: usize) {
-        if let Some(m) = &self.meter {
-            m.add(amt as u64);
-        }
-        self.inner.consume(amt)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_metered_reader_counts_what_is_consumed() {
-        let data = vec![b'x'; 100_000];
-        let m = Meter::new();
-        let mut r = m.reader(&data[..], Level::File);
-        let mut buf = [0u8; 30_000];
-        r.read_exact(&mut buf).unwrap();
-        assert_eq!(m.consumed(), 30_000);
-        r.consume(5);
-        assert_eq!(m.consumed(), 30_005);
-        io::copy(&mut r, &mut io::sink()).unwrap();
-        assert_eq!(m.consumed(), 100_000);
-        m.finish();
-        assert_eq!(m.consumed(), 0);
-        // Off: nothing counted.
-        let off = Meter::new();
-        io::copy(&mut off.reader(&data[..], Level::Nested), &mut io::sink()).unwrap();
-        assert_eq!(off.consumed(), 0);
-    }
+/// The observer to put in `source::Limits::observer` for a run with a bar.
+pub(crate) fn observer() -> Arc<dyn crate::source::meter::ReadObserver> {
+    Arc::new(InFlight)
 }

@@ -516,6 +516,37 @@ impl Status {
     }
 }
 
+/// How many verdicts have each status: the one tally behind every count of
+/// verdicts (check's totals and Markdown tables, audit's summary, runs
+/// judged and report).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Tally {
+    pub pass: u64,
+    pub fail: u64,
+    pub unknown: u64,
+    pub not_applicable: u64,
+}
+
+impl Tally {
+    pub(crate) fn add(&mut self, status: Status) {
+        *match status {
+            Status::Pass => &mut self.pass,
+            Status::Fail => &mut self.fail,
+            Status::Unknown => &mut self.unknown,
+            Status::NotApplicable => &mut self.not_applicable,
+        } += 1;
+    }
+
+    /// The tally of `statuses`.
+    pub(crate) fn of(statuses: impl IntoIterator<Item = Status>) -> Tally {
+        let mut t = Tally::default();
+        for s in statuses {
+            t.add(s);
+        }
+        t
+    }
+}
+
 /// One citation behind a verdict, with the rank and server it came from.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Cited {

@@ -1,163 +1,219 @@
-//! `check --format verdicts`: verdicts in the shape of the InferenceX
-//! verifier's own rows (`✅ Check 13 (Draft as shipped): PASS — reason`),
-//! one row per verifier check number and run, the worst verdict of the
-//! run's artifacts first, with one citation. A pure function of the verdict
-//! records, so that any printer can call it.
+//! How check verdicts read for a person: the `--format text` listing per
+//! scope and the `--format markdown` report sized for a PR comment.
 
 use super::escape;
-use super::records::{Status, VerdictRecord};
-use std::fmt::Write;
+use super::records::{Cited, Status, Tally, VerdictRecord};
+use std::io::Write;
 
-/// The verifier's checks, by number, as its prompt names them (Checks
-/// 0-15 of `codeowner-signoff-verify`'s prompt; the row names are short).
-pub(crate) const CHECK_NAMES: [&str; 16] = [
-    "CODEOWNER sign-off",
-    "Passing sweep and evals",
-    "Evals pass",
-    "Recipe linked and merged",
-    "Reuse command",
-    "Latest checklist",
-    "Upstream images",
-    "No deprecated models",
-    "No architecture hacks",
-    "Chat template",
-    "No engine patches",
-    "Golden simulated AL",
-    "Append-only",
-    "Draft as shipped",
-    "Pareto coverage",
-    "PR description",
-];
+/// Verdicts grouped by scope, keeping their order.
+fn groups(verdicts: &[VerdictRecord]) -> Vec<(&str, Vec<&VerdictRecord>)> {
+    let mut out: Vec<(&str, Vec<&VerdictRecord>)> = Vec::new();
+    for v in verdicts {
+        match out.last_mut() {
+            Some((s, vs)) if *s == v.scope => vs.push(v),
+            _ => out.push((&v.scope, vec![v])),
+        }
+    }
+    out
+}
 
-/// Checks the verifier may WARN on but never FAIL: their `fail` reads WARN.
-const ADVISORY: [u8; 3] = [4, 14, 15];
+fn totals(verdicts: &[VerdictRecord]) -> String {
+    let t = Tally::of(verdicts.iter().map(|v| v.status));
+    format!(
+        "{} fail, {} unknown, {} pass, {} not applicable",
+        t.fail, t.unknown, t.pass, t.not_applicable
+    )
+}
 
-/// The most characters written (GitHub's comment limit is 65,536).
-const BUDGET: usize = 60_000;
+pub(crate) fn text(buf: &mut Vec<u8>, verdicts: &[VerdictRecord]) {
+    for (scope, vs) in groups(verdicts) {
+        let _ = writeln!(buf, "{}", escape::text(&crate::location::escape(scope)));
+        for v in vs {
+            let status = v.status.as_str().to_uppercase();
+            let _ = writeln!(buf, "  {status:<14} {}", escape::text(&v.check));
+            let _ = writeln!(buf, "      {}", escape::text(&v.reason));
+            for c in v.evidence.iter().take(3) {
+                let _ = writeln!(buf, "      {}{}", escape::text(&c.citation), whose(c));
+            }
+            if v.evidence.len() > 3 {
+                let _ = writeln!(
+                    buf,
+                    "      ({} more in --format jsonl)",
+                    v.evidence.len() - 3
+                );
+            }
+        }
+    }
+    let _ = writeln!(buf, "{}", totals(verdicts));
+}
+
+/// ` (decode_w0, TP3)` for a citation.
+fn whose(c: &Cited) -> String {
+    let mut parts = Vec::new();
+    if let Some(s) = &c.server {
+        // A name as citations write it: bytes that are not UTF-8 as `%XX`.
+        parts.push(escape::text(&crate::location::escape(s)).into_owned());
+    }
+    if let Some(r) = &c.rank {
+        for k in ["dp", "tp", "ep", "pp", "rank"] {
+            if let Some(n) = r.get(k) {
+                parts.push(format!("{}{n}", k.to_uppercase()));
+            }
+        }
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join(" "))
+    }
+}
+
+/// The most characters `--format markdown` writes (GitHub's comment limit
+/// is 65,536): rows past it are counted, not written.
+pub const MARKDOWN_BUDGET: usize = 60_000;
+/// Citations written per verdict row; the rest are counted.
+const MD_CITES: usize = 2;
 /// Characters of a reason written in a row.
-const REASON: usize = 400;
+const MD_REASON: usize = 400;
 
-fn worse(s: Status) -> u8 {
-    match s {
-        Status::Fail => 0,
-        Status::Unknown => 1,
-        Status::Pass => 2,
-        Status::NotApplicable => 3,
-    }
-}
-
-/// The run an artifact belongs to: its folder; a run-scope verdict's scope
-/// is the run itself.
-fn run_of(v: &VerdictRecord, run_checks: &[&str]) -> String {
-    if run_checks.contains(&v.check.as_str()) {
-        return v.scope.clone();
-    }
-    v.scope
-        .rsplit_once('/')
-        .map_or(".", |(d, _)| if d.is_empty() { "/" } else { d })
-        .to_string()
-}
-
-/// The verifier-shaped rows for `verdicts`: per run (in order of first
-/// appearance), one row per checklist number judged, ordered by number.
-/// `run_checks` names the checks judged per run (`scope = "run"`), whose
-/// scope is the run folder. Verdicts of checks without a number are only
-/// counted. All artifact text sits in code spans it cannot leave.
-pub(crate) fn render(verdicts: &[VerdictRecord], run_checks: &[&str]) -> String {
-    let mut out = String::new();
+/// A report for a PR comment, at most [`MARKDOWN_BUDGET`] characters for
+/// any number of artifacts: totals, a summary table per run (counts per
+/// check and status), then one row per verdict that says something (fail,
+/// unknown, pass; not-applicable ones are only counted), worst first, each
+/// with a few full citations that paste into `artiscan cite`. Rows that do
+/// not fit are counted in a last line that points at `--format jsonl`.
+/// Every piece of artifact-derived text sits in a code span it cannot leave.
+pub(crate) fn markdown(buf: &mut Vec<u8>, verdicts: &[VerdictRecord]) {
+    let _ = writeln!(buf, "## artiscan check: {}", totals(verdicts));
+    let run_of = |scope: &str| -> String {
+        scope
+            .rsplit_once('/')
+            .map_or(".", |(d, _)| if d.is_empty() { "/" } else { d })
+            .to_string()
+    };
+    // Summary tables: one per run, in order of first appearance.
     let mut runs: Vec<(String, Vec<&VerdictRecord>)> = Vec::new();
-    for v in verdicts.iter().filter(|v| v.checklist.is_some()) {
-        let run = run_of(v, run_checks);
+    for v in verdicts {
+        let run = run_of(&v.scope);
         match runs.iter_mut().find(|(r, _)| *r == run) {
             Some((_, vs)) => vs.push(v),
             None => runs.push((run, vec![v])),
         }
     }
-    let unnumbered = verdicts.iter().filter(|v| v.checklist.is_none()).count();
-    let mut left = 0;
+    let mut tail = Vec::new();
     for (run, vs) in &runs {
-        let mut block = String::new();
+        let scopes: std::collections::BTreeSet<&str> =
+            vs.iter().map(|v| v.scope.as_str()).collect();
+        let mut table = Vec::new();
         let _ = writeln!(
-            block,
-            "### Run {}\n",
-            escape::md_code(&crate::location::escape(run))
+            table,
+            "\n### Run {} ({} artifact(s))\n",
+            escape::md_code(&crate::location::escape(run)),
+            scopes.len()
         );
-        let mut numbers: Vec<u8> = vs.iter().filter_map(|v| v.checklist).collect();
-        numbers.sort_unstable();
-        numbers.dedup();
-        for n in numbers {
-            let of: Vec<&VerdictRecord> = vs
-                .iter()
-                .copied()
-                .filter(|v| v.checklist == Some(n))
-                .collect();
-            block.push_str(&row(n, &of));
-            block.push('\n');
+        let _ = writeln!(
+            table,
+            "| check | ❌ fail | ❔ unknown | ✅ pass | ➖ not applicable |"
+        );
+        let _ = writeln!(table, "|---|---|---|---|---|");
+        let mut checks: Vec<&str> = Vec::new();
+        for v in vs {
+            if !checks.contains(&v.check.as_str()) {
+                checks.push(&v.check);
+            }
         }
-        if out.len() + block.len() + 200 > BUDGET {
-            left += 1;
+        for c in checks {
+            let t = Tally::of(vs.iter().filter(|v| v.check == c).map(|v| v.status));
+            let _ = writeln!(
+                table,
+                "| {} | {} | {} | {} | {} |",
+                escape::md_code(c),
+                t.fail,
+                t.unknown,
+                t.pass,
+                t.not_applicable
+            );
+        }
+        if buf.len() + table.len() + 200 > MARKDOWN_BUDGET {
+            tail.push(run.clone());
             continue;
         }
-        out.push_str(&block);
+        buf.extend_from_slice(&table);
     }
-    if left > 0 {
+    if !tail.is_empty() {
         let _ = writeln!(
-            out,
-            "_{left} more run(s) do not fit a comment: `--format jsonl` has them all._\n"
+            buf,
+            "\n_{} more run(s) not summarised here: see `--format jsonl`._",
+            tail.len()
         );
     }
-    if runs.is_empty() {
-        out.push_str("_No verdict of a check that carries a verifier check number._\n");
-    }
-    if unnumbered > 0 {
-        let _ = writeln!(
-            out,
-            "_{unnumbered} verdict(s) of checks without a verifier check number are not shown: see `--format markdown`._"
-        );
-    }
-    out
-}
-
-/// One row: the worst verdict of this number in the run, its reason and
-/// first citation, and how the others stand.
-fn row(n: u8, of: &[&VerdictRecord]) -> String {
-    let Some(worst) = of.iter().copied().min_by_key(|v| worse(v.status)) else {
-        return String::new();
+    // Verdict rows, worst first (fail, unknown, pass), in walk order within.
+    let rank = |s: Status| match s {
+        Status::Fail => 0,
+        Status::Unknown => 1,
+        Status::Pass => 2,
+        Status::NotApplicable => 3,
     };
-    let name = CHECK_NAMES.get(usize::from(n)).copied().unwrap_or("check");
-    let (icon, word) = match worst.status {
-        Status::Fail if ADVISORY.contains(&n) => ("⚠️", "WARN"),
-        Status::Fail => ("❌", "FAIL"),
-        Status::Unknown => ("❔", "UNKNOWN"),
-        Status::Pass => ("✅", "PASS"),
-        Status::NotApplicable => ("➖", "N/A"),
-    };
-    let artifact = worst.scope.rsplit('/').next().unwrap_or(&worst.scope);
-    let mut s = format!(
-        "{icon} Check {n} ({name}): {word} — {} on {}: {}",
-        escape::md_code(&worst.check),
-        escape::md_code(&crate::location::escape(artifact)),
-        escape::md_code(&cut_chars(&worst.reason, REASON)),
-    );
-    if of.len() > 1 {
-        let count = |st: Status| of.iter().filter(|v| v.status == st).count();
-        let parts: Vec<String> = [
-            (Status::Fail, "fail"),
-            (Status::Unknown, "unknown"),
-            (Status::Pass, "pass"),
-            (Status::NotApplicable, "not applicable"),
-        ]
+    let mut rows: Vec<&VerdictRecord> = verdicts
         .iter()
-        .filter(|(st, _)| count(*st) > 0)
-        .map(|(st, w)| format!("{} {w}", count(*st)))
+        .filter(|v| v.status != Status::NotApplicable)
         .collect();
-        let _ = write!(s, " (worst of {} verdicts: {})", of.len(), parts.join(", "));
+    rows.sort_by_key(|v| rank(v.status));
+    if rows.is_empty() {
+        return;
     }
-    s.push('\n');
-    if let Some(c) = worst.evidence.first() {
-        let _ = writeln!(s, "{}", escape::md_code(&c.citation));
+    let _ = writeln!(buf, "\n### Verdicts, worst first\n");
+    let _ = writeln!(buf, "| check | status | artifact | reason | evidence |");
+    let _ = writeln!(buf, "|---|---|---|---|---|");
+    let mut left: Vec<&VerdictRecord> = Vec::new();
+    for v in rows {
+        let icon = match v.status {
+            Status::Pass => "✅ pass",
+            Status::Fail => "❌ fail",
+            Status::Unknown => "❔ unknown",
+            Status::NotApplicable => "➖ not applicable",
+        };
+        let mut cites: Vec<String> = v
+            .evidence
+            .iter()
+            .take(MD_CITES)
+            .map(|c| {
+                format!(
+                    "{}{}",
+                    escape::md_code(&c.citation),
+                    escape::md_cell(&whose(c))
+                )
+            })
+            .collect();
+        if v.evidence.len() > MD_CITES {
+            cites.push(format!("and {} more", v.evidence.len() - MD_CITES));
+        }
+        let artifact = v.scope.rsplit('/').next().unwrap_or(&v.scope);
+        let row = format!(
+            "| {} | {icon} | {} | {} | {} |\n",
+            escape::md_code(&v.check),
+            escape::md_code(&crate::location::escape(artifact)),
+            escape::md_code(&cut_chars(&v.reason, MD_REASON)),
+            cites.join("<br>")
+        );
+        // Room is kept for the closing line.
+        if !left.is_empty() || buf.len() + row.len() + 300 > MARKDOWN_BUDGET {
+            left.push(v);
+            continue;
+        }
+        buf.extend_from_slice(row.as_bytes());
     }
-    s
+    if !left.is_empty() {
+        let t = Tally::of(left.iter().map(|v| v.status));
+        let _ = writeln!(
+            buf,
+            "\n_and {} more verdict(s) ({} fail, {} unknown, {} pass) that do not fit a comment: `--format jsonl` has them all._",
+            left.len(),
+            t.fail,
+            t.unknown,
+            t.pass
+        );
+    }
 }
 
 /// `s` cut to at most `max` characters, with `…` where it was cut.
@@ -165,86 +221,5 @@ fn cut_chars(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s.to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::output::records::Cited;
-
-    fn v(check: &str, n: Option<u8>, scope: &str, st: Status, reason: &str) -> VerdictRecord {
-        let mut v = VerdictRecord::new(check, "", "r", scope);
-        v.checklist = n;
-        v.status = st;
-        v.reason = reason.into();
-        v.evidence = vec![Cited {
-            citation: format!("{scope}!server.log:3"),
-            server: None,
-            rank: None,
-        }];
-        v
-    }
-
-    #[test]
-    fn one_row_per_number_and_run_worst_first() {
-        let vs = vec![
-            v("a", Some(13), "runs/1/x.zip", Status::Pass, "unset"),
-            v(
-                "b",
-                Some(13),
-                "runs/1/y.zip",
-                Status::Fail,
-                "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1",
-            ),
-            v(
-                "c",
-                Some(9),
-                "runs/1/y.zip",
-                Status::NotApplicable,
-                "no spec",
-            ),
-            v("d", Some(14), "runs/1", Status::Fail, "4 points"),
-            v("e", None, "runs/1/x.zip", Status::Fail, "oom"),
-            v(
-                "a",
-                Some(13),
-                "runs/2/z.zip",
-                Status::Unknown,
-                "cut `short` | x",
-            ),
-        ];
-        let md = render(&vs, &["d"]);
-        let run1 = md.find("### Run `runs/1`").unwrap();
-        let run2 = md.find("### Run `runs/2`").unwrap();
-        assert!(run1 < run2, "{md}");
-        let r13 = md
-            .find("❌ Check 13 (Draft as shipped): FAIL — `b` on `y.zip`: `SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1` (worst of 2 verdicts: 1 fail, 1 pass)\n`runs/1/y.zip!server.log:3`")
-            .unwrap_or_else(|| panic!("{md}"));
-        let r9 = md.find("➖ Check 9 (Chat template): N/A").unwrap();
-        assert!(r9 < r13, "ordered by number: {md}");
-        // Check 14 may warn but never fail; a run-scope verdict is the run's.
-        assert!(
-            md.contains("⚠️ Check 14 (Pareto coverage): WARN — `d` on `1`"),
-            "{md}"
-        );
-        // Artifact text cannot leave its code span or open a table cell.
-        assert!(
-            md.contains(
-                "❔ Check 13 (Draft as shipped): UNKNOWN — `a` on `z.zip`: ``cut `short` \\| x``"
-            ),
-            "{md}"
-        );
-        assert!(
-            md.contains("1 verdict(s) of checks without a verifier check number"),
-            "{md}"
-        );
-        assert_eq!(md.matches("Check 13").count(), 2, "{md}");
-    }
-
-    #[test]
-    fn nothing_numbered_says_so() {
-        let md = render(&[v("e", None, "x.zip", Status::Pass, "ok")], &[]);
-        assert!(md.contains("No verdict of a check that carries"), "{md}");
     }
 }

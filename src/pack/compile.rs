@@ -634,7 +634,7 @@ impl RuleSet {
             rules,
             variants,
             literals: Mutex::new(Vec::new()),
-            fingerprint: crate::engine::hex(&fp.finalize())[..16].to_string(),
+            fingerprint: crate::drive::hex(&fp.finalize())[..16].to_string(),
         })
     }
 

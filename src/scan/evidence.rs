@@ -3,7 +3,7 @@
 
 use super::aggregate::{Agg, AggKey};
 use super::rank::RankKey;
-use crate::engine;
+use crate::drive;
 use crate::lines::{Line, LineSink, clean};
 use crate::location::Location;
 use crate::output::{self, AggregateRecord, Citation, EvidenceRecord, Quote};
@@ -116,7 +116,7 @@ pub(crate) fn evidence_id(artifact_key: &str, e: &EvidenceRecord) -> String {
         )
         .as_bytes(),
     );
-    engine::hex(&h.finalize()[..12])
+    drive::hex(&h.finalize()[..12])
 }
 
 /// Rule matching over one member's lines.

@@ -5,7 +5,7 @@
 //! results are this module's.
 
 use super::evidence::{ArtifactScan, MemberScan, Record, RecordBudget, ScanOptions, evidence_id};
-use crate::engine;
+use crate::drive;
 use crate::limits::ReadLimits;
 use crate::lines::{LineReader, LinesRead};
 use crate::pack::RuleSet;
@@ -26,33 +26,26 @@ pub fn scan_artifact(
     scan_artifact_on(set, artifact, limits, opts, 1)
 }
 
-/// Scans `artifacts` on `threads` workers and hands each scan to `consume`
-/// in order of completion (input order with one thread). With fewer
-/// artifacts than threads, the spare threads work inside an artifact. A
-/// progress bar runs on a terminal: `consume` gets it to print around it.
+/// Scans `artifacts` on `threads` workers through the driver and hands
+/// each scan to `consume` in input order, with its index. With fewer
+/// artifacts than threads, the spare threads work inside an artifact.
 pub(crate) fn scan_all(
     set: &RuleSet,
     artifacts: &[Artifact],
     limits: &ReadLimits,
     opts: ScanOptions,
     threads: usize,
-    mut consume: impl FnMut(&Artifact, ArtifactScan, &indicatif::ProgressBar),
+    progress: &dyn drive::Progress,
+    consume: impl FnMut(usize, &Artifact, ArtifactScan),
 ) {
-    let member_threads = engine::member_threads(artifacts.len(), threads);
-    let pb = engine::progress(artifacts);
-    let mut done = 0;
-    engine::parallel(
+    let member_threads = drive::member_threads(artifacts.len(), threads);
+    drive::run(
         artifacts,
         threads,
-        |a| scan_artifact_on(set, a, limits, opts, member_threads),
-        |a, scan| {
-            done += 1;
-            let size = engine::artifact_size(a);
-            crate::output::progress::advance(&pb, size, done, artifacts.len());
-            consume(a, scan, &pb);
-        },
+        progress,
+        |_, a| scan_artifact_on(set, a, limits, opts, member_threads),
+        consume,
     );
-    pb.finish_and_clear();
 }
 
 /// [`scan_artifact`] with `member_threads` threads for one member (for few
@@ -93,7 +86,7 @@ fn scan_artifact_on(
                         leaf.coverage,
                     );
                     let outcome = result?;
-                    engine::account(leaf.coverage, leaf.members, &outcome, limits.lines.max_line);
+                    drive::account(leaf.coverage, leaf.members, &outcome, limits.lines.max_line);
                     Ok(())
                 },
             );
@@ -198,7 +191,7 @@ impl<'a> InOrder<'a> {
             in_flight.fetch_sub(d.charge, std::sync::atomic::Ordering::SeqCst);
             let mut mine = Coverage::default();
             sink.finish_capped(records, counts, &mut self.budget, &mut mine);
-            engine::account(&mut mine, &d.members, &outcome, self.max_line);
+            drive::account(&mut mine, &d.members, &outcome, self.max_line);
             coverage.bytes += mine.bytes;
             let at = d.notes_at + self.inserted.0 - d.inserted_at.0;
             let at = at.min(coverage.notes.len());

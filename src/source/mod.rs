@@ -28,14 +28,15 @@
 pub(crate) mod detect;
 mod gzip;
 mod layer;
+pub(crate) mod meter;
 mod tarread;
 pub(crate) mod walk;
 mod zipread;
 
 use crate::location;
-use crate::output::progress::Level;
 use detect::{Format, HEAD_LEN, detect};
 use layer::{Charge, Layer, Tagged};
+use meter::Origin;
 use serde::{Deserialize, Serialize};
 use std::io::{self, BufRead, Cursor, Read};
 
@@ -184,6 +185,11 @@ pub struct Limits {
     #[serde(skip)]
     #[arg(skip)]
     pub members: Option<std::sync::Arc<crate::member_glob::MemberGlobs>>,
+    // Told of the file bytes consumed, for a progress display (see
+    // `meter`). Not a limit: no flag, not in the audit fingerprint.
+    #[serde(skip)]
+    #[arg(skip)]
+    pub observer: Option<std::sync::Arc<dyn meter::ReadObserver>>,
 }
 
 impl Default for Limits {
@@ -196,6 +202,7 @@ impl Default for Limits {
             ratio_grace: 64 << 20,
             spool_cap: 64 << 20,
             members: None,
+            observer: None,
         }
     }
 }
@@ -393,7 +400,7 @@ where
         }
     };
     // The bar follows the artifact's file bytes as they are consumed.
-    let meter = crate::output::progress::Meter::new();
+    let meter = meter::Meter::new(limits.observer.clone());
     let mut w = Walker {
         limits,
         budget: &budget,
@@ -637,7 +644,7 @@ struct Walker<'l, 'c, F> {
     limits: &'l Limits,
     budget: &'l Budget,
     /// Consumption of the artifact's own file bytes, for the progress bar.
-    meter: crate::output::progress::Meter,
+    meter: meter::Meter,
     /// Formats detected down to here (see [`Leaf::layers`]).
     layers: Vec<&'static str>,
     /// Stored sizes along `members` (see [`Leaf::stored`]).
@@ -716,11 +723,11 @@ where
             }
             Format::Text => {
                 let members = self.members.clone();
-                let mut reader = self.meter.reader(bytes, Level::File);
+                let mut reader = self.meter.reader(bytes, Origin::File);
                 self.with_layer("text", |w| w.leaf(&members, &mut reader, Some(bytes)))
             }
             _ => {
-                let mut reader = self.meter.reader(bytes, Level::File);
+                let mut reader = self.meter.reader(bytes, Origin::File);
                 self.stream(&mut reader, 0)
             }
         }
@@ -1058,7 +1065,7 @@ where
             Err(zipread::DirectoryError::TooMany(_)) => {
                 // A huge directory is not held in memory: the local headers
                 // are read in order instead.
-                let mut r = self.meter.reader(data, Level::at(self.members.len()));
+                let mut r = self.meter.reader(data, Origin::at(self.members.len()));
                 return self.zip_local_headers(
                     &mut r,
                     depth,
@@ -1076,7 +1083,7 @@ where
                 let start = memchr::memmem::find(data, b"PK\x03\x04").unwrap_or(data.len());
                 let mut r = self
                     .meter
-                    .reader(&data[start..], Level::at(self.members.len()));
+                    .reader(&data[start..], Origin::at(self.members.len()));
                 return self.zip_local_headers(
                     &mut r,
                     depth,
@@ -1141,7 +1148,7 @@ where
             let have =
                 &data[start.min(data.len() as u64) as usize..end.min(data.len() as u64) as usize];
             let cut = (have.len() as u64) < e.csize;
-            let mut raw = layer::Counted::new(self.meter.reader(have, Level::at(level)));
+            let mut raw = layer::Counted::new(self.meter.reader(have, Origin::at(level)));
             self.next_stored = Some(e.csize);
             self.zip_entry(
                 name,
@@ -1168,7 +1175,7 @@ where
                 .error(&self.members.clone(), ErrorKind::Corrupt, msg);
             let mut r = self
                 .meter
-                .reader(&data[from as usize..to as usize], Level::at(level));
+                .reader(&data[from as usize..to as usize], Origin::at(level));
             self.zip_local_headers(&mut r, depth, LocalHeaders::DirectoryDamaged, &mut names)?;
         }
         Ok(())

@@ -1,0 +1,338 @@
+//! The driver every command that reads artifacts goes through (grep, scan,
+//! check, ls, audit), as ripgrep's `search.rs` is for its searches: the
+//! artifacts walked are worked on in parallel on a rayon pool (each
+//! artifact's work one closure, handed its index in the input), the results
+//! handed to one consumer in input order whatever the thread count (output
+//! never depends on `-j`), a [`Progress`] observer told of each one done,
+//! coverage errors printed by one capped, filtered printer
+//! ([`report_coverage_errors`]), and the tallies kept in one [`Stats`].
+//! Commands supply the per-artifact work and what to do with its result.
+
+use crate::lines::LinesRead;
+use crate::location::Location;
+use crate::output::escape;
+use crate::source::{Artifact, ArtifactKind, Coverage, ErrorKind, MemberError, NoteKind};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::io::{self, Read, Write};
+use std::path::Path;
+use std::sync::mpsc;
+
+/// Watches a run: told of each artifact done, asked to step aside while a
+/// message is printed. A progress bar implements it (in `commands`, which
+/// knows the terminal).
+pub(crate) trait Progress {
+    /// The run starts: `artifacts` artifacts of `total_bytes` file bytes.
+    fn start(&self, total_bytes: u64, artifacts: usize);
+    /// One more artifact of `size` file bytes done, `done` of `of`.
+    fn advance(&self, size: u64, done: usize, of: usize);
+    /// Runs `print` with the display out of the way.
+    fn suspend(&self, print: &mut dyn FnMut());
+    /// The run is over: clear the display.
+    fn finish(&self);
+}
+
+/// Runs `work` on every artifact on `threads` workers and hands each result
+/// to `consume` on the calling thread in input order, with the artifact's
+/// index (a path given twice is two artifacts), after telling `progress`.
+pub(crate) fn run<T, F, C>(
+    artifacts: &[Artifact],
+    threads: usize,
+    progress: &dyn Progress,
+    work: F,
+    mut consume: C,
+) where
+    T: Send,
+    F: Fn(usize, &Artifact) -> T + Sync,
+    C: FnMut(usize, &Artifact, T),
+{
+    progress.start(artifacts.iter().map(artifact_size).sum(), artifacts.len());
+    let mut done = 0;
+    parallel(artifacts, threads, work, |i, a, t| {
+        done += 1;
+        progress.advance(artifact_size(a), done, artifacts.len());
+        consume(i, a, t);
+    });
+    progress.finish();
+}
+
+/// Runs `work` on every artifact with `threads` workers and passes each
+/// result to `consume` on the calling thread, in input order (results that
+/// finish early wait for the ones before them).
+fn parallel<T, F, C>(artifacts: &[Artifact], threads: usize, work: F, mut consume: C)
+where
+    T: Send,
+    F: Fn(usize, &Artifact) -> T + Sync,
+    C: FnMut(usize, &Artifact, T),
+{
+    if threads <= 1 || artifacts.len() <= 1 {
+        for (i, a) in artifacts.iter().enumerate() {
+            let t = work(i, a);
+            consume(i, a, t);
+        }
+        return;
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("thread pool");
+    let (tx, rx) = mpsc::channel::<(usize, T)>();
+    std::thread::scope(|s| {
+        let work = &work;
+        s.spawn(move || {
+            use rayon::prelude::*;
+            pool.install(|| {
+                artifacts
+                    .par_iter()
+                    .enumerate()
+                    .for_each_with(tx, |tx, (i, a)| {
+                        let _ = tx.send((i, work(i, a)));
+                    })
+            });
+        });
+        let mut waiting = BTreeMap::new();
+        let mut next = 0;
+        for (i, t) in rx {
+            waiting.insert(i, t);
+            while let Some(t) = waiting.remove(&next) {
+                consume(next, &artifacts[next], t);
+                next += 1;
+            }
+        }
+    });
+}
+
+/// The tallies of a run, one type for every command (the JSON summary
+/// record and the exit code are made from it).
+#[derive(Debug, Default)]
+pub(crate) struct Stats {
+    pub(crate) artifacts: u64,
+    /// Artifacts with at least one reported coverage error.
+    pub(crate) incomplete: u64,
+    pub(crate) members: u64,
+    pub(crate) bytes: u64,
+    /// Matching lines (grep) or evidence records (scan).
+    pub(crate) matches: u64,
+    /// Reported coverage errors plus inputs that could not be walked.
+    pub(crate) errors: u64,
+    /// An input that could not be read at all (see [`unreadable`]).
+    pub(crate) unreadable: bool,
+    /// Evidence per rule id (scan).
+    pub(crate) rules: BTreeMap<String, u64>,
+}
+
+impl Stats {
+    /// Inputs that could not be walked (a missing path).
+    pub(crate) fn walk_errors(&mut self, n: usize) {
+        self.errors += n as u64;
+        self.unreadable |= n > 0;
+    }
+
+    /// One artifact's coverage.
+    pub(crate) fn artifact(&mut self, coverage: &Coverage) {
+        self.artifacts += 1;
+        self.members += coverage.members;
+        self.bytes += coverage.bytes;
+        self.errors += coverage.errors.iter().filter(|e| reported(e)).count() as u64;
+        self.incomplete += u64::from(!coverage.complete());
+        self.unreadable |= unreadable(coverage);
+    }
+
+    /// Evidence counts per rule.
+    pub(crate) fn rules(&mut self, counts: &BTreeMap<String, u64>) {
+        for (rule, n) in counts {
+            *self.rules.entry(rule.clone()).or_default() += n;
+            self.matches += n;
+        }
+    }
+}
+
+/// Coverage errors worth a message and an error exit: all but `excluded`
+/// (members the user left out with `-g` on purpose).
+pub(crate) fn reported(e: &MemberError) -> bool {
+    e.kind != ErrorKind::Excluded
+}
+
+/// An artifact, or a member, that could not be read at all (`io`: a file
+/// that cannot be opened or read, an unreadable folder entry;
+/// `not_an_archive`: a page saved in place of a download): grep's exit 2,
+/// unlike damage inside an archive that was read.
+pub(crate) fn unreadable(coverage: &Coverage) -> bool {
+    coverage
+        .errors
+        .iter()
+        .any(|e| matches!(e.kind, ErrorKind::Io | ErrorKind::NotAnArchive))
+}
+
+/// Prints the inputs that could not be walked (a missing path, an
+/// unreadable folder), escaped, one line each, on stderr.
+pub(crate) fn report_walk_errors(
+    err: &mut dyn Write,
+    errors: &[(String, io::Error)],
+) -> io::Result<()> {
+    for (path, e) in errors {
+        writeln!(
+            err,
+            "artiscan: {}: {}",
+            escape::text(path),
+            escape::text(&e.to_string())
+        )?;
+    }
+    Ok(())
+}
+
+/// Errors of one kind shown per artifact on stderr; the coverage record
+/// (JSON) lists them all.
+const SHOWN_PER_KIND: usize = 20;
+
+/// An artifact's coverage errors on stderr, escaped, at most
+/// `SHOWN_PER_KIND` of each kind, then how many more there are (an
+/// artifact past the record cap has one per member). The one printer of
+/// coverage errors: every command's messages go through it.
+pub(crate) fn report_coverage_errors(
+    err: &mut dyn Write,
+    path: &str,
+    errors: &[MemberError],
+) -> io::Result<()> {
+    let mut shown: Vec<(ErrorKind, usize)> = Vec::new();
+    for e in errors.iter().filter(|e| reported(e)) {
+        let n = match shown.iter_mut().find(|(k, _)| *k == e.kind) {
+            Some((_, n)) => n,
+            None => {
+                shown.push((e.kind, 0));
+                &mut shown.last_mut().expect("pushed").1
+            }
+        };
+        *n += 1;
+        if *n <= SHOWN_PER_KIND {
+            let cite = Location::member_citation(path, &e.members);
+            writeln!(
+                err,
+                "artiscan: {cite}: {:?}: {}",
+                e.kind,
+                escape::text(&e.message)
+            )?;
+        }
+    }
+    for (kind, n) in shown.into_iter().filter(|(_, n)| *n > SHOWN_PER_KIND) {
+        writeln!(
+            err,
+            "artiscan: {}: {} more {kind:?} error(s) not shown; the coverage record lists them all",
+            crate::location::escape(path),
+            n - SHOWN_PER_KIND
+        )?;
+    }
+    Ok(())
+}
+
+/// Threads each artifact may use for one member: the spare ones when there
+/// are fewer artifacts than threads (one big log, one tarball).
+pub(crate) fn member_threads(artifacts: usize, threads: usize) -> usize {
+    if artifacts == 0 || artifacts >= threads {
+        1
+    } else {
+        threads / artifacts
+    }
+}
+
+/// Size of an artifact's file (0 for stdin or when it cannot be read).
+pub(crate) fn artifact_size(a: &Artifact) -> u64 {
+    match &a.kind {
+        ArtifactKind::File(p) => std::fs::metadata(p).map_or(0, |m| m.len()),
+        ArtifactKind::Stdin
+        | ArtifactKind::Stream(_)
+        | ArtifactKind::Unreadable(_)
+        | ArtifactKind::Skipped(_) => 0,
+    }
+}
+
+/// Default worker count: the machine's cores.
+pub(crate) fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// SHA-256 of an artifact file, hex.
+pub(crate) fn sha256_file(path: &Path) -> io::Result<String> {
+    let mut h = Sha256::new();
+    if crate::source::for_each_window(path, |b| h.update(b)).is_ok() {
+        return Ok(hex(&h.finalize()));
+    }
+    let mut f = std::fs::File::open(path)?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(hex(&h.finalize()))
+}
+
+pub(crate) fn sha256_of(artifact: &Artifact) -> Option<String> {
+    match &artifact.kind {
+        ArtifactKind::File(p) => sha256_file(p).ok(),
+        // A stream is read once, by the scan; never hashed (it may not end).
+        ArtifactKind::Stdin
+        | ArtifactKind::Stream(_)
+        | ArtifactKind::Unreadable(_)
+        | ArtifactKind::Skipped(_) => None,
+    }
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+/// Adds what reading one leaf found to the artifact's coverage.
+pub(crate) fn account(
+    coverage: &mut Coverage,
+    members: &[String],
+    outcome: &LinesRead,
+    max_line: usize,
+) {
+    coverage.bytes += outcome.bytes;
+    if let (true, Some(format)) = (outcome.binary, outcome.image) {
+        // Pixels hold no log lines: passed over, coverage stays complete.
+        coverage.note(
+            members,
+            NoteKind::Image,
+            format!("{format} image: holds no log lines, not searched"),
+        );
+    } else if outcome.binary {
+        // Not searched, so nothing may be claimed absent from it.
+        coverage.error(
+            members,
+            ErrorKind::Skipped,
+            "binary member (NUL in the first block) not searched; --binary searches it",
+        );
+    }
+    if outcome.undecodable > 0 {
+        // Text that could not be decoded may hide a match: not complete.
+        coverage.error(
+            members,
+            crate::source::ErrorKind::Corrupt,
+            format!(
+                "UTF-16 member: {} byte(s) could not be decoded (unpaired surrogate or odd last byte), read as U+FFFD",
+                outcome.undecodable
+            ),
+        );
+    }
+    if outcome.long_lines > 0 {
+        coverage.note(
+            members,
+            NoteKind::LongLine,
+            format!(
+                "{} line(s) longer than --max-line {max_line} searched up to the cap, the first is line {}",
+                outcome.long_lines, outcome.first_long_line
+            ),
+        );
+    }
+}

@@ -1,0 +1,404 @@
+//! The printer interface: every command that prints records (scan's
+//! evidence, check's verdicts) hands them to a [`RecordSink`], one per
+//! output format, as ripgrep's searcher hands matches to its printers. A new
+//! output format is one more sink and one more [`OutputFormat`] value.
+
+use super::escape;
+use super::records::{
+    AggregateRecord, CoverageRecord, EvidenceRecord, SummaryRecord, VerdictRecord,
+};
+use super::{SCHEMA_VERSION, verdicts, write_jsonl};
+use crate::location::Location;
+use std::io::{self, Write};
+
+/// How records are printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// One JSON record per line (default when stdout is not a terminal).
+    Jsonl,
+    /// One JSON document: `{"schema_version", "records": [...]}`.
+    Json,
+    /// A readable listing per artifact (default on a terminal).
+    Text,
+    /// A Markdown table (checks).
+    Markdown,
+    /// Markdown rows in the InferenceX verifier's shape, one per verifier
+    /// check number and run (checks).
+    Verdicts,
+}
+
+impl OutputFormat {
+    pub fn default_for_stdout() -> OutputFormat {
+        use std::io::IsTerminal;
+        if std::io::stdout().is_terminal() {
+            OutputFormat::Text
+        } else {
+            OutputFormat::Jsonl
+        }
+    }
+}
+
+/// One record of an artifact's scan, as a sink receives it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ScanRecord<'a> {
+    Evidence(&'a EvidenceRecord),
+    Aggregate(&'a AggregateRecord),
+}
+
+impl serde::Serialize for ScanRecord<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ScanRecord::Evidence(e) => e.serialize(s),
+            ScanRecord::Aggregate(a) => a.serialize(s),
+        }
+    }
+}
+
+/// Where records go. A scan is a stream: [`RecordSink::artifact`] per
+/// artifact in input order, then [`RecordSink::summary`]; a check hands
+/// all its verdicts at once to [`RecordSink::verdicts`].
+pub(crate) trait RecordSink {
+    /// One artifact's scan records and its coverage.
+    fn artifact(
+        &mut self,
+        path: &str,
+        records: &[ScanRecord<'_>],
+        coverage: &CoverageRecord,
+    ) -> io::Result<()>;
+    /// The end of a scan: its summary.
+    fn summary(&mut self, summary: &SummaryRecord) -> io::Result<()>;
+    /// A check's verdicts and the coverage of the artifacts they judged.
+    fn verdicts(
+        &mut self,
+        verdicts: &[VerdictRecord],
+        coverage: &[CoverageRecord],
+    ) -> io::Result<()>;
+}
+
+/// The sink for `format`, writing to `out`.
+pub(crate) fn sink<'w>(format: OutputFormat, out: &'w mut dyn Write) -> Box<dyn RecordSink + 'w> {
+    match format {
+        OutputFormat::Jsonl => Box::new(Jsonl {
+            out: Spill::new(out),
+        }),
+        OutputFormat::Json => Box::new(Json {
+            out: Spill::new(out),
+            started: false,
+            first: true,
+        }),
+        OutputFormat::Text => Box::new(Text {
+            out: Spill::new(out),
+            markdown: false,
+        }),
+        // Scan refuses `verdicts`; a check gets its sink from `check_sink`.
+        OutputFormat::Markdown | OutputFormat::Verdicts => Box::new(Text {
+            out: Spill::new(out),
+            markdown: true,
+        }),
+    }
+}
+
+/// The sink for a check's verdicts in `format`; `run_checks` names the
+/// checks judged per run, whose rows are the run's own (`verdicts`).
+pub(crate) fn check_sink<'w>(
+    format: OutputFormat,
+    out: &'w mut dyn Write,
+    run_checks: Vec<String>,
+) -> Box<dyn RecordSink + 'w> {
+    match format {
+        OutputFormat::Verdicts => Box::new(VerdictRows { out, run_checks }),
+        other => sink(other, out),
+    }
+}
+
+/// `check --format verdicts`: the InferenceX verifier's rows.
+struct VerdictRows<'w> {
+    out: &'w mut dyn Write,
+    run_checks: Vec<String>,
+}
+
+impl RecordSink for VerdictRows<'_> {
+    fn artifact(&mut self, _: &str, _: &[ScanRecord<'_>], _: &CoverageRecord) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn summary(&mut self, _: &SummaryRecord) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn verdicts(&mut self, verdicts: &[VerdictRecord], _: &[CoverageRecord]) -> io::Result<()> {
+        let run: Vec<&str> = self.run_checks.iter().map(String::as_str).collect();
+        self.out
+            .write_all(super::verdict_rows::render(verdicts, &run).as_bytes())?;
+        self.out.flush()
+    }
+}
+
+/// Bytes of output held before they are written.
+const SPILL: usize = 1 << 20;
+
+/// Output written in chunks: records share a long line or member name in
+/// memory, but each serialized record repeats it, so one artifact's output
+/// can be thousands of times its records' size.
+struct Spill<'w> {
+    out: &'w mut dyn Write,
+    buf: Vec<u8>,
+}
+
+impl<'w> Spill<'w> {
+    fn new(out: &'w mut dyn Write) -> Spill<'w> {
+        Spill {
+            out,
+            buf: Vec::new(),
+        }
+    }
+
+    /// Writes what is held once it is past [`SPILL`].
+    fn maybe(&mut self) -> io::Result<()> {
+        if self.buf.len() >= SPILL {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.write_all(&self.buf)?;
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// Writes what is held and flushes the writer.
+    fn end(&mut self) -> io::Result<()> {
+        self.flush()?;
+        self.out.flush()
+    }
+}
+
+/// `--format jsonl`: one JSON record per line.
+struct Jsonl<'w> {
+    out: Spill<'w>,
+}
+
+impl RecordSink for Jsonl<'_> {
+    fn artifact(
+        &mut self,
+        _: &str,
+        records: &[ScanRecord<'_>],
+        coverage: &CoverageRecord,
+    ) -> io::Result<()> {
+        for r in records {
+            write_jsonl(&mut self.out.buf, r);
+            self.out.maybe()?;
+        }
+        write_jsonl(&mut self.out.buf, coverage);
+        self.out.flush()
+    }
+
+    fn summary(&mut self, summary: &SummaryRecord) -> io::Result<()> {
+        write_jsonl(&mut self.out.buf, summary);
+        self.out.end()
+    }
+
+    fn verdicts(
+        &mut self,
+        verdicts: &[VerdictRecord],
+        coverage: &[CoverageRecord],
+    ) -> io::Result<()> {
+        for v in verdicts {
+            write_jsonl(&mut self.out.buf, v);
+        }
+        for c in coverage {
+            write_jsonl(&mut self.out.buf, c);
+        }
+        self.out.end()
+    }
+}
+
+/// `--format json`: one document. A scan's is `{"schema_version",
+/// "records": [...]}` with its summary last; a check's `{"schema_version",
+/// "verdicts", "coverage"}`.
+struct Json<'w> {
+    out: Spill<'w>,
+    /// The scan document's head is written.
+    started: bool,
+    /// No record written yet (no comma before the next).
+    first: bool,
+}
+
+impl Json<'_> {
+    fn start(&mut self) {
+        if !std::mem::replace(&mut self.started, true) {
+            let _ = write!(
+                self.out.buf,
+                "{{\"schema_version\":\"{SCHEMA_VERSION}\",\"records\":["
+            );
+        }
+    }
+
+    fn record<T: serde::Serialize>(&mut self, r: &T) {
+        if !std::mem::take(&mut self.first) {
+            self.out.buf.push(b',');
+        }
+        write_jsonl(&mut self.out.buf, r);
+    }
+}
+
+impl RecordSink for Json<'_> {
+    fn artifact(
+        &mut self,
+        _: &str,
+        records: &[ScanRecord<'_>],
+        coverage: &CoverageRecord,
+    ) -> io::Result<()> {
+        self.start();
+        for r in records {
+            self.record(r);
+            self.out.maybe()?;
+        }
+        self.record(coverage);
+        self.out.flush()
+    }
+
+    fn summary(&mut self, summary: &SummaryRecord) -> io::Result<()> {
+        self.start();
+        self.record(summary);
+        self.out.buf.extend_from_slice(b"]}\n");
+        self.out.end()
+    }
+
+    fn verdicts(
+        &mut self,
+        verdicts: &[VerdictRecord],
+        coverage: &[CoverageRecord],
+    ) -> io::Result<()> {
+        let doc = serde_json::json!({"schema_version": SCHEMA_VERSION, "verdicts": verdicts, "coverage": coverage});
+        write_jsonl(&mut self.out.buf, &doc);
+        self.out.end()
+    }
+}
+
+/// `--format text` and `--format markdown`: for a person. A scan lists
+/// each artifact's records (the same in both: scan has no Markdown of its
+/// own, `main` refuses it); verdicts are a listing per scope, or a report
+/// for a PR comment.
+struct Text<'w> {
+    out: Spill<'w>,
+    markdown: bool,
+}
+
+impl RecordSink for Text<'_> {
+    fn artifact(
+        &mut self,
+        path: &str,
+        records: &[ScanRecord<'_>],
+        coverage: &CoverageRecord,
+    ) -> io::Result<()> {
+        let mut result = Ok(());
+        let Spill { out, buf } = &mut self.out;
+        let mut spill = |b: &mut Vec<u8>| {
+            if result.is_ok() {
+                result = out.write_all(b);
+            }
+            b.clear();
+        };
+        scan_text(buf, path, records, coverage, &mut spill);
+        result?;
+        self.out.flush()
+    }
+
+    fn summary(&mut self, summary: &SummaryRecord) -> io::Result<()> {
+        let _ = writeln!(
+            self.out.buf,
+            "{} artifact(s), {} incomplete, {} member(s), {} evidence line(s), {:.2}s",
+            summary.artifacts,
+            summary.incomplete,
+            summary.members,
+            summary.matches,
+            summary.elapsed_s
+        );
+        self.out.end()
+    }
+
+    fn verdicts(&mut self, v: &[VerdictRecord], _: &[CoverageRecord]) -> io::Result<()> {
+        if self.markdown {
+            verdicts::markdown(&mut self.out.buf, v);
+        } else {
+            verdicts::text(&mut self.out.buf, v);
+        }
+        self.out.end()
+    }
+}
+
+/// The `--format text` listing. Every line goes through
+/// [`escape::text`]: paths, capture values and error messages come from the
+/// artifact and may hold newlines or escape sequences.
+fn scan_text(
+    buf: &mut Vec<u8>,
+    path: &str,
+    records: &[ScanRecord<'_>],
+    cov: &CoverageRecord,
+    spill: &mut dyn FnMut(&mut Vec<u8>),
+) {
+    let mut line = |s: String| {
+        buf.extend_from_slice(escape::text(&s).as_bytes());
+        buf.push(b'\n');
+        if buf.len() >= SPILL {
+            spill(buf);
+        }
+    };
+    let state = if cov.complete {
+        "complete"
+    } else {
+        "INCOMPLETE"
+    };
+    line(format!(
+        "== {} ({state}, {} members, {} bytes)",
+        crate::location::escape(path),
+        cov.members,
+        cov.bytes
+    ));
+    for r in records {
+        match r {
+            ScanRecord::Evidence(e) => {
+                let caps = e
+                    .captures
+                    .iter()
+                    .flatten()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let rank = e
+                    .rank
+                    .iter()
+                    .flatten()
+                    .map(|(k, v)| format!("{}{v}", k.to_uppercase()))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                line(format!("  {}  {}  {caps}  {rank}", e.citation, e.rule));
+            }
+            ScanRecord::Aggregate(a) => {
+                let stats = a
+                    .stats
+                    .iter()
+                    .map(|(k, s)| format!("{k} min {} mean {:.3} max {}", s.min, s.mean, s.max))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let group = serde_json::Value::Object(a.group.clone());
+                // `first..N`, the range `cite` takes (N: the last line).
+                let last = Location::parse(&a.last).map_or(0, |l| l.line);
+                line(format!(
+                    "  {}..{last}  {} x{} {group} {stats}",
+                    a.first, a.rule, a.count
+                ));
+            }
+        }
+    }
+    for e in &cov.errors {
+        line(format!(
+            "  ! {} {:?}: {}",
+            Location::member_citation(path, &e.members),
+            e.kind,
+            e.message
+        ));
+    }
+}

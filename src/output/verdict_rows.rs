@@ -1,0 +1,250 @@
+//! `check --format verdicts`: verdicts in the shape of the InferenceX
+//! verifier's own rows (`✅ Check 13 (Draft as shipped): PASS — reason`),
+//! one row per verifier check number and run, the worst verdict of the
+//! run's artifacts first, with one citation. A pure function of the verdict
+//! records, so that any printer can call it.
+
+use super::escape;
+use super::records::{Status, VerdictRecord};
+use std::fmt::Write;
+
+/// The verifier's checks, by number, as its prompt names them (Checks
+/// 0-15 of `codeowner-signoff-verify`'s prompt; the row names are short).
+pub(crate) const CHECK_NAMES: [&str; 16] = [
+    "CODEOWNER sign-off",
+    "Passing sweep and evals",
+    "Evals pass",
+    "Recipe linked and merged",
+    "Reuse command",
+    "Latest checklist",
+    "Upstream images",
+    "No deprecated models",
+    "No architecture hacks",
+    "Chat template",
+    "No engine patches",
+    "Golden simulated AL",
+    "Append-only",
+    "Draft as shipped",
+    "Pareto coverage",
+    "PR description",
+];
+
+/// Checks the verifier may WARN on but never FAIL: their `fail` reads WARN.
+const ADVISORY: [u8; 3] = [4, 14, 15];
+
+/// The most characters written (GitHub's comment limit is 65,536).
+const BUDGET: usize = 60_000;
+/// Characters of a reason written in a row.
+const REASON: usize = 400;
+
+fn worse(s: Status) -> u8 {
+    match s {
+        Status::Fail => 0,
+        Status::Unknown => 1,
+        Status::Pass => 2,
+        Status::NotApplicable => 3,
+    }
+}
+
+/// The run an artifact belongs to: its folder; a run-scope verdict's scope
+/// is the run itself.
+fn run_of(v: &VerdictRecord, run_checks: &[&str]) -> String {
+    if run_checks.contains(&v.check.as_str()) {
+        return v.scope.clone();
+    }
+    v.scope
+        .rsplit_once('/')
+        .map_or(".", |(d, _)| if d.is_empty() { "/" } else { d })
+        .to_string()
+}
+
+/// The verifier-shaped rows for `verdicts`: per run (in order of first
+/// appearance), one row per checklist number judged, ordered by number.
+/// `run_checks` names the checks judged per run (`scope = "run"`), whose
+/// scope is the run folder. Verdicts of checks without a number are only
+/// counted. All artifact text sits in code spans it cannot leave.
+pub(crate) fn render(verdicts: &[VerdictRecord], run_checks: &[&str]) -> String {
+    let mut out = String::new();
+    let mut runs: Vec<(String, Vec<&VerdictRecord>)> = Vec::new();
+    for v in verdicts.iter().filter(|v| v.checklist.is_some()) {
+        let run = run_of(v, run_checks);
+        match runs.iter_mut().find(|(r, _)| *r == run) {
+            Some((_, vs)) => vs.push(v),
+            None => runs.push((run, vec![v])),
+        }
+    }
+    let unnumbered = verdicts.iter().filter(|v| v.checklist.is_none()).count();
+    let mut left = 0;
+    for (run, vs) in &runs {
+        let mut block = String::new();
+        let _ = writeln!(
+            block,
+            "### Run {}\n",
+            escape::md_code(&crate::location::escape(run))
+        );
+        let mut numbers: Vec<u8> = vs.iter().filter_map(|v| v.checklist).collect();
+        numbers.sort_unstable();
+        numbers.dedup();
+        for n in numbers {
+            let of: Vec<&VerdictRecord> = vs
+                .iter()
+                .copied()
+                .filter(|v| v.checklist == Some(n))
+                .collect();
+            block.push_str(&row(n, &of));
+            block.push('\n');
+        }
+        if out.len() + block.len() + 200 > BUDGET {
+            left += 1;
+            continue;
+        }
+        out.push_str(&block);
+    }
+    if left > 0 {
+        let _ = writeln!(
+            out,
+            "_{left} more run(s) do not fit a comment: `--format jsonl` has them all._\n"
+        );
+    }
+    if runs.is_empty() {
+        out.push_str("_No verdict of a check that carries a verifier check number._\n");
+    }
+    if unnumbered > 0 {
+        let _ = writeln!(
+            out,
+            "_{unnumbered} verdict(s) of checks without a verifier check number are not shown: see `--format markdown`._"
+        );
+    }
+    out
+}
+
+/// One row: the worst verdict of this number in the run, its reason and
+/// first citation, and how the others stand.
+fn row(n: u8, of: &[&VerdictRecord]) -> String {
+    let Some(worst) = of.iter().copied().min_by_key(|v| worse(v.status)) else {
+        return String::new();
+    };
+    let name = CHECK_NAMES.get(usize::from(n)).copied().unwrap_or("check");
+    let (icon, word) = match worst.status {
+        Status::Fail if ADVISORY.contains(&n) => ("⚠️", "WARN"),
+        Status::Fail => ("❌", "FAIL"),
+        Status::Unknown => ("❔", "UNKNOWN"),
+        Status::Pass => ("✅", "PASS"),
+        Status::NotApplicable => ("➖", "N/A"),
+    };
+    let artifact = worst.scope.rsplit('/').next().unwrap_or(&worst.scope);
+    let mut s = format!(
+        "{icon} Check {n} ({name}): {word} — {} on {}: {}",
+        escape::md_code(&worst.check),
+        escape::md_code(&crate::location::escape(artifact)),
+        escape::md_code(&cut_chars(&worst.reason, REASON)),
+    );
+    if of.len() > 1 {
+        let count = |st: Status| of.iter().filter(|v| v.status == st).count();
+        let parts: Vec<String> = [
+            (Status::Fail, "fail"),
+            (Status::Unknown, "unknown"),
+            (Status::Pass, "pass"),
+            (Status::NotApplicable, "not applicable"),
+        ]
+        .iter()
+        .filter(|(st, _)| count(*st) > 0)
+        .map(|(st, w)| format!("{} {w}", count(*st)))
+        .collect();
+        let _ = write!(s, " (worst of {} verdicts: {})", of.len(), parts.join(", "));
+    }
+    s.push('\n');
+    if let Some(c) = worst.evidence.first() {
+        let _ = writeln!(s, "{}", escape::md_code(&c.citation));
+    }
+    s
+}
+
+/// `s` cut to at most `max` characters, with `…` where it was cut.
+fn cut_chars(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::records::Cited;
+
+    fn v(check: &str, n: Option<u8>, scope: &str, st: Status, reason: &str) -> VerdictRecord {
+        let mut v = VerdictRecord::new(check, "", "r", scope);
+        v.checklist = n;
+        v.status = st;
+        v.reason = reason.into();
+        v.evidence = vec![Cited {
+            citation: format!("{scope}!server.log:3"),
+            server: None,
+            rank: None,
+        }];
+        v
+    }
+
+    #[test]
+    fn one_row_per_number_and_run_worst_first() {
+        let vs = vec![
+            v("a", Some(13), "runs/1/x.zip", Status::Pass, "unset"),
+            v(
+                "b",
+                Some(13),
+                "runs/1/y.zip",
+                Status::Fail,
+                "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1",
+            ),
+            v(
+                "c",
+                Some(9),
+                "runs/1/y.zip",
+                Status::NotApplicable,
+                "no spec",
+            ),
+            v("d", Some(14), "runs/1", Status::Fail, "4 points"),
+            v("e", None, "runs/1/x.zip", Status::Fail, "oom"),
+            v(
+                "a",
+                Some(13),
+                "runs/2/z.zip",
+                Status::Unknown,
+                "cut `short` | x",
+            ),
+        ];
+        let md = render(&vs, &["d"]);
+        let run1 = md.find("### Run `runs/1`").unwrap();
+        let run2 = md.find("### Run `runs/2`").unwrap();
+        assert!(run1 < run2, "{md}");
+        let r13 = md
+            .find("❌ Check 13 (Draft as shipped): FAIL — `b` on `y.zip`: `SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1` (worst of 2 verdicts: 1 fail, 1 pass)\n`runs/1/y.zip!server.log:3`")
+            .unwrap_or_else(|| panic!("{md}"));
+        let r9 = md.find("➖ Check 9 (Chat template): N/A").unwrap();
+        assert!(r9 < r13, "ordered by number: {md}");
+        // Check 14 may warn but never fail; a run-scope verdict is the run's.
+        assert!(
+            md.contains("⚠️ Check 14 (Pareto coverage): WARN — `d` on `1`"),
+            "{md}"
+        );
+        // Artifact text cannot leave its code span or open a table cell.
+        assert!(
+            md.contains(
+                "❔ Check 13 (Draft as shipped): UNKNOWN — `a` on `z.zip`: ``cut `short` \\| x``"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains("1 verdict(s) of checks without a verifier check number"),
+            "{md}"
+        );
+        assert_eq!(md.matches("Check 13").count(), 2, "{md}");
+    }
+
+    #[test]
+    fn nothing_numbered_says_so() {
+        let md = render(&[v("e", None, "x.zip", Status::Pass, "ok")], &[]);
+        assert!(md.contains("No verdict of a check that carries"), "{md}");
+    }
+}
