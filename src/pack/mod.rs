@@ -94,7 +94,16 @@ pub struct RuleDef {
     pub dump: Option<String>,
     #[serde(default)]
     pub keys: Option<Vec<String>>,
+    /// A later line that completes each record of the rule: the first line
+    /// within [`THEN_LINES`] lines after a record that matches it adds the
+    /// captures the record lacks (a traceback's exception line after its
+    /// frames). The record still cites its own line.
+    #[serde(default)]
+    pub then: Option<String>,
 }
+
+/// How many lines after a record its rule's `then` line is looked for.
+pub(crate) const THEN_LINES: u32 = 400;
 
 #[derive(Debug, Deserialize, Clone, Default)]
 #[serde(deny_unknown_fields)]
@@ -127,6 +136,12 @@ pub struct VariantDef {
     /// line leaves them empty (an lm-eval table row under its task's row).
     #[serde(default)]
     pub carry: Vec<String>,
+    /// Block variants with `end`: the block must close at `end`. One that
+    /// closes at a line that is neither an entry, blank, a comment nor
+    /// `end`, or is still open where the member ends, leaves the dump partly
+    /// read: a coverage error, so no absence is claimed from it.
+    #[serde(default)]
+    pub complete: bool,
 }
 
 #[derive(Debug, Deserialize, Clone)]
@@ -170,6 +185,7 @@ impl RuleDef {
             dump: self.dump.clone(),
             keys: self.keys.clone(),
             carry: Vec::new(),
+            complete: false,
         };
         let has_inline = inline.regex.is_some() || inline.start.is_some() || inline.kind.is_some();
         let mut out = Vec::new();
