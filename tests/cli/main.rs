@@ -8,6 +8,7 @@ mod audit;
 mod check;
 mod cite;
 mod corpus;
+mod env_forms;
 mod grep;
 mod hostile;
 mod hostile_attacks;
