@@ -1,7 +1,8 @@
 //! The rank a line came from, read off its prefix: SGLang `[ts DP0 TP3 EP3]`
 //! (and 2024's `[14:02:41 TP0]`), vLLM `(Worker_TP1 pid=..)` /
 //! `(EngineCore_DP0 pid=..)` / `(VllmWorker rank=5 pid=..)`, TRT-LLM
-//! `[RANK 3]` / `[MPI_Rank 3]`, torchrun `[rank3]:`, srun ` 3: `. Parsed by hand: this runs on every matching
+//! `[RANK 3]` / `[MPI_Rank 3]`, torchrun `[rank3]:`, torch ProcessGroupNCCL
+//! `[Rank 1]` / `[PG 0 Rank 1]`, srun ` 3: `. Parsed by hand: this runs on every matching
 //! line, often millions of `Decode batch` lines.
 
 use std::collections::BTreeMap;

@@ -22,3 +22,4 @@ mod scan;
 mod schema;
 mod show;
 mod usage;
+mod wordings;
