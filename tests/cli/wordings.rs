@@ -99,3 +99,46 @@ fn torch_1_watchdog_lines_have_their_rank() {
         .collect();
     assert_eq!(ranks, vec![1, 3]);
 }
+
+/// `then` and `complete` are checked like every pack key: a rule that both
+/// waits for a later line and aggregates, or `complete` on a line variant,
+/// is an input error naming the file and rule.
+#[test]
+fn then_and_complete_are_validated() {
+    let head = "name = \"x\"\nversion = \"1\"\ndescription = \"x\"\n\n[[rule]]\nid = \"x.tb\"\ndescription = \"x\"\nsource = \"x\"\nthen = '''^(?P<exception>\\w+Error): '''\n";
+    let tail = "\n[[rule.variant]]\nregex = '''Traceback'''\n";
+    let example = "\n[[rule.example]]\nline = '''Traceback'''\n";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, text: String| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let agg = write(
+        "agg.toml",
+        format!("{head}aggregate = [\"rank\"]\n{tail}{example}"),
+    );
+    let run = artiscan(&["packs", "test", &agg]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("agg.toml:6: rule x.tb: a rule with `then` cannot aggregate"),
+        "{}",
+        run.stderr
+    );
+    let line = write(
+        "line.toml",
+        format!("{head}{tail}complete = true\n{example}"),
+    );
+    let run = artiscan(&["packs", "test", &line]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("`complete` needs a block variant with `end`"),
+        "{}",
+        run.stderr
+    );
+    let good = write("good.toml", format!("{head}{tail}{example}"));
+    let run = artiscan(&["packs", "test", &good]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
