@@ -827,8 +827,11 @@ impl Check {
         launches: &Launches,
     ) -> BTreeMap<String, Vec<&'a EvidenceRecord>> {
         let rule = match &self.ranks {
-            Some(Ranks::Seen(r)) | Some(Ranks::Capture { rule: r, .. }) => r,
-            _ => return BTreeMap::new(),
+            Some(Ranks::Seen(r)) | Some(Ranks::Capture { rule: r, .. }) => r.as_str(),
+            // A fixed count is per replica: the launch line's sizes say
+            // how many replicas (DP) and stages (PP) hold that many ranks.
+            Some(Ranks::Count(_)) => LAUNCH_RULE,
+            None => return BTreeMap::new(),
         };
         let mut out: BTreeMap<String, Vec<&EvidenceRecord>> = BTreeMap::new();
         for r in cx.scope.records_of(rule).filter(|r| launches.current(r)) {
@@ -852,11 +855,19 @@ impl Check {
             Ok((Dims::default(), (0..n as u32).map(Rk::plain).collect()))
         };
         let recs = sources.get(server).map_or(&[][..], |v| v.as_slice());
+        // The last launch line of the server, where it printed one.
+        let launch = recs.last().copied();
         match &self.ranks {
-            Some(Ranks::Count(toml::Value::Integer(n))) => upto((*n).max(0) as u64),
+            Some(Ranks::Count(toml::Value::Integer(n))) => match launch {
+                Some(src) => self.replicas(LAUNCH_RULE, (*n).max(0) as u64, src),
+                None => upto((*n).max(0) as u64),
+            },
             Some(Ranks::Count(toml::Value::String(s))) => match params.resolve_str(s) {
                 Some(v) => match cond::num(&v) {
-                    Some(f) if f >= 0.0 && f.fract() == 0.0 => upto(f as u64),
+                    Some(f) if f >= 0.0 && f.fract() == 0.0 => match launch {
+                        Some(src) => self.replicas(LAUNCH_RULE, f as u64, src),
+                        None => upto(f as u64),
+                    },
                     _ => Err(format!("ranks {s} = {v} is not a whole number")),
                 },
                 None => Err(format!("ranks {s}: parameter not given")),
@@ -898,46 +909,61 @@ impl Check {
                 else {
                     return Err(format!("no {rule} {capture} in this server's log"));
                 };
-                // dp_size replicas (without DP attention, where DP ranks are
-                // the attention groups of one TP group) and pp_size stages
-                // each hold their own `capture` ranks.
-                let dp = whole(src, "dp_size").unwrap_or(1);
-                let pp = whole(src, "pp_size").unwrap_or(1);
-                let dp_attention = src
-                    .captures
-                    .as_ref()
-                    .and_then(|c| c.get("enable_dp_attention"))
-                    .and_then(Value::as_bool);
-                let dims = Dims {
-                    dp: dp > 1 && self.rank_key != "dp" && dp_attention != Some(true),
-                    pp: pp > 1 && self.rank_key != "pp",
-                };
-                if dims.dp && dp_attention.is_none() {
-                    return Err(format!(
-                        "{rule} gives dp_size = {dp} but not enable_dp_attention: whether DP ranks are replicas is unknown"
-                    ));
-                }
-                let (dps, pps) = (if dims.dp { dp } else { 1 }, if dims.pp { pp } else { 1 });
-                let total = n.saturating_mul(dps).saturating_mul(pps);
-                if total > MAX_RANKS {
-                    return Err(format!("{total} ranks is more than {MAX_RANKS}"));
-                }
-                let mut set = BTreeSet::new();
-                for d in 0..dps as u32 {
-                    for p in 0..pps as u32 {
-                        for r in 0..n as u32 {
-                            set.insert(Rk {
-                                dp: dims.dp.then_some(d),
-                                pp: dims.pp.then_some(p),
-                                r,
-                            });
-                        }
-                    }
-                }
-                Ok((dims, set))
+                self.replicas(rule, n, src)
             }
             _ => Err("no rank source".into()),
         }
+    }
+
+    /// `n` ranks in each replica the launch record `src` names: dp_size
+    /// replicas (without DP attention) and pp_size stages.
+    fn replicas(
+        &self,
+        rule: &str,
+        n: u64,
+        src: &EvidenceRecord,
+    ) -> Result<(Dims, BTreeSet<Rk>), String> {
+        let whole = |r: &EvidenceRecord, c: &str| -> Option<u64> {
+            let f = cond::num(r.captures.as_ref()?.get(c)?)?;
+            (f >= 0.0 && f.fract() == 0.0).then_some(f as u64)
+        };
+        // dp_size replicas (without DP attention, where DP ranks are
+        // the attention groups of one TP group) and pp_size stages
+        // each hold their own `capture` ranks.
+        let dp = whole(src, "dp_size").unwrap_or(1);
+        let pp = whole(src, "pp_size").unwrap_or(1);
+        let dp_attention = src
+            .captures
+            .as_ref()
+            .and_then(|c| c.get("enable_dp_attention"))
+            .and_then(Value::as_bool);
+        let dims = Dims {
+            dp: dp > 1 && self.rank_key != "dp" && dp_attention != Some(true),
+            pp: pp > 1 && self.rank_key != "pp",
+        };
+        if dims.dp && dp_attention.is_none() {
+            return Err(format!(
+                "{rule} gives dp_size = {dp} but not enable_dp_attention: whether DP ranks are replicas is unknown"
+            ));
+        }
+        let (dps, pps) = (if dims.dp { dp } else { 1 }, if dims.pp { pp } else { 1 });
+        let total = n.saturating_mul(dps).saturating_mul(pps);
+        if total > MAX_RANKS {
+            return Err(format!("{total} ranks is more than {MAX_RANKS}"));
+        }
+        let mut set = BTreeSet::new();
+        for d in 0..dps as u32 {
+            for p in 0..pps as u32 {
+                for r in 0..n as u32 {
+                    set.insert(Rk {
+                        dp: dims.dp.then_some(d),
+                        pp: dims.pp.then_some(p),
+                        r,
+                    });
+                }
+            }
+        }
+        Ok((dims, set))
     }
 }
 
@@ -1600,6 +1626,58 @@ ranks = { rule = "args", capture = "tp_size" }
 
     /// SGLang dp_size=2 (no DP attention): DP1 TP0-TP3 are ranks of their
     /// own, not covered by DP0's.
+    #[test]
+    fn every_rank_fixed_count_is_per_replica_where_the_launch_line_says() {
+        // ranks = @param:tp is TP ranks per replica: a DP1 that never logs
+        // fails where server_args gives dp_size = 2 without DP attention.
+        let src = EVERY.replace(
+            "ranks = { rule = \"args\", capture = \"tp_size\" }",
+            "ranks = \"@param:tp\"",
+        );
+        let argv = |dp: u32, attn: bool| {
+            rec(
+                "server.log",
+                1,
+                "sglang.server_args",
+                serde_json::json!({"tp_size": 4, "dp_size": dp, "enable_dp_attention": attn}),
+                None,
+            )
+        };
+        let dp0 = (0..4).map(|t| {
+            tagged(
+                "server.log",
+                10 + t as u64,
+                "route",
+                serde_json::json!({}),
+                &[("dp", 0), ("tp", t)],
+            )
+        });
+        let mut recs = vec![argv(2, false)];
+        recs.extend(dp0.clone());
+        let v = judge1(&src, &scan(recs), &["tp=4"]);
+        assert_eq!(v.status, Status::Fail, "{}", v.reason);
+        assert!(
+            v.reason.contains("DP1 TP0-TP3 never logged"),
+            "{}",
+            v.reason
+        );
+        // DP attention: one TP group, DP0 covers it.
+        let mut recs = vec![argv(2, true)];
+        recs.extend((0..4).map(|t| {
+            tagged(
+                "server.log",
+                10 + t as u64,
+                "route",
+                serde_json::json!({}),
+                &[("dp", t / 2), ("tp", t)],
+            )
+        }));
+        assert_eq!(judge1(&src, &scan(recs), &["tp=4"]).status, Status::Pass);
+        // No launch line: TP ranks only, as before.
+        let v = judge1(&src, &scan(dp0.collect()), &["tp=4"]);
+        assert_eq!(v.status, Status::Pass, "{}", v.reason);
+    }
+
     #[test]
     fn every_rank_keys_replicas_by_dp_and_pp() {
         let argv = |dp: u32, pp: u32, attn: bool| {

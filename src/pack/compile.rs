@@ -21,6 +21,10 @@ pub enum CapType {
     Str,
     Bool,
     IntList,
+    /// A string whose one pair of surrounding quotes (`"` or `'`) is
+    /// dropped: a JSON or shell value captured whole, quoted or not (`"1"`,
+    /// `'1'` and `1` alike).
+    Unquoted,
 }
 
 impl CapType {
@@ -31,6 +35,7 @@ impl CapType {
             "string" => CapType::Str,
             "bool" => CapType::Bool,
             "int_list" => CapType::IntList,
+            "unquoted" => CapType::Unquoted,
             _ => return None,
         })
     }
@@ -40,6 +45,13 @@ impl CapType {
         let t = s.trim();
         match self {
             CapType::Str => Value::String(s.to_string()),
+            CapType::Unquoted => Value::String(
+                ['"', '\'']
+                    .iter()
+                    .find_map(|q| s.strip_prefix(*q)?.strip_suffix(*q))
+                    .unwrap_or(s)
+                    .to_string(),
+            ),
             CapType::Int => {
                 let digits: String = t.chars().filter(|c| *c != ',' && *c != '_').collect();
                 digits
@@ -118,6 +130,9 @@ pub struct BlockMatch {
     /// `each` captures carried down from the line above where a line
     /// leaves them empty.
     pub carry: Vec<String>,
+    /// Closing other than at `end` is a coverage error (see
+    /// `VariantDef::complete`).
+    pub complete: bool,
 }
 
 #[derive(Debug)]
@@ -397,6 +412,8 @@ pub struct Rule {
     /// The numeric captures (int, float): what aggregates summarise.
     pub numeric: Vec<String>,
     pub variants: Vec<usize>,
+    /// The line that completes a record (see `RuleDef::then`).
+    pub then: Option<Regex>,
     pub examples: Vec<super::ExampleDef>,
     pub file: String,
     pub line: usize,
@@ -557,13 +574,24 @@ impl RuleSet {
                     vids.push(variants.len());
                     variants.push(var);
                 }
+                let then = match &def.then {
+                    None => None,
+                    Some(src) => {
+                        let re = build_regex(src).map_err(|e| err(format!("then: {e}")))?;
+                        names.extend(re.capture_names().flatten().map(str::to_string));
+                        Some(re)
+                    }
+                };
+                if then.is_some() && !def.aggregate.is_empty() {
+                    return Err(err("a rule with `then` cannot aggregate".into()));
+                }
                 if !def.aggregate.is_empty() && vdefs.iter().any(|v| v.dump.is_some()) {
                     return Err(err("a rule with a `dump` cannot aggregate".into()));
                 }
                 let mut captures = BTreeMap::new();
                 for (name, ty) in &def.captures {
                     let t = CapType::parse(ty).ok_or_else(|| {
-                        err(format!("capture {name}: unknown type {ty:?} (int, float, string, bool, int_list)"))
+                        err(format!("capture {name}: unknown type {ty:?} (int, float, string, bool, int_list, unquoted)"))
                     })?;
                     if !names.contains(name) && !any_name {
                         return Err(err(format!(
@@ -624,6 +652,7 @@ impl RuleSet {
                         .collect(),
                     aggregate: def.aggregate.clone(),
                     variants: vids,
+                    then,
                     examples: def.examples.clone(),
                     file: pack.file.clone(),
                     line,
@@ -1084,6 +1113,7 @@ fn compile_variant(
                     ("start", v.start.is_some()),
                     ("end", v.end.is_some()),
                     ("carry", !v.carry.is_empty()),
+                    ("complete", v.complete),
                     ("at", v.at.is_some()),
                     ("key", v.key.is_some()),
                     ("fields", v.fields.is_some()),
@@ -1130,11 +1160,15 @@ fn compile_variant(
             let (Some(start), Some(each)) = (start, each) else {
                 return Err("a block variant needs `start` and `each`".into());
             };
+            if v.complete && end.is_none() {
+                return Err("`complete` needs a block variant with `end`".into());
+            }
             let block = BlockMatch {
                 start,
                 each,
                 end,
                 carry: v.carry.clone(),
+                complete: v.complete,
             };
             (Matcher::Block(block), v.start.as_deref())
         }
@@ -1149,6 +1183,7 @@ fn compile_variant(
                     ("dump", v.dump.is_some()),
                     ("keys", v.keys.is_some()),
                     ("carry", !v.carry.is_empty()),
+                    ("complete", v.complete),
                     ("prefilter", v.prefilter.is_some()),
                 ],
             )?;
@@ -1570,6 +1605,14 @@ mod tests {
         assert_eq!(CapType::Float.convert("3.77"), serde_json::json!(3.77));
         assert_eq!(CapType::Float.convert("N/A"), Value::Null);
         assert_eq!(CapType::Bool.convert("True"), Value::Bool(true));
+        assert_eq!(
+            CapType::Unquoted.convert("\"a, b\""),
+            serde_json::json!("a, b")
+        );
+        assert_eq!(CapType::Unquoted.convert("1"), serde_json::json!("1"));
+        assert_eq!(CapType::Unquoted.convert("'a b'"), serde_json::json!("a b"));
+        assert_eq!(CapType::Unquoted.convert("'a\""), serde_json::json!("'a\""));
+        assert_eq!(CapType::Unquoted.convert("\""), serde_json::json!("\""));
     }
 
     #[test]

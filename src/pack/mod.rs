@@ -105,7 +105,18 @@ pub struct RuleDef {
     pub fields: Option<toml::Table>,
     #[serde(default)]
     pub cite: Option<String>,
+    #[serde(default)]
+    pub complete: bool,
+    /// A later line that completes each record of the rule: the first line
+    /// within [`THEN_LINES`] lines after a record that matches it adds the
+    /// captures the record lacks (a traceback's exception line after its
+    /// frames). The record still cites its own line.
+    #[serde(default)]
+    pub then: Option<String>,
 }
+
+/// How many lines after a record its rule's `then` line is looked for.
+pub(crate) const THEN_LINES: u32 = 400;
 
 /// The fields of one way a rule matches (a variant). A rule with one way
 /// gives them inline: `RuleDef` repeats each of them, and a test keeps
@@ -157,6 +168,12 @@ pub struct VariantDef {
     /// line the object begins on).
     #[serde(default)]
     pub cite: Option<String>,
+    /// Block variants with `end`: the block must close at `end`. One that
+    /// closes at a line that is neither an entry, blank, a comment nor
+    /// `end`, or is still open where the member ends, leaves the dump partly
+    /// read: a coverage error, so no absence is claimed from it.
+    #[serde(default)]
+    pub complete: bool,
 }
 
 #[derive(Debug, Deserialize, Clone)]
@@ -204,6 +221,7 @@ impl RuleDef {
             key: self.key.clone(),
             fields: self.fields.clone(),
             cite: self.cite.clone(),
+            complete: self.complete,
         };
         let has_inline = inline.regex.is_some() || inline.start.is_some() || inline.kind.is_some();
         let mut out = Vec::new();

@@ -152,6 +152,12 @@ pub struct MemberScan<'a> {
     block_rules: Vec<usize>,
     /// (rule, line) a block recorded past this part's end (see `absorb`).
     overrun_claims: Vec<(usize, u64)>,
+    /// Records waiting for their rule's `then` line: (rule, index in
+    /// `records`, lines left to look in).
+    pending: Vec<(usize, usize, u32)>,
+    /// `complete` blocks that closed other than at their `end`: why, for
+    /// a coverage error.
+    cuts: Vec<String>,
     hits: Vec<Hit>,
     /// Reused match slots of anchored regexes, by variant.
     anchored_caps: Vec<Option<AnchoredCaptures>>,
@@ -295,6 +301,8 @@ impl<'a> MemberScan<'a> {
             blocks: Vec::new(),
             block_rules: Vec::new(),
             overrun_claims: Vec::new(),
+            pending: Vec::new(),
+            cuts: Vec::new(),
             hits: Vec::new(),
             fields: Vec::new(),
             anchored_caps: (0..set.variants.len()).map(|_| None).collect(),
@@ -346,6 +354,10 @@ impl<'a> MemberScan<'a> {
         if let (Some(doc), Some(more)) = (&mut self.json, later.json) {
             doc.append(more);
         }
+        self.cuts.extend(later.cuts);
+        // The member ends where the last part ends: its open blocks are the
+        // member's.
+        self.blocks = later.blocks;
         self.records.extend(later.records);
         for (key, b) in later.overflow {
             match self.overflow.get_mut(&key) {
@@ -399,6 +411,28 @@ impl<'a> MemberScan<'a> {
         budget: &mut RecordBudget,
         coverage: &mut Coverage,
     ) {
+        // A `complete` block still open where the member ends was cut.
+        for (vi, _) in &self.blocks {
+            let v = &self.set.variants[*vi];
+            if matches!(&v.matcher, Matcher::Block(b) if b.complete) {
+                self.cuts.push(format!(
+                    "{}: a block the rule reads whole is still open where the member ends \
+                     (no line matching its end): the dump is cut",
+                    self.set.rules[v.rule].id
+                ));
+            }
+        }
+        if let Some(first) = self.cuts.first() {
+            let more = match self.cuts.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            coverage.error(
+                &self.members,
+                source::ErrorKind::Truncated,
+                format!("{first}{more}"),
+            );
+        }
         if let Some(doc) = self.json.take() {
             self.read_json(&doc, coverage);
         }
@@ -550,6 +584,70 @@ impl<'a> MemberScan<'a> {
             self.aborted = true;
         }
         self.records.push(Record::Evidence(e));
+        if rule.then.is_some() {
+            // A new record of the rule (the next traceback) ends the wait
+            // of the one before.
+            self.pending.retain(|p| p.0 != rule_index);
+            self.pending
+                .push((rule_index, self.records.len() - 1, crate::pack::THEN_LINES));
+        }
+    }
+
+    /// Lines after records that wait for their rule's `then` line: the
+    /// first match adds the captures the record lacks.
+    fn follow(&mut self, text: &[u8]) {
+        let set = self.set;
+        let mut i = 0;
+        while i < self.pending.len() {
+            let (rule, at, left) = self.pending[i];
+            let re = set.rules[rule]
+                .then
+                .as_ref()
+                .expect("pending rule has then");
+            let Some(c) = re.captures(text) else {
+                if left <= 1 {
+                    self.pending.remove(i);
+                } else {
+                    self.pending[i].2 = left - 1;
+                    i += 1;
+                }
+                continue;
+            };
+            self.pending.remove(i);
+            let Some(Record::Evidence(e)) = self.records.get_mut(at) else {
+                continue;
+            };
+            let v = &set.variants[set.rules[rule].variants[0]];
+            let found = set.captures(v, &[&c], &[re]);
+            let caps = e.captures.get_or_insert_with(Map::new);
+            for name in re.capture_names().flatten() {
+                if let Some(val) = found.get(name) {
+                    caps.entry(name.to_string()).or_insert_with(|| val.clone());
+                }
+            }
+        }
+    }
+
+    /// Past its part (where rules are not run), a line that would start a
+    /// new record of a waiting rule ends that wait, as the new record would
+    /// in one scan of the member.
+    fn end_waits_at_new_records(&mut self, text: &[u8]) {
+        let set = self.set;
+        let active = &self.active;
+        self.pending.retain(|&(rule, _, _)| {
+            !set.rules[rule].variants.iter().any(|&vi| {
+                let v = &set.variants[vi];
+                active[vi]
+                    && !v.excluded(text)
+                    && matches!(&v.matcher, Matcher::Line(l) if l.regex.is_match(text))
+            })
+        });
+    }
+
+    /// Whether the scanner still follows something past its part's end:
+    /// an open block, or a record waiting for its `then` line.
+    pub(super) fn following(&self) -> bool {
+        !self.blocks.is_empty() || !self.pending.is_empty()
     }
 
     /// Runs the json rules over the member's text: one document, or JSON
@@ -837,6 +935,13 @@ impl<'a> MemberScan<'a> {
             } else if is_blank_or_comment(text) {
                 i += 1;
             } else {
+                if b.complete {
+                    self.cuts.push(format!(
+                        "{}: line {} ends a block the rule reads whole but is neither an entry nor \
+                         its end: the rest of the dump is not read",
+                        self.set.rules[v.rule].id, line.number
+                    ));
+                }
                 self.blocks.remove(i);
             }
         }
@@ -951,7 +1056,7 @@ impl<'a> MemberScan<'a> {
 
 impl LineSink for MemberScan<'_> {
     fn candidate(&mut self, hay: &[u8], offset: u64) -> Option<usize> {
-        if self.every_line || !self.blocks.is_empty() {
+        if self.every_line || !self.blocks.is_empty() || !self.pending.is_empty() {
             return Some(0);
         }
         self.literals.candidate(&mut self.cursor, hay, offset)
@@ -960,7 +1065,13 @@ impl LineSink for MemberScan<'_> {
     fn line(&mut self, line: &Line<'_>) -> bool {
         let mut scratch = std::mem::take(&mut self.scratch);
         let text = clean(line.raw, &mut scratch);
+        if !self.pending.is_empty() {
+            self.follow(text);
+        }
         if self.overrun {
+            if !self.pending.is_empty() {
+                self.end_waits_at_new_records(text);
+            }
             self.continue_blocks(line, text);
             // A block that starts again here is the next part's to follow.
             let set = self.set;
@@ -971,7 +1082,7 @@ impl LineSink for MemberScan<'_> {
                 !b.start.is_match(text)
             });
             self.scratch = scratch;
-            return !self.blocks.is_empty();
+            return self.following();
         }
         if let Some(doc) = &mut self.json {
             doc.push(line);

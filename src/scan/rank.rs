@@ -1,7 +1,8 @@
 //! The rank a line came from, read off its prefix: SGLang `[ts DP0 TP3 EP3]`
 //! (and 2024's `[14:02:41 TP0]`), vLLM `(Worker_TP1 pid=..)` /
 //! `(EngineCore_DP0 pid=..)` / `(VllmWorker rank=5 pid=..)`, TRT-LLM
-//! `[RANK 3]` / `[MPI_Rank 3]`, torchrun `[rank3]:`, srun ` 3: `. Parsed by hand: this runs on every matching
+//! `[RANK 3]` / `[MPI_Rank 3]`, torchrun `[rank3]:`, torch ProcessGroupNCCL
+//! `[Rank 1]` / `[PG 0 Rank 1]`, srun ` 3: `. Parsed by hand: this runs on every matching
 //! line, often millions of `Decode batch` lines.
 
 use std::collections::BTreeMap;
@@ -88,7 +89,9 @@ impl RankKey {
             let rank = inner
                 .strip_prefix(b"RANK ")
                 .or_else(|| inner.strip_prefix(b"MPI_Rank "))
-                .or_else(|| inner.strip_prefix(b"rank"));
+                .or_else(|| inner.strip_prefix(b"rank"))
+                .or_else(|| inner.strip_prefix(b"Rank "))
+                .or_else(|| pg_rank(inner));
             if let Some(n) = rank.and_then(digits) {
                 key.0[5] = Some(n);
                 continue;
@@ -152,6 +155,17 @@ impl RankKey {
 #[cfg(test)]
 pub(crate) fn rank_of(line: &[u8]) -> Option<Rank> {
     RankKey::parse(line).to_map()
+}
+
+/// torch 2.x ProcessGroupNCCL's log prefix `[PG 0 Rank 1]` (and 2.4's
+/// `[PG ID 0 PG GUID 0(default_pg) Rank 1]`): the digits after its last
+/// `Rank `.
+fn pg_rank(inner: &[u8]) -> Option<&[u8]> {
+    if !inner.starts_with(b"PG ") {
+        return None;
+    }
+    let at = inner.windows(5).rposition(|w| w == b"Rank ")?;
+    Some(&inner[at + 5..])
 }
 
 /// `2026-10-29 04:21:13` at the start.
@@ -270,6 +284,28 @@ mod tests {
             vec![("rank".into(), 26)]
         );
         assert!(r("[rankX]: x").is_empty());
+        // torch 1.x ProcessGroupNCCL (`[Rank N] ` after the c10 log prefix)
+        // and 2.x's `[PG 0 Rank N]` / `[PG ID 0 PG GUID 0(default_pg) Rank N]`
+        assert_eq!(
+            r(
+                "[E ProcessGroupNCCL.cpp:737] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=812, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800541 milliseconds before timing out."
+            ),
+            vec![("rank".into(), 1)]
+        );
+        assert_eq!(
+            r(
+                "[rank3]:[E1029 04:21:13.512000 ProcessGroupNCCL.cpp:1375] [PG 0 Rank 3] Watchdog caught collective operation timeout"
+            ),
+            vec![("rank".into(), 3)]
+        );
+        assert_eq!(
+            r(
+                "[E1029 04:21:13.512 ProcessGroupNCCL.cpp:616] [PG ID 0 PG GUID 0(default_pg) Rank 6] Watchdog caught collective operation timeout"
+            ),
+            vec![("rank".into(), 6)]
+        );
+        assert!(r("[E ProcessGroupNCCL.cpp:737] [Rank X] x").is_empty());
+        assert!(r("[PG 0] x").is_empty());
         // SGLang prefix after a long run of \r progress updates
         let bar = "Capturing batches (bs=2 avail_mem=7.70 GB):  50%|#####     | 1/2\r".repeat(40);
         assert_eq!(

@@ -436,7 +436,7 @@ fn scan_parts(
     let part = |sink: &mut MemberScan<'_>, k: usize| {
         let (a, b) = parts[k];
         let out = reader.scan_slice(&bytes[a..b], a as u64, first_line[k], sink);
-        if !sink.blocks.is_empty() && k + 1 < parts.len() {
+        if sink.following() && k + 1 < parts.len() {
             sink.overrun = true;
             reader.scan_slice(&bytes[b..], b as u64, first_line[k + 1], sink);
             sink.overrun = false;

@@ -56,7 +56,11 @@ fn simulated_acceptance_from_every_env_style() {
         .collect();
     styles.sort();
     styles.dedup();
-    assert_eq!(styles, ["export", "inline", "json", "srt_env", "yaml"]);
+    // `+ export X=1` then the traced `+ X=1` (issue 27): both are read.
+    assert_eq!(
+        styles,
+        ["export", "inline", "json", "srt_env", "trace", "yaml"]
+    );
     // One Env: line gives one record per variable, each with its own column.
     let srt: Vec<&Value> = ev
         .iter()
