@@ -255,7 +255,11 @@ pub struct Leaf<'a, 'r> {
 /// `.tar.gz`, `.gz`, ...), when the leaf reached under that name was read as
 /// plain text with no decoding layer of its own: the name and the bytes
 /// disagree.
-fn packed_name_on_text(path: &str, members: &[String], layers: &[&str]) -> Option<&'static str> {
+pub(crate) fn packed_name_on_text(
+    path: &str,
+    members: &[String],
+    layers: &[&str],
+) -> Option<String> {
     let name = members.last().map_or(path, String::as_str);
     // The layers of this member alone: those after its container's.
     let own = layers
@@ -266,13 +270,7 @@ fn packed_name_on_text(path: &str, members: &[String], layers: &[&str]) -> Optio
     if own != ["text"] {
         return None;
     }
-    let lower = name.to_ascii_lowercase();
-    [
-        ".tar.gz", ".tar.zst", ".tar.xz", ".tar.bz2", ".tgz", ".zip", ".tar", ".gz", ".zst", ".xz",
-        ".bz2", ".lz4",
-    ]
-    .into_iter()
-    .find(|s| lower.ends_with(s))
+    crate::formats::archive_suffix(name)
 }
 
 /// Reads one artifact and calls `visit` once per leaf member, in archive
@@ -521,15 +519,9 @@ where
 /// A detected format's name in [`Leaf::layers`].
 fn layer_name(format: Format) -> &'static str {
     match format {
-        Format::Gzip => "gzip",
-        Format::Zstd => "zstd",
-        Format::Xz => "xz",
-        Format::Bzip2 => "bzip2",
-        Format::Lz4 => "lz4",
-        Format::Zip => "zip",
-        Format::Tar => "tar",
         Format::Unsupported(what) => what,
         Format::Text => "text",
+        f => crate::formats::info(f).map_or("text", |i| i.name),
     }
 }
 
