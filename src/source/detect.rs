@@ -155,7 +155,7 @@ fn is_tar(head: &[u8]) -> bool {
     if magic(&head[257..], Format::Tar) {
         return true;
     }
-    head[0] != 0 && super::tarread::checksum_ok(head)
+    head[0] != 0 && super::tar::checksum_ok(head)
 }
 
 #[cfg(test)]
