@@ -216,7 +216,10 @@ mod tests {
                             assert_eq!((rest, g.name), ("n1_decode_w0.err", f.name));
                             // `-g`, pack members and server names all
                             // look through it.
-                            assert!(globs("*.err").admits("a.zip", &[file.clone()]), "{file}");
+                            assert!(
+                                globs("*.err").admits("a.zip", std::slice::from_ref(&file)),
+                                "{file}"
+                            );
                             assert_eq!(
                                 crate::pack::compile::strip_compression(&file),
                                 "n1_decode_w0.err"
@@ -244,8 +247,12 @@ mod tests {
                         Some(sfx.to_ascii_lowercase().as_str())
                     );
                     assert_eq!(
-                        crate::source::packed_name_on_text("a", &[file.clone()], &["zip", "text"])
-                            .as_deref(),
+                        crate::source::packed_name_on_text(
+                            "a",
+                            std::slice::from_ref(&file),
+                            &["zip", "text"]
+                        )
+                        .as_deref(),
                         Some(sfx.to_ascii_lowercase().as_str()),
                         "{file}"
                     );

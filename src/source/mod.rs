@@ -300,10 +300,9 @@ where
     walk_members(artifact, limits, coverage, true, visit)
 }
 
-/// Files up to this size are read (one `read` pass into memory), not
-/// mapped: a file truncated while mapped kills the process (SIGBUS), and
-/// below the size at which a member is split across threads mapping buys
-/// nothing.
+/// Files up to this size are read (one `read` pass into memory); bigger
+/// ones are streamed (and hashed as they are read), except zips, which
+/// are mapped (see [`file_bytes`]).
 const READ_WHOLE: u64 = 8 << 20;
 
 /// A regular file's size and modification time, to tell that it changed
@@ -314,7 +313,10 @@ fn stamp(file: &std::fs::File) -> io::Result<(u64, Option<std::time::SystemTime>
 }
 
 /// A regular file's bytes, from one open file: read into memory when
-/// small, else mapped.
+/// small; when big, mapped if it is a zip (its directory is at the end:
+/// it is read in place), else left to be streamed. A log is never mapped:
+/// one truncated while mapped (logrotate's copytruncate) would kill the
+/// process with SIGBUS, where a stream just reads short.
 fn file_bytes(file: &mut std::fs::File, len: u64) -> io::Result<Bytes> {
     if len == 0 {
         return Ok(Bytes::Empty);
@@ -328,9 +330,52 @@ fn file_bytes(file: &mut std::fs::File, len: u64) -> io::Result<Bytes> {
         }
         return Ok(Bytes::Read(buf));
     }
+    if !zip_at_either_end(file, len)? {
+        return Ok(Bytes::Big);
+    }
     // Mapping fails where address space is short (`ulimit -v`): then the
     // file is streamed, never left unread.
-    Ok(map(file).unwrap_or(Bytes::Unmapped))
+    Ok(map(file).unwrap_or(Bytes::Big))
+}
+
+/// Whether a file starts as a zip, or ends with a zip's end record (a
+/// self-extractor): read at both ends, the position left at the start.
+fn zip_at_either_end(file: &mut std::fs::File, len: u64) -> io::Result<bool> {
+    use std::io::{Seek, SeekFrom};
+    let mut head = Vec::with_capacity(HEAD_LEN);
+    file.take(HEAD_LEN as u64).read_to_end(&mut head)?;
+    let zip = match detect(&head) {
+        Format::Zip => true,
+        Format::Text => {
+            let tail_len = (22 + 0xffff_u64).min(len);
+            file.seek(SeekFrom::Start(len - tail_len))?;
+            let mut tail = Vec::with_capacity(tail_len as usize);
+            file.take(tail_len).read_to_end(&mut tail)?;
+            memchr::memmem::rfind(&tail, b"PK\x05\x06").is_some()
+        }
+        _ => false,
+    };
+    file.seek(SeekFrom::Start(0))?;
+    Ok(zip)
+}
+
+/// A reader that counts, and hashes when asked, the bytes read through it.
+struct Hashing<R> {
+    inner: R,
+    sha: Option<sha2::Sha256>,
+    read: u64,
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use sha2::Digest;
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        if let Some(h) = &mut self.sha {
+            h.update(&buf[..n]);
+        }
+        Ok(n)
+    }
 }
 
 fn changed(was: u64, read: u64) -> io::Error {
@@ -341,12 +386,17 @@ fn changed(was: u64, read: u64) -> io::Error {
 
 fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
-    use std::fmt::Write;
     let mut h = sha2::Sha256::new();
     // In windows, so that a mapped file is not all resident at once.
     for w in bytes.chunks(8 << 20) {
         h.update(w);
     }
+    hex(h)
+}
+
+fn hex(h: sha2::Sha256) -> String {
+    use sha2::Digest;
+    use std::fmt::Write;
     h.finalize()
         .iter()
         .fold(String::with_capacity(64), |mut s, b| {
@@ -406,22 +456,36 @@ where
         ArtifactKind::File(path) => match std::fs::File::open(path) {
             Ok(mut file) => {
                 match stamp(&file).and_then(|st| Ok((st, file_bytes(&mut file, st.0)?))) {
-                    Ok((before, Bytes::Unmapped)) => {
-                        // Not hashed: the walk may stop before the end.
-                        let mut layer =
-                            Layer::new(&mut file, &[], "file", &budget, None, Charge::Free);
-                        let out = w.stream(&mut layer, 0);
+                    Ok((before, Bytes::Big)) => {
+                        // Streamed, and hashed in the same pass.
+                        let mut hashed = Hashing {
+                            inner: &mut file,
+                            sha: hash.then(sha2::Sha256::default),
+                            read: 0,
+                        };
+                        let out = {
+                            let metered = meter.reader(&mut hashed, Level::File);
+                            let mut layer =
+                                Layer::new(metered, &[], "file", &budget, None, Charge::Free);
+                            w.stream(&mut layer, 0)
+                        };
+                        // The walk may stop before the end (a limit): the
+                        // rest is hashed too, so the hash is the file's.
+                        let drained = !hash || io::copy(&mut hashed, &mut io::sink()).is_ok();
+                        let (read, sha) = (hashed.read, hashed.sha);
                         match stamp(&file) {
-                            Ok(after) if after != before => {
+                            Ok(after) if after != before || (hash && read != before.0) => {
+                                let now = if after != before { after.0 } else { read };
                                 w.record(&io::Error::other(Tagged::new(
                                     &[],
                                     ErrorKind::Io,
-                                    changed(before.0, after.0).to_string(),
+                                    changed(before.0, now).to_string(),
                                 )));
-                                out
                             }
-                            _ => out,
+                            Ok(_) if drained => sha256 = sha.map(hex),
+                            _ => {}
                         }
+                        out
                     }
                     Ok((before, bytes)) => {
                         let out = if hash {
@@ -548,13 +612,13 @@ fn open_stream(path: &std::path::Path) -> io::Result<std::fs::File> {
     }
 }
 
-/// The bytes of a regular file: read, or mapped when big.
+/// The bytes of a regular file: read, or mapped when a big zip.
 enum Bytes {
     Map(memmap2::Mmap),
     Read(Vec<u8>),
     Empty,
-    /// Too big to read whole and could not be mapped: to be streamed.
-    Unmapped,
+    /// Too big to read whole, and not mapped: to be streamed.
+    Big,
 }
 
 impl std::ops::Deref for Bytes {
@@ -563,7 +627,7 @@ impl std::ops::Deref for Bytes {
         match self {
             Bytes::Map(m) => m,
             Bytes::Read(b) => b,
-            Bytes::Empty | Bytes::Unmapped => &[],
+            Bytes::Empty | Bytes::Big => &[],
         }
     }
 }
@@ -572,56 +636,29 @@ fn map(file: &std::fs::File) -> io::Result<Bytes> {
     if file.metadata()?.len() == 0 {
         return Ok(Bytes::Empty);
     }
-    // SAFETY: the map is read-only and private to this scan. Only files
-    // over `READ_WHOLE` are mapped (to be split across threads); if one is
-    // truncated while mapped, reads fault (SIGBUS), the documented cost of
-    // mapping a big file instead of copying it.
+    // SAFETY: the map is read-only and private to this scan. Only zips
+    // over `READ_WHOLE` are mapped (their directory is at the end, so they
+    // are read in place); if one is truncated while mapped, reads fault
+    // (SIGBUS). Logs, the files that are appended to and rotated while a
+    // run goes on, are never mapped.
     unsafe { memmap2::Mmap::map(file) }.map(Bytes::Map)
 }
 
-/// Calls `f` with a regular file's bytes in order, a mapped window at a
-/// time: read without a copy through the kernel (hashing reads every byte
-/// of an artifact once more), and without holding more than one window.
+/// Calls `f` with a regular file's bytes in order, a window at a time
+/// (read, not mapped: a file truncated meanwhile reads short instead of
+/// faulting), without holding more than one window.
 pub(crate) fn for_each_window(path: &std::path::Path, mut f: impl FnMut(&[u8])) -> io::Result<()> {
-    const WINDOW: u64 = 8 << 20;
-    let file = std::fs::File::open(path)?;
-    let len = file.metadata()?.len();
-    let mut at = 0;
-    while at < len {
-        let n = WINDOW.min(len - at);
-        // SAFETY: as in `map`: read-only, private, and dropped before the
-        // next window is mapped.
-        let window = unsafe {
-            memmap2::MmapOptions::new()
-                .offset(at)
-                .len(n as usize)
-                .map(&file)
-        }?;
-        f(&window);
-        at += n;
+    const WINDOW: usize = 1 << 20;
+    let mut file = std::fs::File::open(path)?;
+    let mut buf = vec![0u8; WINDOW];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => f(&buf[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
     }
-    Ok(())
-}
-
-/// Why a zip is read from its local headers.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum LocalHeaders {
-    /// Too big to spool, or too many entries to hold its directory: the
-    /// zip should still end with a central directory.
-    TooBig,
-    /// The central directory is unusable (that was reported already): the
-    /// zip may end anywhere.
-    DirectoryDamaged,
-}
-
-/// Where a zip entry's data ends.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum EntryEnd {
-    /// Sized by its header or the central directory.
-    Known,
-    /// A streamed entry (data descriptor): whatever the visitor leaves is
-    /// decoded too, to find its end.
-    Unknown,
 }
 
 struct Walker<'l, 'c, F> {
@@ -962,5 +999,54 @@ mod read_tests {
         });
         assert_eq!(h.unwrap(), sha256_hex(&seen));
         assert!(cov.complete());
+    }
+
+    /// A big log truncated while it is read (logrotate's copytruncate)
+    /// reads short and is an `io` error of the artifact, with no hash: it
+    /// is streamed, not mapped, so the process does not die of SIGBUS.
+    /// The truncation happens from inside the visitor, at a known point.
+    #[test]
+    fn a_big_log_truncated_while_read_is_an_error_not_a_crash() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("server.log");
+        let line = b"[2026-06-04 10:00:00] decode batch. #running-req: 64, accept len: 3.10\n";
+        let lines = (READ_WHOLE as usize * 2) / line.len();
+        std::fs::write(&p, line.repeat(lines)).unwrap();
+        let whole = (line.len() * lines) as u64;
+        let a = Artifact {
+            path: "server.log".into(),
+            kind: ArtifactKind::File(p.clone()),
+        };
+        // Untouched: streamed, and hashed in the same pass.
+        let mut cov = Coverage::default();
+        let mut seen = Vec::new();
+        let h = for_each_member_hashed(&a, &Limits::default(), &mut cov, |leaf| {
+            leaf.reader.read_to_end(&mut seen)?;
+            Ok(())
+        });
+        assert_eq!(seen.len() as u64, whole);
+        assert_eq!(h.unwrap(), sha256_hex(&seen));
+        assert!(cov.complete(), "{:?}", cov.errors);
+        // Cut to 4 KiB after its first MiB was read.
+        let mut cov = Coverage::default();
+        let mut got = 0u64;
+        let h = for_each_member_hashed(&a, &Limits::default(), &mut cov, |leaf| {
+            let mut buf = vec![0u8; 1 << 20];
+            leaf.reader.read_exact(&mut buf)?;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&p)?
+                .set_len(4096)?;
+            got = (1 << 20) + io::copy(leaf.reader, &mut io::sink())?;
+            Ok(())
+        });
+        assert!(got < whole, "{got}");
+        assert_eq!(h, None);
+        let e = cov
+            .errors
+            .iter()
+            .find(|e| e.kind == ErrorKind::Io)
+            .unwrap_or_else(|| panic!("{:?}", cov.errors));
+        assert!(e.message.starts_with("changed while read"), "{}", e.message);
     }
 }
