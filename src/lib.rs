@@ -15,7 +15,8 @@
 //! → `output` ⇄ `location` (the wire format, citations and escaping, at
 //! the bottom because every layer writes records or citations); `names`
 //! (artifact names parsed into run fields) is a leaf that `check` and
-//! `audit` both read. Nothing in the library uses `commands`: rule loading
+//! `audit` both read; `formats` (the one table of decoded formats: magic,
+//! name suffixes) is below every layer that reads names. Nothing in the library uses `commands`: rule loading
 //! is [`load_rules`], check set-up and judging are in `check::load`. One
 //! known exception: `output::records` writes `source`'s coverage errors
 //! and notes as they are (`source::MemberError`, `source::Note`).
@@ -42,6 +43,7 @@ mod audit;
 mod check;
 mod drive;
 mod embedded;
+mod formats;
 mod limits;
 mod lines;
 mod location;
@@ -93,6 +95,7 @@ mod tests {
         "output",
         "location",
         "names",
+        "formats",
         "sizes",
         "embedded",
     ];

@@ -31,10 +31,6 @@ pub struct MemberGlobs {
     shown: String,
 }
 
-/// Compression suffixes a member may carry over its text name: `-g '*.err'`
-/// also picks `n1_decode_w0.err.gz`.
-const COMPRESSED: [&str; 6] = [".gz", ".zst", ".xz", ".bz2", ".lz4", ".zstd"];
-
 impl MemberGlobs {
     /// `globs` as given to `-g` (a leading `!` negates). `None` when empty.
     pub fn new(globs: &[String]) -> Result<Option<MemberGlobs>, MemberGlobError> {
@@ -97,12 +93,10 @@ impl MemberGlobs {
             .map(|m| m.trim_start_matches("./"))
             .collect::<Vec<_>>()
             .join("/");
+        // A compression suffix over the text name is looked through:
+        // `-g '*.err'` also picks `n1_decode_w0.err.gz`.
         let variants = |s: &str| -> [Option<String>; 2] {
-            let stripped = COMPRESSED
-                .iter()
-                .find_map(|sfx| s.strip_suffix(sfx))
-                .filter(|t| !t.is_empty() && !t.ends_with('/'))
-                .map(str::to_string);
+            let stripped = crate::formats::strip_compression(s).map(|(rest, _)| rest.to_string());
             [Some(s.to_string()), stripped]
         };
         for g in self.globs.iter().rev() {

@@ -73,17 +73,7 @@ pub(crate) fn run_folder(name: &str) -> Option<String> {
 /// The name without archive extensions and without the ` (N)` a browser
 /// adds to a second download: `x.tar.gz` → `x`, `x (1).zip` → `x`.
 pub(crate) fn stem(name: &str) -> &str {
-    let mut s = name;
-    loop {
-        let lower = s.to_ascii_lowercase();
-        let cut = [".zip", ".tar", ".gz", ".tgz", ".zst", ".zstd"]
-            .iter()
-            .find(|ext| lower.ends_with(*ext) && s.len() > ext.len());
-        match cut {
-            Some(ext) => s = &s[..s.len() - ext.len()],
-            None => return strip_copy_suffix(s),
-        }
-    }
+    strip_copy_suffix(crate::formats::strip_archive_suffixes(name))
 }
 
 /// `name (3)` → `name`: the suffix browsers and file managers give a copy.
@@ -105,13 +95,7 @@ fn strip_copy_suffix(s: &str) -> &str {
 /// when it lies in a folder (a zip as downloaded, a tarball), as opposed to
 /// one compressed log (`server.log.gz`).
 pub(crate) fn is_archive_name(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    [".zip", ".tar", ".tgz", ".tzst", ".tbz2", ".txz"]
-        .iter()
-        .any(|e| lower.ends_with(e))
-        || [".gz", ".zst", ".zstd", ".bz2", ".xz", ".lz4"]
-            .iter()
-            .any(|e| lower.strip_suffix(e).is_some_and(|s| s.ends_with(".tar")))
+    crate::formats::is_container_name(name)
 }
 
 /// Files a download leaves beside the artifacts that are not part of any:

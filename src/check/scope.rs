@@ -312,11 +312,8 @@ pub(crate) fn server_of(r: &EvidenceRecord) -> (String, String) {
     (key, short)
 }
 
-fn server_name(file: &str) -> String {
-    let mut s = file;
-    for ext in [".gz", ".zst", ".zstd"] {
-        s = s.strip_suffix(ext).unwrap_or(s);
-    }
+pub(crate) fn server_name(file: &str) -> String {
+    let mut s = crate::formats::strip_compression(file).map_or(file, |(rest, _)| rest);
     for ext in [".out", ".err", ".log", ".txt"] {
         if let Some(t) = s.strip_suffix(ext) {
             s = t;

@@ -1064,12 +1064,7 @@ fn literals_chain(lits: &[&str]) -> bool {
 }
 
 pub(crate) fn strip_compression(name: &str) -> &str {
-    for ext in [".gz", ".zst", ".xz", ".bz2"] {
-        if let Some(s) = name.strip_suffix(ext) {
-            return s;
-        }
-    }
-    name
+    crate::formats::strip_compression(name).map_or(name, |(rest, _)| rest)
 }
 
 fn basename(name: &str) -> &str {

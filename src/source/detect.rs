@@ -1,21 +1,6 @@
 //! Format detection by magic bytes, never by name.
 
-/// What the first bytes of a stream say it is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Format {
-    Gzip,
-    Zstd,
-    Xz,
-    Bzip2,
-    /// An lz4 frame (not the legacy format).
-    Lz4,
-    Zip,
-    Tar,
-    /// Recognised by its magic, not decoded: reported `unsupported`.
-    Unsupported(&'static str),
-    /// Anything else: searched as lines (or skipped as binary).
-    Text,
-}
+pub(crate) use crate::formats::Format;
 
 /// Bytes needed to tell every format apart (a tar header block).
 pub(crate) const HEAD_LEN: usize = 512;
@@ -61,9 +46,15 @@ pub(crate) fn image(head: &[u8]) -> Option<&'static str> {
     }
 }
 
+/// Whether `head` starts with one of `format`'s magic numbers in the
+/// format table.
+fn magic(head: &[u8], format: Format) -> bool {
+    crate::formats::info(format).is_some_and(|f| f.magic.iter().any(|m| head.starts_with(m)))
+}
+
 pub(crate) fn detect(head: &[u8]) -> Format {
     let head_after_skippable = skip_skippable(head);
-    if head.starts_with(&[0x1f, 0x8b]) {
+    if magic(head, Format::Gzip) {
         Format::Gzip
     } else if let Some(rest) = head_after_skippable {
         // Skippable frames are shared by zstd and lz4: what follows them
@@ -73,18 +64,15 @@ pub(crate) fn detect(head: &[u8]) -> Format {
             Format::Unsupported(w) => Format::Unsupported(w),
             _ => Format::Zstd,
         }
-    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+    } else if magic(head, Format::Zstd) {
         Format::Zstd
-    } else if head.len() >= 4 && head.starts_with(b"BZh") && (b'1'..=b'9').contains(&head[3]) {
+    } else if head.len() >= 4 && magic(head, Format::Bzip2) && (b'1'..=b'9').contains(&head[3]) {
         Format::Bzip2
-    } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]) {
+    } else if magic(head, Format::Xz) {
         Format::Xz
-    } else if head.starts_with(&[0x04, 0x22, 0x4d, 0x18]) {
+    } else if magic(head, Format::Lz4) {
         Format::Lz4
-    } else if head.starts_with(b"PK\x03\x04")
-        || head.starts_with(b"PK\x05\x06")
-        || head.starts_with(b"PK\x07\x08")
-    {
+    } else if magic(head, Format::Zip) {
         Format::Zip
     } else if is_tar(head) {
         Format::Tar
@@ -164,10 +152,10 @@ fn is_tar(head: &[u8]) -> bool {
     if head.len() < HEAD_LEN {
         return false;
     }
-    if &head[257..262] == b"ustar" {
+    if magic(&head[257..], Format::Tar) {
         return true;
     }
-    head[0] != 0 && super::tarread::checksum_ok(head)
+    head[0] != 0 && super::tar::checksum_ok(head)
 }
 
 #[cfg(test)]

@@ -8,8 +8,8 @@
 //!   `layer::Tagged` io error carrying the member chain where it happened
 //!   and its [`ErrorKind`]. The kind comes from typed errors: artiscan's own
 //!   readers (gzip, zip entries, tar) return `InvalidData`/`UnexpectedEof`
-//!   io errors or typed errors (`tarread::TarError`,
-//!   `zipread::DirectoryError`) that map to a kind; only the zstd crate's
+//!   io errors or typed errors (`tar::TarError`,
+//!   `zip::DirectoryError`) that map to a kind; only the zstd crate's
 //!   window refusal is recognised by its wording (in one place, `ZstdWindow`).
 //! - A reader hands back every byte it decoded before an error first and
 //!   returns the error on the next read; the first-block read that detects
@@ -26,19 +26,19 @@
 //!   make it incomplete.
 
 pub(crate) mod detect;
+mod entries;
 mod gzip;
 mod layer;
 pub(crate) mod meter;
-mod tarread;
+mod tar;
 pub(crate) mod walk;
-mod zipread;
+mod zip;
 
-use crate::location;
 use detect::{Format, HEAD_LEN, detect};
 use layer::{Charge, Layer, Tagged};
 use meter::Origin;
 use serde::{Deserialize, Serialize};
-use std::io::{self, BufRead, Cursor, Read};
+use std::io::{self, Cursor, Read};
 
 pub(crate) use layer::Budget;
 pub(crate) use walk::{Artifact, ArtifactKind, walk};
@@ -262,7 +262,11 @@ pub struct Leaf<'a, 'r> {
 /// `.tar.gz`, `.gz`, ...), when the leaf reached under that name was read as
 /// plain text with no decoding layer of its own: the name and the bytes
 /// disagree.
-fn packed_name_on_text(path: &str, members: &[String], layers: &[&str]) -> Option<&'static str> {
+pub(crate) fn packed_name_on_text(
+    path: &str,
+    members: &[String],
+    layers: &[&str],
+) -> Option<String> {
     let name = members.last().map_or(path, String::as_str);
     // The layers of this member alone: those after its container's.
     let own = layers
@@ -273,13 +277,7 @@ fn packed_name_on_text(path: &str, members: &[String], layers: &[&str]) -> Optio
     if own != ["text"] {
         return None;
     }
-    let lower = name.to_ascii_lowercase();
-    [
-        ".tar.gz", ".tar.zst", ".tar.xz", ".tar.bz2", ".tgz", ".zip", ".tar", ".gz", ".zst", ".xz",
-        ".bz2", ".lz4",
-    ]
-    .into_iter()
-    .find(|s| lower.ends_with(s))
+    crate::formats::archive_suffix(name)
 }
 
 /// Reads one artifact and calls `visit` once per leaf member, in archive
@@ -309,10 +307,9 @@ where
     walk_members(artifact, limits, coverage, true, visit)
 }
 
-/// Files up to this size are read (one `read` pass into memory), not
-/// mapped: a file truncated while mapped kills the process (SIGBUS), and
-/// below the size at which a member is split across threads mapping buys
-/// nothing.
+/// Files up to this size are read (one `read` pass into memory); bigger
+/// ones are streamed (and hashed as they are read), except zips, which
+/// are mapped (see [`file_bytes`]).
 const READ_WHOLE: u64 = 8 << 20;
 
 /// A regular file's size and modification time, to tell that it changed
@@ -323,7 +320,10 @@ fn stamp(file: &std::fs::File) -> io::Result<(u64, Option<std::time::SystemTime>
 }
 
 /// A regular file's bytes, from one open file: read into memory when
-/// small, else mapped.
+/// small; when big, mapped if it is a zip (its directory is at the end:
+/// it is read in place), else left to be streamed. A log is never mapped:
+/// one truncated while mapped (logrotate's copytruncate) would kill the
+/// process with SIGBUS, where a stream just reads short.
 fn file_bytes(file: &mut std::fs::File, len: u64) -> io::Result<Bytes> {
     if len == 0 {
         return Ok(Bytes::Empty);
@@ -337,9 +337,52 @@ fn file_bytes(file: &mut std::fs::File, len: u64) -> io::Result<Bytes> {
         }
         return Ok(Bytes::Read(buf));
     }
+    if !zip_at_either_end(file, len)? {
+        return Ok(Bytes::Big);
+    }
     // Mapping fails where address space is short (`ulimit -v`): then the
     // file is streamed, never left unread.
-    Ok(map(file).unwrap_or(Bytes::Unmapped))
+    Ok(map(file).unwrap_or(Bytes::Big))
+}
+
+/// Whether a file starts as a zip, or ends with a zip's end record (a
+/// self-extractor): read at both ends, the position left at the start.
+fn zip_at_either_end(file: &mut std::fs::File, len: u64) -> io::Result<bool> {
+    use std::io::{Seek, SeekFrom};
+    let mut head = Vec::with_capacity(HEAD_LEN);
+    file.take(HEAD_LEN as u64).read_to_end(&mut head)?;
+    let zip = match detect(&head) {
+        Format::Zip => true,
+        Format::Text => {
+            let tail_len = (22 + 0xffff_u64).min(len);
+            file.seek(SeekFrom::Start(len - tail_len))?;
+            let mut tail = Vec::with_capacity(tail_len as usize);
+            file.take(tail_len).read_to_end(&mut tail)?;
+            memchr::memmem::rfind(&tail, b"PK\x05\x06").is_some()
+        }
+        _ => false,
+    };
+    file.seek(SeekFrom::Start(0))?;
+    Ok(zip)
+}
+
+/// A reader that counts, and hashes when asked, the bytes read through it.
+struct Hashing<R> {
+    inner: R,
+    sha: Option<sha2::Sha256>,
+    read: u64,
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use sha2::Digest;
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        if let Some(h) = &mut self.sha {
+            h.update(&buf[..n]);
+        }
+        Ok(n)
+    }
 }
 
 fn changed(was: u64, read: u64) -> io::Error {
@@ -350,12 +393,17 @@ fn changed(was: u64, read: u64) -> io::Error {
 
 fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
-    use std::fmt::Write;
     let mut h = sha2::Sha256::new();
     // In windows, so that a mapped file is not all resident at once.
     for w in bytes.chunks(8 << 20) {
         h.update(w);
     }
+    hex(h)
+}
+
+fn hex(h: sha2::Sha256) -> String {
+    use sha2::Digest;
+    use std::fmt::Write;
     h.finalize()
         .iter()
         .fold(String::with_capacity(64), |mut s, b| {
@@ -407,7 +455,6 @@ where
         meter: meter.clone(),
         layers: Vec::new(),
         stored: Vec::new(),
-        next_stored: None,
         members: Vec::new(),
         coverage,
         visit,
@@ -416,22 +463,36 @@ where
         ArtifactKind::File(path) => match std::fs::File::open(path) {
             Ok(mut file) => {
                 match stamp(&file).and_then(|st| Ok((st, file_bytes(&mut file, st.0)?))) {
-                    Ok((before, Bytes::Unmapped)) => {
-                        // Not hashed: the walk may stop before the end.
-                        let mut layer =
-                            Layer::new(&mut file, &[], "file", &budget, None, Charge::Free);
-                        let out = w.stream(&mut layer, 0);
+                    Ok((before, Bytes::Big)) => {
+                        // Streamed, and hashed in the same pass.
+                        let mut hashed = Hashing {
+                            inner: &mut file,
+                            sha: hash.then(sha2::Sha256::default),
+                            read: 0,
+                        };
+                        let out = {
+                            let metered = meter.reader(&mut hashed, Origin::File);
+                            let mut layer =
+                                Layer::new(metered, &[], "file", &budget, None, Charge::Free);
+                            w.stream(&mut layer, 0)
+                        };
+                        // The walk may stop before the end (a limit): the
+                        // rest is hashed too, so the hash is the file's.
+                        let drained = !hash || io::copy(&mut hashed, &mut io::sink()).is_ok();
+                        let (read, sha) = (hashed.read, hashed.sha);
                         match stamp(&file) {
-                            Ok(after) if after != before => {
+                            Ok(after) if after != before || (hash && read != before.0) => {
+                                let now = if after != before { after.0 } else { read };
                                 w.record(&io::Error::other(Tagged::new(
                                     &[],
                                     ErrorKind::Io,
-                                    changed(before.0, after.0).to_string(),
+                                    changed(before.0, now).to_string(),
                                 )));
-                                out
                             }
-                            _ => out,
+                            Ok(_) if drained => sha256 = sha.map(hex),
+                            _ => {}
                         }
+                        out
                     }
                     Ok((before, bytes)) => {
                         let out = if hash {
@@ -528,15 +589,9 @@ where
 /// A detected format's name in [`Leaf::layers`].
 fn layer_name(format: Format) -> &'static str {
     match format {
-        Format::Gzip => "gzip",
-        Format::Zstd => "zstd",
-        Format::Xz => "xz",
-        Format::Bzip2 => "bzip2",
-        Format::Lz4 => "lz4",
-        Format::Zip => "zip",
-        Format::Tar => "tar",
         Format::Unsupported(what) => what,
         Format::Text => "text",
+        f => crate::formats::info(f).map_or("text", |i| i.name),
     }
 }
 
@@ -564,13 +619,13 @@ fn open_stream(path: &std::path::Path) -> io::Result<std::fs::File> {
     }
 }
 
-/// The bytes of a regular file: read, or mapped when big.
+/// The bytes of a regular file: read, or mapped when a big zip.
 enum Bytes {
     Map(memmap2::Mmap),
     Read(Vec<u8>),
     Empty,
-    /// Too big to read whole and could not be mapped: to be streamed.
-    Unmapped,
+    /// Too big to read whole, and not mapped: to be streamed.
+    Big,
 }
 
 impl std::ops::Deref for Bytes {
@@ -579,7 +634,7 @@ impl std::ops::Deref for Bytes {
         match self {
             Bytes::Map(m) => m,
             Bytes::Read(b) => b,
-            Bytes::Empty | Bytes::Unmapped => &[],
+            Bytes::Empty | Bytes::Big => &[],
         }
     }
 }
@@ -588,56 +643,29 @@ fn map(file: &std::fs::File) -> io::Result<Bytes> {
     if file.metadata()?.len() == 0 {
         return Ok(Bytes::Empty);
     }
-    // SAFETY: the map is read-only and private to this scan. Only files
-    // over `READ_WHOLE` are mapped (to be split across threads); if one is
-    // truncated while mapped, reads fault (SIGBUS), the documented cost of
-    // mapping a big file instead of copying it.
+    // SAFETY: the map is read-only and private to this scan. Only zips
+    // over `READ_WHOLE` are mapped (their directory is at the end, so they
+    // are read in place); if one is truncated while mapped, reads fault
+    // (SIGBUS). Logs, the files that are appended to and rotated while a
+    // run goes on, are never mapped.
     unsafe { memmap2::Mmap::map(file) }.map(Bytes::Map)
 }
 
-/// Calls `f` with a regular file's bytes in order, a mapped window at a
-/// time: read without a copy through the kernel (hashing reads every byte
-/// of an artifact once more), and without holding more than one window.
+/// Calls `f` with a regular file's bytes in order, a window at a time
+/// (read, not mapped: a file truncated meanwhile reads short instead of
+/// faulting), without holding more than one window.
 pub(crate) fn for_each_window(path: &std::path::Path, mut f: impl FnMut(&[u8])) -> io::Result<()> {
-    const WINDOW: u64 = 8 << 20;
-    let file = std::fs::File::open(path)?;
-    let len = file.metadata()?.len();
-    let mut at = 0;
-    while at < len {
-        let n = WINDOW.min(len - at);
-        // SAFETY: as in `map`: read-only, private, and dropped before the
-        // next window is mapped.
-        let window = unsafe {
-            memmap2::MmapOptions::new()
-                .offset(at)
-                .len(n as usize)
-                .map(&file)
-        }?;
-        f(&window);
-        at += n;
+    const WINDOW: usize = 1 << 20;
+    let mut file = std::fs::File::open(path)?;
+    let mut buf = vec![0u8; WINDOW];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => f(&buf[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
     }
-    Ok(())
-}
-
-/// Why a zip is read from its local headers.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum LocalHeaders {
-    /// Too big to spool, or too many entries to hold its directory: the
-    /// zip should still end with a central directory.
-    TooBig,
-    /// The central directory is unusable (that was reported already): the
-    /// zip may end anywhere.
-    DirectoryDamaged,
-}
-
-/// Where a zip entry's data ends.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum EntryEnd {
-    /// Sized by its header or the central directory.
-    Known,
-    /// A streamed entry (data descriptor): whatever the visitor leaves is
-    /// decoded too, to find its end.
-    Unknown,
 }
 
 struct Walker<'l, 'c, F> {
@@ -649,8 +677,6 @@ struct Walker<'l, 'c, F> {
     layers: Vec<&'static str>,
     /// Stored sizes along `members` (see [`Leaf::stored`]).
     stored: Vec<Option<u64>>,
-    /// The stored size of the member about to be opened.
-    next_stored: Option<u64>,
     members: Vec<String>,
     coverage: &'c mut Coverage,
     visit: F,
@@ -662,20 +688,26 @@ where
 {
     /// Records an error once, at the deepest member where it was noticed.
     fn record(&mut self, e: &io::Error) {
+        let here = self.members.clone();
+        self.record_at(&here, e);
+    }
+
+    /// Records an error once, at `at` or the deeper member its tag names.
+    fn record_at(&mut self, at: &[String], e: &io::Error) {
         match Tagged::of(e) {
             Some(t) if t.recorded.get() => {}
             Some(t) => {
                 t.recorded.set(true);
-                let mut members = self.members.clone();
-                if members.len() < t.members.len() {
-                    members = t.members.clone();
-                }
-                self.coverage.error(&members, t.kind, t.message.clone());
+                let members = if at.len() < t.members.len() {
+                    &t.members[..]
+                } else {
+                    at
+                };
+                self.coverage.error(members, t.kind, t.message.clone());
             }
             None => {
                 let kind = layer::classify(e);
-                self.coverage
-                    .error(&self.members.clone(), kind, e.to_string());
+                self.coverage.error(at, kind, e.to_string());
             }
         }
     }
@@ -702,7 +734,9 @@ where
             // Opened in place; its members are one level down, as when
             // a zip is reached by `stream`.
             Format::Zip if self.too_deep(0) => Ok(()),
-            Format::Zip => self.with_layer("zip", |w| w.zip_slice(bytes, 1)),
+            Format::Zip => self.with_layer("zip", |w| {
+                zip::for_each_entry(w, zip::Input::Slice(bytes), 1)
+            }),
             // A zip after more than a block of other bytes (a
             // self-extractor stub): its end record says so.
             // The end record's signature is looked for first: one memchr
@@ -713,13 +747,15 @@ where
                     b"PK\x05\x06",
                 )
                 .is_some()
-                    && zipread::central_directory(bytes, MAX_DIRECTORY_ENTRIES)
+                    && zip::central_directory(bytes, MAX_DIRECTORY_ENTRIES)
                         .is_ok_and(|d| !d.entries.is_empty()) =>
             {
                 if self.too_deep(0) {
                     return Ok(());
                 }
-                self.with_layer("zip", |w| w.zip_slice(bytes, 1))
+                self.with_layer("zip", |w| {
+                    zip::for_each_entry(w, zip::Input::Slice(bytes), 1)
+                })
             }
             Format::Text => {
                 let members = self.members.clone();
@@ -754,7 +790,6 @@ where
     /// Decodes, opens or visits a stream of the detected `format`.
     fn open(&mut self, format: Format, r: &mut dyn Read, depth: usize) -> io::Result<()> {
         let mut r = r;
-        let level = self.members.len();
         match format {
             Format::Text => {
                 let members = self.members.clone();
@@ -832,8 +867,8 @@ where
                     .error(&self.members.clone(), ErrorKind::Unsupported, msg);
                 Ok(())
             }
-            Format::Tar => self.tar(&mut r, depth + 1, level),
-            Format::Zip => self.zip_stream(&mut r, depth + 1),
+            Format::Tar => tar::for_each_entry(self, &mut r, depth + 1),
+            Format::Zip => zip::for_each_entry(self, zip::Input::Stream(&mut r), depth + 1),
         }
     }
 
@@ -853,18 +888,44 @@ where
             stored: &self.stored,
         })
     }
+}
 
-    /// Opens `member` (pushed onto the chain) and streams it; errors from
-    /// inside it are recorded here, errors of the enclosing stream returned.
-    fn member(
+impl<'l, F> entries::Entries<'l> for Walker<'l, '_, F>
+where
+    F: FnMut(Leaf<'_, '_>) -> io::Result<()>,
+{
+    fn members(&self) -> &[String] {
+        &self.members
+    }
+
+    fn coverage(&mut self) -> &mut Coverage {
+        self.coverage
+    }
+
+    fn budget(&self) -> &'l Budget {
+        self.budget
+    }
+
+    fn meter(&self) -> meter::Meter {
+        self.meter.clone()
+    }
+
+    fn record(&mut self, at: &[String], e: &io::Error) {
+        self.record_at(at, e);
+    }
+
+    /// Pushes `name` onto the chain and streams it; errors from inside it
+    /// are recorded here, errors of the enclosing stream returned.
+    fn entry(
         &mut self,
         name: String,
+        stored: Option<u64>,
         r: &mut dyn Read,
         depth: usize,
-        level: usize,
     ) -> io::Result<()> {
+        let level = self.members.len();
         self.members.push(name);
-        self.stored.push(self.next_stored.take());
+        self.stored.push(stored);
         let result = self.stream(r, depth);
         let out = match result {
             Err(e) if Self::recoverable(&e, level) => {
@@ -881,577 +942,6 @@ where
         self.stored.pop();
         out
     }
-
-    fn tar(&mut self, r: &mut dyn Read, depth: usize, level: usize) -> io::Result<()> {
-        let mut t = tarread::TarReader::new(r);
-        let mut names = Names::default();
-        loop {
-            let entry = match t.next() {
-                Ok(tarread::Next::End) => return Ok(()),
-                Ok(tarread::Next::Entry(e)) => e,
-                Err(e) => return Err(self.tar_error(e)),
-            };
-            if matches!(entry.item, tarread::Item::Dir) {
-                continue;
-            }
-            let name = tar_name(&entry.name);
-            if name.is_empty() && entry.size == 0 {
-                continue;
-            }
-            let name = self.unique(&mut names, name);
-            let mut at = self.members.clone();
-            at.push(name.clone());
-            if let Some(end) = entry.after_end {
-                let msg = format!(
-                    "after the end-of-archive block at byte {end}: read, as `tar -i` reads it (`tar` without -i stops there)"
-                );
-                self.coverage.note(&at, NoteKind::AfterEnd, msg);
-            }
-            if entry.name_cut {
-                self.name_cut(&at, None);
-            }
-            let skipped = |what: String| format!("{what}: not read");
-            match entry.item {
-                tarread::Item::Dir => {}
-                tarread::Item::Symlink(to) | tarread::Item::Hardlink(to) => {
-                    let to = location::name_from_bytes(&to);
-                    let msg = skipped(format!("link to {:?}, not followed", location::escape(&to)));
-                    self.coverage.error(&at, ErrorKind::Skipped, msg);
-                }
-                tarread::Item::Special(what) => {
-                    self.coverage
-                        .error(&at, ErrorKind::Skipped, skipped(format!("{what} member")));
-                }
-                tarread::Item::Sparse(None) => {
-                    let msg = "GNU sparse member whose sparse map cannot be read: not read";
-                    self.coverage.error(&at, ErrorKind::Unsupported, msg);
-                }
-                item @ (tarread::Item::File | tarread::Item::Sparse(Some(_))) => {
-                    let errors = self.coverage.errors.len();
-                    // Holes expand: a sparse member's output is counted.
-                    let charge = match item {
-                        tarread::Item::Sparse(_) => Charge::Counted,
-                        _ => Charge::Free,
-                    };
-                    let (mut plain, mut sparse);
-                    // A sparse member is read expanded, holes as zeros:
-                    // those bytes count against the budget like any other.
-                    let data: &mut dyn Read = match item {
-                        tarread::Item::Sparse(Some(s)) => {
-                            sparse = tarread::SparseData::new(t.reader(), s);
-                            &mut sparse
-                        }
-                        _ => {
-                            plain = t.reader();
-                            &mut plain
-                        }
-                    };
-                    let mut member =
-                        Layer::new(data, &self.members, "tar", self.budget, None, charge);
-                    member.set_member(name.clone());
-                    self.next_stored = Some(entry.size);
-                    let result = self.member(name, &mut member, depth, level);
-                    drop(member);
-                    result?;
-                    // What the visitor left is read through, so a member
-                    // cut by the end of the stream is caught (once).
-                    if let Err(e) = t.finish() {
-                        if matches!(e, tarread::TarError::Cut { .. }) {
-                            let seen = self.coverage.errors[errors..]
-                                .iter()
-                                .any(|e| e.members == at && e.kind != ErrorKind::Skipped);
-                            if !seen {
-                                let msg = format!(
-                                    "tar member declares {} bytes, the archive ends before them",
-                                    entry.size
-                                );
-                                self.coverage.error(&at, ErrorKind::Truncated, msg);
-                            }
-                            return Ok(());
-                        }
-                        self.members.push(at.pop().unwrap_or_default());
-                        let e = self.tar_error(e);
-                        self.record(&e);
-                        self.members.pop();
-                        return Err(e);
-                    }
-                }
-            }
-        }
-    }
-
-    /// A tar error at this container's level (a decoder's error below it
-    /// keeps its own tag).
-    fn tar_error(&self, e: tarread::TarError) -> io::Error {
-        match e {
-            tarread::TarError::Io(e) if Tagged::of(&e).is_some() => e,
-            e => Tagged::io(&self.members, e.kind(), &e),
-        }
-    }
-
-    /// A unique name for a member of one container; a duplicate is noted.
-    /// A zip entry's name as cited: cut to [`tarread::MAX_NAME`] bytes as
-    /// a tar name is (a `long_name` note: every record under it repeats
-    /// the name, in memory and output), then made unique among its siblings.
-    fn zip_name(&mut self, names: &mut Names, name: &str) -> String {
-        let mut end = name.len().min(tarread::MAX_NAME);
-        while !name.is_char_boundary(end) {
-            end -= 1;
-        }
-        let unique = self.unique(names, name[..end].to_string());
-        if end < name.len() {
-            let mut at = self.members.clone();
-            at.push(unique.clone());
-            self.name_cut(&at, Some(name.len()));
-        }
-        unique
-    }
-
-    /// A member whose name was cut: its lines are read, but the rules that
-    /// apply by member name (`*.json`, `*env*.txt`) were chosen from the
-    /// cut name and may not be the ones its whole name selects, so claims
-    /// of absence cannot rest on it (a `limit` error, not a note).
-    fn name_cut(&mut self, at: &[String], len: Option<usize>) {
-        let max = tarread::MAX_NAME;
-        let what = match len {
-            Some(n) => format!("member name of {n} bytes"),
-            None => format!("member name longer than {max} bytes"),
-        };
-        let msg = format!(
-            "{what}: cut to {max} bytes in citations; rules chosen by member name may not apply"
-        );
-        self.coverage.error(at, ErrorKind::Limit, msg);
-    }
-
-    fn unique(&mut self, names: &mut Names, name: String) -> String {
-        let (unique, dup) = names.unique(name);
-        if dup {
-            let mut at = self.members.clone();
-            at.push(unique.clone());
-            let msg = "another member of this container has the same name: cited with a #N suffix";
-            self.coverage.note(&at, NoteKind::Duplicate, msg);
-        }
-        unique
-    }
-
-    /// A zip inside a stream: spool it to memory up to what is left of the
-    /// artifact's spool budget and open it in place, or read its local
-    /// headers in order when it is bigger. Spools nested inside each other
-    /// share the one budget, so nesting cannot multiply memory.
-    fn zip_stream(&mut self, r: &mut dyn Read, depth: usize) -> io::Result<()> {
-        let budget = self.budget;
-        let cap = budget.spool_left();
-        let mut spool = Vec::new();
-        r.take(cap as u64 + 1).read_to_end(&mut spool)?;
-        let _held = budget.hold_spool(spool.len());
-        if spool.len() <= cap {
-            return self.zip_slice(&spool, depth);
-        }
-        let mut rest = Cursor::new(spool).chain(r);
-        self.zip_local_headers(
-            &mut rest,
-            depth,
-            LocalHeaders::TooBig,
-            &mut Names::default(),
-        )
-    }
-
-    /// A whole zip in memory: entries from its central directory, or from
-    /// its local headers when the directory is missing or does not fit.
-    fn zip_slice(&mut self, data: &[u8], depth: usize) -> io::Result<()> {
-        let level = self.members.len();
-        let dir = match zipread::central_directory(data, MAX_DIRECTORY_ENTRIES) {
-            Ok(d) => d,
-            Err(zipread::DirectoryError::TooMany(_)) => {
-                // A huge directory is not held in memory: the local headers
-                // are read in order instead.
-                let mut r = self.meter.reader(data, Origin::at(self.members.len()));
-                return self.zip_local_headers(
-                    &mut r,
-                    depth,
-                    LocalHeaders::TooBig,
-                    &mut Names::default(),
-                );
-            }
-            Err(e) => {
-                // A cut download has no central directory (or only one of
-                // a zip stored inside it): what the local headers still
-                // hold is read, and the artifact is incomplete.
-                let msg = format!("zip central directory unusable ({e}); read from local headers");
-                self.coverage
-                    .error(&self.members.clone(), ErrorKind::Truncated, msg);
-                let start = memchr::memmem::find(data, b"PK\x03\x04").unwrap_or(data.len());
-                let mut r = self
-                    .meter
-                    .reader(&data[start..], Origin::at(self.members.len()));
-                return self.zip_local_headers(
-                    &mut r,
-                    depth,
-                    LocalHeaders::DirectoryDamaged,
-                    &mut Names::default(),
-                );
-            }
-        };
-        let entries = &dir.entries;
-        let spans: Vec<Option<(u64, u64)>> = entries
-            .iter()
-            .map(|e| {
-                let start = zipread::data_start(data, e.header)?;
-                let end = start.checked_add(e.csize)?;
-                Some((start, end))
-            })
-            .collect();
-        let overlaps = zip_overlaps(entries, &spans);
-        let mut names = Names::default();
-        let hidden = zip_hidden(data, entries, &spans, dir.start);
-        for (i, e) in entries.iter().enumerate() {
-            if e.is_dir() {
-                continue;
-            }
-            let name = self.zip_name(&mut names, &e.name);
-            let mut at = self.members.clone();
-            at.push(name.clone());
-            if let Some(j) = overlaps[i] {
-                let msg = format!(
-                    "zip entry overlaps the data of entry {:?} (an overlapping-entry zip bomb): not read",
-                    location::escape(&entries[j].name)
-                );
-                self.coverage.error(&at, ErrorKind::Limit, msg);
-                continue;
-            }
-            if let Some((kind, msg)) = zipread::unsupported(e.encrypted(), e.method) {
-                self.coverage.error(&at, kind, msg);
-                continue;
-            }
-            let Some((start, end)) = spans[i] else {
-                let msg = "no local header where the central directory says: not read";
-                self.coverage.error(&at, ErrorKind::Corrupt, msg);
-                continue;
-            };
-            if let Some((raw, flags)) = zipread::local_name(data, e.header)
-                && raw != &data[e.raw_name.0..e.raw_name.0 + e.raw_name.1]
-            {
-                // Readers differ (libarchive and a stream reader take the
-                // local name): the one not cited is said.
-                let local = zipread::decode_name(raw, flags, 3);
-                let msg = format!(
-                    "its local header names it {:?}: cited by its central directory name, as unzip lists it",
-                    location::escape(&local)
-                );
-                self.coverage.note(&at, NoteKind::NameMismatch, msg);
-            }
-            if e.symlink {
-                // Its bytes are searched like any member's; never followed.
-                let msg = "zip entry flagged as a symlink: its bytes were searched, never followed";
-                self.coverage.note(&at, NoteKind::Link, msg);
-            }
-            let have =
-                &data[start.min(data.len() as u64) as usize..end.min(data.len() as u64) as usize];
-            let cut = (have.len() as u64) < e.csize;
-            let mut raw = layer::Counted::new(self.meter.reader(have, Origin::at(level)));
-            self.next_stored = Some(e.csize);
-            self.zip_entry(
-                name,
-                e.method,
-                &mut raw,
-                Some((e.crc, e.usize)),
-                depth,
-                level,
-                EntryEnd::Known,
-            )?;
-            if cut && !self.coverage.errors.iter().any(|x| x.members == at) {
-                let msg = format!("zip ends inside this entry's {} bytes", e.csize);
-                self.coverage.error(&at, ErrorKind::Truncated, msg);
-            }
-        }
-        // Local headers the directory does not list, between its entries
-        // or after the last (Python and unzip would not list them, a
-        // stream reader would): read from there, and said.
-        for (from, to) in hidden {
-            let msg = format!(
-                "bytes {from}..{to} hold a local header the central directory does not list: read from its local headers"
-            );
-            self.coverage
-                .error(&self.members.clone(), ErrorKind::Corrupt, msg);
-            let mut r = self
-                .meter
-                .reader(&data[from as usize..to as usize], Origin::at(level));
-            self.zip_local_headers(&mut r, depth, LocalHeaders::DirectoryDamaged, &mut names)?;
-        }
-        Ok(())
-    }
-
-    /// A zip read from its local headers reached its central directory
-    /// (`sig` read): the directory must list as many entries as were read
-    /// and end with an end record that announces them; else entries may
-    /// lie where the local headers did not lead, and coverage says so.
-    fn zip_directory_agrees(
-        &mut self,
-        input: &mut dyn BufRead,
-        sig: [u8; 4],
-        seen: u64,
-    ) -> io::Result<()> {
-        let at = self.members.clone();
-        match zipread::directory_stream(input, sig) {
-            Ok((records, announced))
-                if records == seen && records % 0x1_0000 == announced % 0x1_0000 => {}
-            Ok((records, announced)) => {
-                let msg = format!(
-                    "{seen} entries read from local headers, but the central directory holds {records} records and announces {announced}: entries may not have been read"
-                );
-                self.coverage.error(&at, ErrorKind::Corrupt, msg);
-            }
-            Err(e) if Tagged::of(&e).is_some() => return Err(e),
-            Err(e) => {
-                let msg = format!(
-                    "zip: after {seen} entries read from local headers: {e}; entries may not have been read"
-                );
-                self.coverage.error(&at, layer::classify(&e), msg);
-            }
-        }
-        Ok(())
-    }
-
-    /// Decodes one zip entry from its raw bytes and visits it as member
-    /// `name`. With [`EntryEnd::Unknown`], whatever the visitor left is decoded too, to
-    /// find where the entry ends in a stream. Returns the CRC-32 and length
-    /// of the output when its end was reached cleanly.
-    #[allow(clippy::too_many_arguments)]
-    fn zip_entry<B: BufRead>(
-        &mut self,
-        name: String,
-        method: u16,
-        raw: &mut layer::Counted<B>,
-        expect: Option<(u32, u64)>,
-        depth: usize,
-        level: usize,
-        end: EntryEnd,
-    ) -> io::Result<Option<(u32, u64)>> {
-        let consumed = raw.counter();
-        let mut at = self.members.clone();
-        at.push(name.clone());
-        let dec: Box<dyn Read + '_> = match method {
-            zipread::DEFLATED => Box::new(zipread::Inflate::new(&mut *raw)),
-            zipread::ZSTD => {
-                let mut d = zstd::stream::read::Decoder::with_buffer(&mut *raw)
-                    .map_err(|e| Tagged::io(&at, ErrorKind::Corrupt, &e))?;
-                d.window_log_max(ZSTD_WINDOW_LOG_MAX)
-                    .map_err(|e| Tagged::io(&at, ErrorKind::Limit, &e))?;
-                Box::new(layer::ZstdWindow::new(d, &at))
-            }
-            _ => Box::new(&mut *raw),
-        };
-        // A decoder that ends cleanly but short is damage, not a cut.
-        let short = match method {
-            zipread::STORED => zipread::Short::Cut,
-            _ => zipread::Short::Damage,
-        };
-        let mut checked = zipread::Checked::new(dec, expect, short);
-        let sums = checked.sums();
-        let mut member = Layer::new(
-            &mut checked,
-            &self.members,
-            "zip",
-            self.budget,
-            Some(consumed),
-            Charge::Counted,
-        );
-        member.set_member(name.clone());
-        self.member(name, &mut member, depth, level)?;
-        if end == EntryEnd::Unknown
-            && sums.get().is_none()
-            && io::copy(&mut member, &mut io::sink()).is_err()
-        {
-            return Ok(None);
-        }
-        Ok(sums.get())
-    }
-
-    /// Reads a zip from its local headers, in order: a zip inside a stream
-    /// too big to spool (or with too many entries), or one whose central
-    /// directory is unreadable.
-    fn zip_local_headers(
-        &mut self,
-        r: &mut dyn Read,
-        depth: usize,
-        why: LocalHeaders,
-        names: &mut Names,
-    ) -> io::Result<()> {
-        let level = self.members.len();
-        let mut input = io::BufReader::with_capacity(64 << 10, r);
-        let mut seen = 0u64;
-        loop {
-            let h = match zipread::local_header(&mut input) {
-                Ok(zipread::Next::Entry(h)) => h,
-                Ok(zipread::Next::Directory(sig)) if why == LocalHeaders::TooBig => {
-                    self.zip_directory_agrees(&mut input, sig, seen)?;
-                    return Ok(());
-                }
-                Ok(zipread::Next::Directory(_)) => return Ok(()),
-                Ok(zipread::Next::End) => {
-                    if why == LocalHeaders::TooBig {
-                        let msg = "zip ends without a central directory";
-                        self.coverage
-                            .error(&self.members.clone(), ErrorKind::Truncated, msg);
-                    }
-                    return Ok(());
-                }
-                Err(e) if Tagged::of(&e).is_some() => return Err(e),
-                Err(e) => {
-                    let kind = layer::classify(&e);
-                    self.coverage
-                        .error(&self.members.clone(), kind, format!("zip: {e}"));
-                    return Ok(());
-                }
-            };
-            seen += 1;
-            let name = self.zip_name(names, &h.name);
-            let mut at = self.members.clone();
-            at.push(name.clone());
-            let unsupported = zipread::unsupported(h.encrypted(), h.method);
-            // With a data descriptor the sizes follow the data; a deflate
-            // stream shows its own end, anything else needs the size.
-            let size_known = !h.descriptor() || h.csize > 0;
-            if !size_known && (unsupported.is_some() || h.method != zipread::DEFLATED) {
-                let why = unsupported.map_or_else(|| "stored zip entry".to_string(), |(_, m)| m);
-                let msg = format!(
-                    "{why}; its size follows its data, so the rest of the zip cannot be found in a stream"
-                );
-                self.coverage.error(&at, ErrorKind::Unsupported, msg);
-                return Ok(());
-            }
-            let limit = if size_known { h.csize } else { u64::MAX };
-            let mut raw = layer::Counted::new((&mut input).take(limit));
-            let ended = if let Some((kind, msg)) = unsupported {
-                self.coverage.error(&at, kind, msg);
-                None
-            } else if name.ends_with('/') && h.csize == 0 {
-                Some((0, 0))
-            } else {
-                let expect = if h.descriptor() {
-                    None
-                } else {
-                    Some((h.crc, h.usize))
-                };
-                self.next_stored = size_known.then_some(h.csize);
-                self.zip_entry(
-                    name.clone(),
-                    h.method,
-                    &mut raw,
-                    expect,
-                    depth,
-                    level,
-                    if size_known {
-                        EntryEnd::Known
-                    } else {
-                        EntryEnd::Unknown
-                    },
-                )?
-            };
-            // Whatever the decoder left of a sized entry is skipped raw; an
-            // entry of unknown size must have been decoded to its end.
-            if size_known {
-                let skipped =
-                    io::copy(&mut raw, &mut io::sink()).map(|_| raw.counter().get() == h.csize);
-                drop(raw);
-                match skipped {
-                    Ok(true) => {}
-                    Ok(false) => {
-                        let msg = format!("zip ends inside this entry's {} bytes", h.csize);
-                        self.coverage.error(&at, ErrorKind::Truncated, msg);
-                        return Ok(());
-                    }
-                    Err(e) if Tagged::of(&e).is_some() => return Err(e),
-                    Err(e) => {
-                        self.coverage
-                            .error(&at, layer::classify(&e), format!("zip: {e}"));
-                        return Ok(());
-                    }
-                }
-            } else if ended.is_none() {
-                drop(raw);
-                let msg =
-                    "the end of this entry could not be found: the rest of the zip was not read";
-                self.coverage.error(&at, ErrorKind::Corrupt, msg);
-                return Ok(());
-            }
-            if h.descriptor() {
-                match zipread::descriptor(&mut input, h.zip64) {
-                    Ok((crc, _)) => {
-                        if let Some((ours, _)) = ended
-                            && ours != crc
-                        {
-                            let msg = format!(
-                                "CRC mismatch (stored {crc:08x}, computed {ours:08x}): the content was read but may be damaged"
-                            );
-                            self.coverage.error(&at, ErrorKind::Corrupt, msg);
-                        }
-                    }
-                    Err(e) if Tagged::of(&e).is_some() => return Err(e),
-                    Err(e) => {
-                        self.coverage
-                            .error(&at, layer::classify(&e), format!("zip: {e}"));
-                        return Ok(());
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// Spans of a zip that hold a local header no directory entry accounts
-/// for: from that header to the next listed entry (or the directory).
-/// Bytes before the first entry (a self-extractor stub) are not looked at.
-fn zip_hidden(
-    data: &[u8],
-    entries: &[zipread::CdEntry],
-    spans: &[Option<(u64, u64)>],
-    dir_start: u64,
-) -> Vec<(u64, u64)> {
-    let mut order: Vec<(u64, u64)> = entries
-        .iter()
-        .zip(spans)
-        .filter_map(|(e, s)| s.map(|(_, end)| (e.header, end)))
-        .collect();
-    order.sort_unstable();
-    let mut out = Vec::new();
-    let mut reach = None::<u64>;
-    let nexts = order.iter().map(|o| o.0).skip(1).chain([dir_start]);
-    for (&(start, end), next) in order.iter().zip(nexts) {
-        let from = reach.map_or(end, |r| r.max(end));
-        reach = Some(from);
-        if start >= next || from >= next || next as usize > data.len() {
-            continue;
-        }
-        let gap = &data[from as usize..next as usize];
-        if let Some(i) = memchr::memmem::find(gap, b"PK\x03\x04") {
-            out.push((from + i as u64, next));
-        }
-    }
-    out
-}
-
-/// For each entry, the entry whose data it overlaps, if any. Real zips
-/// never overlap; a zip bomb points many directory records at one
-/// compressed kernel (or nests local headers inside other entries' data)
-/// to multiply its output. The first entry in file order is read.
-fn zip_overlaps(entries: &[zipread::CdEntry], spans: &[Option<(u64, u64)>]) -> Vec<Option<usize>> {
-    let mut order: Vec<(u64, u64, usize)> = entries
-        .iter()
-        .zip(spans)
-        .enumerate()
-        .filter_map(|(i, (e, s))| s.map(|(_, end)| (e.header, end, i)))
-        .collect();
-    order.sort_unstable();
-    let mut out = vec![None; entries.len()];
-    let mut owner: Option<(u64, usize)> = None;
-    for (start, end, i) in order {
-        match owner {
-            Some((owner_end, j)) if start < owner_end => out[i] = Some(j),
-            _ => owner = Some((end, i)),
-        }
-    }
-    out
 }
 
 /// Memory the xz decoder may use (its dictionary), as zstd's window.
@@ -1482,58 +972,6 @@ fn read_head(r: &mut dyn Read) -> (Vec<u8>, Option<io::Error>) {
     }
     head.truncate(n);
     (head, None)
-}
-
-/// Member names of one container made unique: a member with the name of
-/// an earlier one is cited as `NAME#2` (or `#3`, ..., the first free), so
-/// two members never share a citation and `cite` reopens the right one.
-/// Names are kept as 64-bit hashes, so memory is 16 bytes per member.
-#[derive(Default)]
-struct Names {
-    seen: std::collections::HashSet<u64>,
-    next: std::collections::HashMap<u64, u64>,
-}
-
-impl Names {
-    fn hash(s: &str) -> u64 {
-        use std::hash::{Hash, Hasher};
-        // Fixed keys: the same archive always gets the same suffixes.
-        let mut h = std::hash::DefaultHasher::new();
-        s.hash(&mut h);
-        h.finish()
-    }
-
-    /// The name to cite, and whether it was a duplicate.
-    fn unique(&mut self, name: String) -> (String, bool) {
-        let h = Self::hash(&name);
-        if self.seen.insert(h) {
-            return (name, false);
-        }
-        let next = self.next.entry(h).or_insert(2);
-        loop {
-            let candidate = format!("{name}#{next}");
-            *next += 1;
-            if self.seen.insert(Self::hash(&candidate)) {
-                return (candidate, true);
-            }
-        }
-    }
-}
-
-/// A tar member name as cited: its bytes as [`location::name_from_bytes`]
-/// keeps them (one-to-one, so two names never share a citation), a leading
-/// `./` dropped.
-fn tar_name(raw: &[u8]) -> String {
-    let s = location::name_from_bytes(raw);
-    let mut s: &str = &s;
-    while let Some(rest) = s.strip_prefix("./") {
-        s = rest;
-    }
-    if s == "." {
-        String::new()
-    } else {
-        s.to_string()
-    }
 }
 
 #[cfg(test)]
@@ -1568,5 +1006,54 @@ mod read_tests {
         });
         assert_eq!(h.unwrap(), sha256_hex(&seen));
         assert!(cov.complete());
+    }
+
+    /// A big log truncated while it is read (logrotate's copytruncate)
+    /// reads short and is an `io` error of the artifact, with no hash: it
+    /// is streamed, not mapped, so the process does not die of SIGBUS.
+    /// The truncation happens from inside the visitor, at a known point.
+    #[test]
+    fn a_big_log_truncated_while_read_is_an_error_not_a_crash() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("server.log");
+        let line = b"[2026-06-04 10:00:00] decode batch. #running-req: 64, accept len: 3.10\n";
+        let lines = (READ_WHOLE as usize * 2) / line.len();
+        std::fs::write(&p, line.repeat(lines)).unwrap();
+        let whole = (line.len() * lines) as u64;
+        let a = Artifact {
+            path: "server.log".into(),
+            kind: ArtifactKind::File(p.clone()),
+        };
+        // Untouched: streamed, and hashed in the same pass.
+        let mut cov = Coverage::default();
+        let mut seen = Vec::new();
+        let h = for_each_member_hashed(&a, &Limits::default(), &mut cov, |leaf| {
+            leaf.reader.read_to_end(&mut seen)?;
+            Ok(())
+        });
+        assert_eq!(seen.len() as u64, whole);
+        assert_eq!(h.unwrap(), sha256_hex(&seen));
+        assert!(cov.complete(), "{:?}", cov.errors);
+        // Cut to 4 KiB after its first MiB was read.
+        let mut cov = Coverage::default();
+        let mut got = 0u64;
+        let h = for_each_member_hashed(&a, &Limits::default(), &mut cov, |leaf| {
+            let mut buf = vec![0u8; 1 << 20];
+            leaf.reader.read_exact(&mut buf)?;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&p)?
+                .set_len(4096)?;
+            got = (1 << 20) + io::copy(leaf.reader, &mut io::sink())?;
+            Ok(())
+        });
+        assert!(got < whole, "{got}");
+        assert_eq!(h, None);
+        let e = cov
+            .errors
+            .iter()
+            .find(|e| e.kind == ErrorKind::Io)
+            .unwrap_or_else(|| panic!("{:?}", cov.errors));
+        assert!(e.message.starts_with("changed while read"), "{}", e.message);
     }
 }

@@ -1,15 +1,499 @@
-//! Zip entries decoded by artiscan itself, from the central directory (via
-//! the `zip` crate's raw entries) or from the local headers of a zip read
-//! as a stream. Decoding here keeps every byte before damage, checks the
+//! Zip: [`for_each_entry`] pushes each entry to the walker. Entries are
+//! decoded by artiscan itself, from the central directory (parsed here)
+//! or from the local headers of a zip read as a stream. Decoding here keeps every byte before damage, checks the
 //! CRC, skips encrypted entries by their size, and finds the end of a
 //! deflated entry that has a data descriptor.
 
-use super::ErrorKind;
+use super::entries::{Entries, MAX_NAME, Names, name_cut, unique};
 use super::gzip::{Damage, bytes_then_error, corrupt, inflate, truncated};
+use super::layer::{Charge, Counted, Layer, Tagged, ZstdWindow, classify};
+use super::meter::Origin;
+use super::{ErrorKind, MAX_DIRECTORY_ENTRIES, NoteKind, ZSTD_WINDOW_LOG_MAX};
+use crate::location;
 use flate2::Decompress;
 use std::cell::Cell;
-use std::io::{self, BufRead, Read};
+use std::io::{self, BufRead, Cursor, Read};
 use std::rc::Rc;
+
+/// A zip as the walker holds it.
+pub(super) enum Input<'a> {
+    /// A stream: spooled to memory when it fits the spool budget, else
+    /// read from its local headers.
+    Stream(&'a mut dyn Read),
+    /// A whole zip in memory (a file read or mapped): opened in place.
+    Slice(&'a [u8]),
+}
+
+/// Reads the zip in `input` and pushes each entry to `w`: in central
+/// directory order when the directory is usable, else in local header
+/// order. Entries the directory does not account for, overlapping entries
+/// (zip bombs), encrypted or undecoded methods, and cut entries go into
+/// coverage.
+pub(super) fn for_each_entry(
+    w: &mut dyn Entries<'_>,
+    input: Input<'_>,
+    depth: usize,
+) -> io::Result<()> {
+    match input {
+        Input::Stream(r) => stream(w, r, depth),
+        Input::Slice(data) => slice(w, data, depth),
+    }
+}
+
+/// A zip entry's name as cited: cut to [`MAX_NAME`] bytes as
+/// a tar name is (a `long_name` note: every record under it repeats
+/// the name, in memory and output), then made unique among its siblings.
+fn zip_name(w: &mut dyn Entries<'_>, names: &mut Names, name: &str) -> String {
+    let mut end = name.len().min(MAX_NAME);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    let unique = unique(w, names, name[..end].to_string());
+    if end < name.len() {
+        let mut at = w.members().to_vec();
+        at.push(unique.clone());
+        name_cut(w.coverage(), &at, Some(name.len()));
+    }
+    unique
+}
+
+/// A zip inside a stream: spool it to memory up to what is left of the
+/// artifact's spool budget and open it in place, or read its local
+/// headers in order when it is bigger. Spools nested inside each other
+/// share the one budget, so nesting cannot multiply memory.
+fn stream(w: &mut dyn Entries<'_>, r: &mut dyn Read, depth: usize) -> io::Result<()> {
+    let budget = w.budget();
+    let cap = budget.spool_left();
+    let mut spool = Vec::new();
+    r.take(cap as u64 + 1).read_to_end(&mut spool)?;
+    let _held = budget.hold_spool(spool.len());
+    if spool.len() <= cap {
+        return slice(w, &spool, depth);
+    }
+    let mut rest = Cursor::new(spool).chain(r);
+    local_headers(
+        w,
+        &mut rest,
+        depth,
+        LocalHeaders::TooBig,
+        &mut Names::default(),
+    )
+}
+
+/// A whole zip in memory: entries from its central directory, or from
+/// its local headers when the directory is missing or does not fit.
+fn slice(w: &mut dyn Entries<'_>, data: &[u8], depth: usize) -> io::Result<()> {
+    let level = w.members().len();
+    let dir = match central_directory(data, MAX_DIRECTORY_ENTRIES) {
+        Ok(d) => d,
+        Err(DirectoryError::TooMany(_)) => {
+            // A huge directory is not held in memory: the local headers
+            // are read in order instead.
+            let mut r = w.meter().reader(data, Origin::at(w.members().len()));
+            return local_headers(
+                w,
+                &mut r,
+                depth,
+                LocalHeaders::TooBig,
+                &mut Names::default(),
+            );
+        }
+        Err(e) => {
+            // A cut download has no central directory (or only one of
+            // a zip stored inside it): what the local headers still
+            // hold is read, and the artifact is incomplete.
+            let msg = format!("zip central directory unusable ({e}); read from local headers");
+            let here = w.members().to_vec();
+            w.coverage().error(&here, ErrorKind::Truncated, msg);
+            let start = memchr::memmem::find(data, b"PK\x03\x04").unwrap_or(data.len());
+            let mut r = w
+                .meter()
+                .reader(&data[start..], Origin::at(w.members().len()));
+            return local_headers(
+                w,
+                &mut r,
+                depth,
+                LocalHeaders::DirectoryDamaged,
+                &mut Names::default(),
+            );
+        }
+    };
+    let entries = &dir.entries;
+    let spans: Vec<Option<(u64, u64)>> = entries
+        .iter()
+        .map(|e| {
+            let start = data_start(data, e.header)?;
+            let end = start.checked_add(e.csize)?;
+            Some((start, end))
+        })
+        .collect();
+    let overlaps = overlaps(entries, &spans);
+    let mut names = Names::default();
+    let hidden = hidden(data, entries, &spans, dir.start);
+    for (i, e) in entries.iter().enumerate() {
+        if e.is_dir() {
+            continue;
+        }
+        let name = zip_name(w, &mut names, &e.name);
+        let mut at = w.members().to_vec();
+        at.push(name.clone());
+        if let Some(j) = overlaps[i] {
+            let msg = format!(
+                "zip entry overlaps the data of entry {:?} (an overlapping-entry zip bomb): not read",
+                location::escape(&entries[j].name)
+            );
+            w.coverage().error(&at, ErrorKind::Limit, msg);
+            continue;
+        }
+        if let Some((kind, msg)) = unsupported(e.encrypted(), e.method) {
+            w.coverage().error(&at, kind, msg);
+            continue;
+        }
+        let Some((start, end)) = spans[i] else {
+            let msg = "no local header where the central directory says: not read";
+            w.coverage().error(&at, ErrorKind::Corrupt, msg);
+            continue;
+        };
+        if let Some((raw, flags)) = local_name(data, e.header)
+            && raw != &data[e.raw_name.0..e.raw_name.0 + e.raw_name.1]
+        {
+            // Readers differ (libarchive and a stream reader take the
+            // local name): the one not cited is said.
+            let local = decode_name(raw, flags, 3);
+            let msg = format!(
+                "its local header names it {:?}: cited by its central directory name, as unzip lists it",
+                location::escape(&local)
+            );
+            w.coverage().note(&at, NoteKind::NameMismatch, msg);
+        }
+        if e.symlink {
+            // Its bytes are searched like any member's; never followed.
+            let msg = "zip entry flagged as a symlink: its bytes were searched, never followed";
+            w.coverage().note(&at, NoteKind::Link, msg);
+        }
+        let have =
+            &data[start.min(data.len() as u64) as usize..end.min(data.len() as u64) as usize];
+        let cut = (have.len() as u64) < e.csize;
+        let mut raw = Counted::new(w.meter().reader(have, Origin::at(level)));
+        entry(
+            w,
+            name,
+            Some(e.csize),
+            e.method,
+            &mut raw,
+            Some((e.crc, e.usize)),
+            depth,
+            EntryEnd::Known,
+        )?;
+        if cut && !w.coverage().errors.iter().any(|x| x.members == at) {
+            let msg = format!("zip ends inside this entry's {} bytes", e.csize);
+            w.coverage().error(&at, ErrorKind::Truncated, msg);
+        }
+    }
+    // Local headers the directory does not list, between its entries
+    // or after the last (Python and unzip would not list them, a
+    // stream reader would): read from there, and said.
+    for (from, to) in hidden {
+        let msg = format!(
+            "bytes {from}..{to} hold a local header the central directory does not list: read from its local headers"
+        );
+        let here = w.members().to_vec();
+        w.coverage().error(&here, ErrorKind::Corrupt, msg);
+        let mut r = w
+            .meter()
+            .reader(&data[from as usize..to as usize], Origin::at(level));
+        local_headers(w, &mut r, depth, LocalHeaders::DirectoryDamaged, &mut names)?;
+    }
+    Ok(())
+}
+
+/// A zip read from its local headers reached its central directory
+/// (`sig` read): the directory must list as many entries as were read
+/// and end with an end record that announces them; else entries may
+/// lie where the local headers did not lead, and coverage says so.
+fn directory_agrees(
+    w: &mut dyn Entries<'_>,
+    input: &mut dyn BufRead,
+    sig: [u8; 4],
+    seen: u64,
+) -> io::Result<()> {
+    let at = w.members().to_vec();
+    match directory_stream(input, sig) {
+        Ok((records, announced))
+            if records == seen && records % 0x1_0000 == announced % 0x1_0000 => {}
+        Ok((records, announced)) => {
+            let msg = format!(
+                "{seen} entries read from local headers, but the central directory holds {records} records and announces {announced}: entries may not have been read"
+            );
+            w.coverage().error(&at, ErrorKind::Corrupt, msg);
+        }
+        Err(e) if Tagged::of(&e).is_some() => return Err(e),
+        Err(e) => {
+            let msg = format!(
+                "zip: after {seen} entries read from local headers: {e}; entries may not have been read"
+            );
+            w.coverage().error(&at, classify(&e), msg);
+        }
+    }
+    Ok(())
+}
+
+/// Decodes one zip entry from its raw bytes and visits it as member
+/// `name`. With [`EntryEnd::Unknown`], whatever the visitor left is decoded too, to
+/// find where the entry ends in a stream. Returns the CRC-32 and length
+/// of the output when its end was reached cleanly.
+#[allow(clippy::too_many_arguments)]
+fn entry<B: BufRead>(
+    w: &mut dyn Entries<'_>,
+    name: String,
+    stored: Option<u64>,
+    method: u16,
+    raw: &mut Counted<B>,
+    expect: Option<(u32, u64)>,
+    depth: usize,
+    end: EntryEnd,
+) -> io::Result<Option<(u32, u64)>> {
+    let consumed = raw.counter();
+    let mut at = w.members().to_vec();
+    at.push(name.clone());
+    let dec: Box<dyn Read + '_> = match method {
+        DEFLATED => Box::new(Inflate::new(&mut *raw)),
+        ZSTD => {
+            let mut d = zstd::stream::read::Decoder::with_buffer(&mut *raw)
+                .map_err(|e| Tagged::io(&at, ErrorKind::Corrupt, &e))?;
+            d.window_log_max(ZSTD_WINDOW_LOG_MAX)
+                .map_err(|e| Tagged::io(&at, ErrorKind::Limit, &e))?;
+            Box::new(ZstdWindow::new(d, &at))
+        }
+        _ => Box::new(&mut *raw),
+    };
+    // A decoder that ends cleanly but short is damage, not a cut.
+    let short = match method {
+        STORED => Short::Cut,
+        _ => Short::Damage,
+    };
+    let mut checked = Checked::new(dec, expect, short);
+    let sums = checked.sums();
+    let mut member = Layer::new(
+        &mut checked,
+        w.members(),
+        "zip",
+        w.budget(),
+        Some(consumed),
+        Charge::Counted,
+    );
+    member.set_member(name.clone());
+    w.entry(name, stored, &mut member, depth)?;
+    if end == EntryEnd::Unknown
+        && sums.get().is_none()
+        && io::copy(&mut member, &mut io::sink()).is_err()
+    {
+        return Ok(None);
+    }
+    Ok(sums.get())
+}
+
+/// Reads a zip from its local headers, in order: a zip inside a stream
+/// too big to spool (or with too many entries), or one whose central
+/// directory is unreadable.
+fn local_headers(
+    w: &mut dyn Entries<'_>,
+    r: &mut dyn Read,
+    depth: usize,
+    why: LocalHeaders,
+    names: &mut Names,
+) -> io::Result<()> {
+    let mut input = io::BufReader::with_capacity(64 << 10, r);
+    let mut seen = 0u64;
+    loop {
+        let h = match local_header(&mut input) {
+            Ok(Next::Entry(h)) => h,
+            Ok(Next::Directory(sig)) if why == LocalHeaders::TooBig => {
+                directory_agrees(w, &mut input, sig, seen)?;
+                return Ok(());
+            }
+            Ok(Next::Directory(_)) => return Ok(()),
+            Ok(Next::End) => {
+                if why == LocalHeaders::TooBig {
+                    let msg = "zip ends without a central directory";
+                    let here = w.members().to_vec();
+                    w.coverage().error(&here, ErrorKind::Truncated, msg);
+                }
+                return Ok(());
+            }
+            Err(e) if Tagged::of(&e).is_some() => return Err(e),
+            Err(e) => {
+                let (kind, here) = (classify(&e), w.members().to_vec());
+                w.coverage().error(&here, kind, format!("zip: {e}"));
+                return Ok(());
+            }
+        };
+        seen += 1;
+        let name = zip_name(w, names, &h.name);
+        let mut at = w.members().to_vec();
+        at.push(name.clone());
+        let unsupported = unsupported(h.encrypted(), h.method);
+        // With a data descriptor the sizes follow the data; a deflate
+        // stream shows its own end, anything else needs the size.
+        let size_known = !h.descriptor() || h.csize > 0;
+        if !size_known && (unsupported.is_some() || h.method != DEFLATED) {
+            let why = unsupported.map_or_else(|| "stored zip entry".to_string(), |(_, m)| m);
+            let msg = format!(
+                "{why}; its size follows its data, so the rest of the zip cannot be found in a stream"
+            );
+            w.coverage().error(&at, ErrorKind::Unsupported, msg);
+            return Ok(());
+        }
+        let limit = if size_known { h.csize } else { u64::MAX };
+        let mut raw = Counted::new((&mut input).take(limit));
+        let ended = if let Some((kind, msg)) = unsupported {
+            w.coverage().error(&at, kind, msg);
+            None
+        } else if name.ends_with('/') && h.csize == 0 {
+            Some((0, 0))
+        } else {
+            let expect = if h.descriptor() {
+                None
+            } else {
+                Some((h.crc, h.usize))
+            };
+            entry(
+                w,
+                name.clone(),
+                size_known.then_some(h.csize),
+                h.method,
+                &mut raw,
+                expect,
+                depth,
+                if size_known {
+                    EntryEnd::Known
+                } else {
+                    EntryEnd::Unknown
+                },
+            )?
+        };
+        // Whatever the decoder left of a sized entry is skipped raw; an
+        // entry of unknown size must have been decoded to its end.
+        if size_known {
+            let skipped =
+                io::copy(&mut raw, &mut io::sink()).map(|_| raw.counter().get() == h.csize);
+            drop(raw);
+            match skipped {
+                Ok(true) => {}
+                Ok(false) => {
+                    let msg = format!("zip ends inside this entry's {} bytes", h.csize);
+                    w.coverage().error(&at, ErrorKind::Truncated, msg);
+                    return Ok(());
+                }
+                Err(e) if Tagged::of(&e).is_some() => return Err(e),
+                Err(e) => {
+                    w.coverage().error(&at, classify(&e), format!("zip: {e}"));
+                    return Ok(());
+                }
+            }
+        } else if ended.is_none() {
+            drop(raw);
+            let msg = "the end of this entry could not be found: the rest of the zip was not read";
+            w.coverage().error(&at, ErrorKind::Corrupt, msg);
+            return Ok(());
+        }
+        if h.descriptor() {
+            match descriptor(&mut input, h.zip64) {
+                Ok((crc, _)) => {
+                    if let Some((ours, _)) = ended
+                        && ours != crc
+                    {
+                        let msg = format!(
+                            "CRC mismatch (stored {crc:08x}, computed {ours:08x}): the content was read but may be damaged"
+                        );
+                        w.coverage().error(&at, ErrorKind::Corrupt, msg);
+                    }
+                }
+                Err(e) if Tagged::of(&e).is_some() => return Err(e),
+                Err(e) => {
+                    w.coverage().error(&at, classify(&e), format!("zip: {e}"));
+                    return Ok(());
+                }
+            }
+        }
+    }
+}
+
+/// Spans of a zip that hold a local header no directory entry accounts
+/// for: from that header to the next listed entry (or the directory).
+/// Bytes before the first entry (a self-extractor stub) are not looked at.
+fn hidden(
+    data: &[u8],
+    entries: &[CdEntry],
+    spans: &[Option<(u64, u64)>],
+    dir_start: u64,
+) -> Vec<(u64, u64)> {
+    let mut order: Vec<(u64, u64)> = entries
+        .iter()
+        .zip(spans)
+        .filter_map(|(e, s)| s.map(|(_, end)| (e.header, end)))
+        .collect();
+    order.sort_unstable();
+    let mut out = Vec::new();
+    let mut reach = None::<u64>;
+    let nexts = order.iter().map(|o| o.0).skip(1).chain([dir_start]);
+    for (&(start, end), next) in order.iter().zip(nexts) {
+        let from = reach.map_or(end, |r| r.max(end));
+        reach = Some(from);
+        if start >= next || from >= next || next as usize > data.len() {
+            continue;
+        }
+        let gap = &data[from as usize..next as usize];
+        if let Some(i) = memchr::memmem::find(gap, b"PK\x03\x04") {
+            out.push((from + i as u64, next));
+        }
+    }
+    out
+}
+
+/// For each entry, the entry whose data it overlaps, if any. Real zips
+/// never overlap; a zip bomb points many directory records at one
+/// compressed kernel (or nests local headers inside other entries' data)
+/// to multiply its output. The first entry in file order is read.
+fn overlaps(entries: &[CdEntry], spans: &[Option<(u64, u64)>]) -> Vec<Option<usize>> {
+    let mut order: Vec<(u64, u64, usize)> = entries
+        .iter()
+        .zip(spans)
+        .enumerate()
+        .filter_map(|(i, (e, s))| s.map(|(_, end)| (e.header, end, i)))
+        .collect();
+    order.sort_unstable();
+    let mut out = vec![None; entries.len()];
+    let mut owner: Option<(u64, usize)> = None;
+    for (start, end, i) in order {
+        match owner {
+            Some((owner_end, j)) if start < owner_end => out[i] = Some(j),
+            _ => owner = Some((end, i)),
+        }
+    }
+    out
+}
+
+/// Why a zip is read from its local headers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LocalHeaders {
+    /// Too big to spool, or too many entries to hold its directory: the
+    /// zip should still end with a central directory.
+    TooBig,
+    /// The central directory is unusable (that was reported already): the
+    /// zip may end anywhere.
+    DirectoryDamaged,
+}
+
+/// Where a zip entry's data ends.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum EntryEnd {
+    /// Sized by its header or the central directory.
+    Known,
+    /// A streamed entry (data descriptor): whatever the visitor leaves is
+    /// decoded too, to find its end.
+    Unknown,
+}
 
 /// Compression methods artiscan decodes.
 pub(super) const STORED: u16 = 0;

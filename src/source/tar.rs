@@ -1,4 +1,5 @@
-//! A tar reader of artiscan's own, lenient where GNU tar, bsdtar and
+//! Tar: [`for_each_entry`] pushes each member to the walker, from a tar
+//! reader of artiscan's own, lenient where GNU tar, bsdtar and
 //! Python's tarfile are lenient and strict about coverage: ustar, GNU
 //! (long names and links, `./` names), pax (path, linkpath, size; the last
 //! of redundant headers wins), V7, checksums summed with signed or unsigned
@@ -15,11 +16,11 @@
 //! bytes; the rest is skipped (read, not kept), so memory stays bounded
 //! whatever a header claims.
 
-use super::ErrorKind;
+use super::entries::{Entries, MAX_NAME, Names, name_cut, unique};
+use super::layer::{Charge, Layer, Tagged};
+use super::{ErrorKind, NoteKind};
+use crate::location;
 use std::io::{self, Read};
-
-/// Longest member name kept; longer ones are cut (with a note).
-pub(super) const MAX_NAME: usize = 4096;
 /// Largest pax extended header parsed; a bigger one stops the archive.
 pub(super) const MAX_PAX: u64 = 1 << 20;
 /// Most regions of a sparse map kept (16 bytes each); a bigger map makes
@@ -73,6 +74,134 @@ impl TarError {
             TarError::MultiVolume { .. } => ErrorKind::Unsupported,
             TarError::Io(e) => super::layer::classify(e),
         }
+    }
+}
+
+/// Reads the tar in `r` and pushes each member to `w`, in archive order:
+/// directories are passed over; links, devices and sparse members whose
+/// map cannot be read go into coverage; a member the stream ends inside
+/// is `truncated`.
+pub(super) fn for_each_entry(
+    w: &mut dyn Entries<'_>,
+    r: &mut dyn Read,
+    depth: usize,
+) -> io::Result<()> {
+    let mut t = TarReader::new(r);
+    let mut names = Names::default();
+    loop {
+        let entry = match t.next() {
+            Ok(Next::End) => return Ok(()),
+            Ok(Next::Entry(e)) => e,
+            Err(e) => return Err(tar_error(w.members(), e)),
+        };
+        if matches!(entry.item, Item::Dir) {
+            continue;
+        }
+        let name = tar_name(&entry.name);
+        if name.is_empty() && entry.size == 0 {
+            continue;
+        }
+        let name = unique(w, &mut names, name);
+        let mut at = w.members().to_vec();
+        at.push(name.clone());
+        if let Some(end) = entry.after_end {
+            let msg = format!(
+                "after the end-of-archive block at byte {end}: read, as `tar -i` reads it (`tar` without -i stops there)"
+            );
+            w.coverage().note(&at, NoteKind::AfterEnd, msg);
+        }
+        if entry.name_cut {
+            name_cut(w.coverage(), &at, None);
+        }
+        let skipped = |what: String| format!("{what}: not read");
+        match entry.item {
+            Item::Dir => {}
+            Item::Symlink(to) | Item::Hardlink(to) => {
+                let to = location::name_from_bytes(&to);
+                let msg = skipped(format!("link to {:?}, not followed", location::escape(&to)));
+                w.coverage().error(&at, ErrorKind::Skipped, msg);
+            }
+            Item::Special(what) => {
+                w.coverage()
+                    .error(&at, ErrorKind::Skipped, skipped(format!("{what} member")));
+            }
+            Item::Sparse(None) => {
+                let msg = "GNU sparse member whose sparse map cannot be read: not read";
+                w.coverage().error(&at, ErrorKind::Unsupported, msg);
+            }
+            item @ (Item::File | Item::Sparse(Some(_))) => {
+                let errors = w.coverage().errors.len();
+                // Holes expand: a sparse member's output is counted.
+                let charge = match item {
+                    Item::Sparse(_) => Charge::Counted,
+                    _ => Charge::Free,
+                };
+                let (mut plain, mut sparse);
+                // A sparse member is read expanded, holes as zeros:
+                // those bytes count against the budget like any other.
+                let data: &mut dyn Read = match item {
+                    Item::Sparse(Some(s)) => {
+                        sparse = SparseData::new(t.reader(), s);
+                        &mut sparse
+                    }
+                    _ => {
+                        plain = t.reader();
+                        &mut plain
+                    }
+                };
+                let mut member = Layer::new(data, w.members(), "tar", w.budget(), None, charge);
+                member.set_member(name.clone());
+                let result = w.entry(name, Some(entry.size), &mut member, depth);
+                drop(member);
+                result?;
+                // What the visitor left is read through, so a member
+                // cut by the end of the stream is caught (once).
+                if let Err(e) = t.finish() {
+                    if matches!(e, TarError::Cut { .. }) {
+                        let seen = w.coverage().errors[errors..]
+                            .iter()
+                            .any(|e| e.members == at && e.kind != ErrorKind::Skipped);
+                        if !seen {
+                            let msg = format!(
+                                "tar member declares {} bytes, the archive ends before them",
+                                entry.size
+                            );
+                            w.coverage().error(&at, ErrorKind::Truncated, msg);
+                        }
+                        return Ok(());
+                    }
+                    // Recorded at the member, returned to the container.
+                    let e = tar_error(&at, e);
+                    w.record(&at, &e);
+                    return Err(e);
+                }
+            }
+        }
+    }
+}
+
+/// A tar error at the level of the container at `members` (a decoder's
+/// error below it keeps its own tag).
+fn tar_error(members: &[String], e: TarError) -> io::Error {
+    match e {
+        TarError::Io(e) if Tagged::of(&e).is_some() => e,
+        e => Tagged::io(members, e.kind(), &e),
+    }
+}
+
+/// A tar member name as cited: its bytes as [`location::name_from_bytes`]
+/// keeps them (one-to-one, so two names never share a citation), a leading
+/// `./` dropped.
+fn tar_name(raw: &[u8]) -> String {
+    let s = location::name_from_bytes(raw);
+    let mut s: &str = &s;
+    while let Some(rest) = s.strip_prefix("./") {
+        s = rest;
+    }
+    if s == "." {
+        String::new()
+    } else {
+        s.to_string()
     }
 }
 
