@@ -467,16 +467,15 @@ impl Check {
                     Some(format!("{cap} = {got}"))
                 })
                 .collect();
-            let first = if quoted.is_empty() {
+            // Where no observed value says what was found, the first
+            // record's filtered values do.
+            let values = self.values_text(v);
+            let first = if quoted.is_empty() || !values.is_empty() {
                 String::new()
             } else {
                 format!("; first at {}: {}", m[0].citation, quoted.join(", "))
             };
-            v.reason = format!(
-                "{} matching record(s){}{first}",
-                m.len(),
-                self.values_text(v)
-            );
+            v.reason = format!("{} matching record(s){values}{first}", m.len());
             if let Some(why) = &self.found_unknown {
                 v.status = Status::Unknown;
                 v.reason = format!("{}; {why}", v.reason);

@@ -89,11 +89,13 @@ pub(crate) fn sink<'w>(format: OutputFormat, out: &'w mut dyn Write) -> Box<dyn 
         OutputFormat::Text => Box::new(Text {
             out: Spill::new(out),
             markdown: false,
+            run_checks: Vec::new(),
         }),
         // Scan refuses `verdicts`; a check gets its sink from `check_sink`.
         OutputFormat::Markdown | OutputFormat::Verdicts => Box::new(Text {
             out: Spill::new(out),
             markdown: true,
+            run_checks: Vec::new(),
         }),
     }
 }
@@ -107,6 +109,11 @@ pub(crate) fn check_sink<'w>(
 ) -> Box<dyn RecordSink + 'w> {
     match format {
         OutputFormat::Verdicts => Box::new(VerdictRows { out, run_checks }),
+        OutputFormat::Markdown => Box::new(Text {
+            out: Spill::new(out),
+            markdown: true,
+            run_checks,
+        }),
         other => sink(other, out),
     }
 }
@@ -284,6 +291,8 @@ impl RecordSink for Json<'_> {
 struct Text<'w> {
     out: Spill<'w>,
     markdown: bool,
+    /// Checks judged per run (their verdicts' scope is the run).
+    run_checks: Vec<String>,
 }
 
 impl RecordSink for Text<'_> {
@@ -321,7 +330,7 @@ impl RecordSink for Text<'_> {
 
     fn verdicts(&mut self, v: &[VerdictRecord], _: &[CoverageRecord]) -> io::Result<()> {
         if self.markdown {
-            verdicts::markdown(&mut self.out.buf, v);
+            verdicts::markdown(&mut self.out.buf, v, &self.run_checks);
         } else {
             verdicts::text(&mut self.out.buf, v);
         }

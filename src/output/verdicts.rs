@@ -83,10 +83,15 @@ const MD_REASON: usize = 400;
 /// with a few full citations that paste into `artiscan cite`. Rows that do
 /// not fit are counted in a last line that points at `--format jsonl`.
 /// Every piece of artifact-derived text sits in a code span it cannot leave.
-pub(crate) fn markdown(buf: &mut Vec<u8>, verdicts: &[VerdictRecord]) {
+/// `run_checks` names the checks judged per run: their scope is the run.
+pub(crate) fn markdown(buf: &mut Vec<u8>, verdicts: &[VerdictRecord], run_checks: &[String]) {
     let _ = writeln!(buf, "## artiscan check: {}", totals(verdicts));
-    let run_of = |scope: &str| -> String {
-        scope
+    let per_run = |v: &VerdictRecord| run_checks.iter().any(|c| *c == v.check);
+    let run_of = |v: &VerdictRecord| -> String {
+        if per_run(v) {
+            return v.scope.clone();
+        }
+        v.scope
             .rsplit_once('/')
             .map_or(".", |(d, _)| if d.is_empty() { "/" } else { d })
             .to_string()
@@ -94,7 +99,7 @@ pub(crate) fn markdown(buf: &mut Vec<u8>, verdicts: &[VerdictRecord]) {
     // Summary tables: one per run, in order of first appearance.
     let mut runs: Vec<(String, Vec<&VerdictRecord>)> = Vec::new();
     for v in verdicts {
-        let run = run_of(&v.scope);
+        let run = run_of(v);
         match runs.iter_mut().find(|(r, _)| *r == run) {
             Some((_, vs)) => vs.push(v),
             None => runs.push((run, vec![v])),
@@ -102,8 +107,11 @@ pub(crate) fn markdown(buf: &mut Vec<u8>, verdicts: &[VerdictRecord]) {
     }
     let mut tail = Vec::new();
     for (run, vs) in &runs {
-        let scopes: std::collections::BTreeSet<&str> =
-            vs.iter().map(|v| v.scope.as_str()).collect();
+        let scopes: std::collections::BTreeSet<&str> = vs
+            .iter()
+            .filter(|v| !per_run(v))
+            .map(|v| v.scope.as_str())
+            .collect();
         let mut table = Vec::new();
         let _ = writeln!(
             table,

@@ -1100,6 +1100,9 @@ fn compile_variant(
             None => Ok(()),
         }
     };
+    if v.complete && v.kind.as_deref() != Some("block") {
+        return Err("`complete` needs a block variant with `end`".into());
+    }
     let (matcher, key) = match v.kind.as_deref() {
         None | Some("line") => {
             unused(
@@ -1108,7 +1111,6 @@ fn compile_variant(
                     ("start", v.start.is_some()),
                     ("end", v.end.is_some()),
                     ("carry", !v.carry.is_empty()),
-                    ("complete", v.complete),
                     ("at", v.at.is_some()),
                     ("key", v.key.is_some()),
                     ("fields", v.fields.is_some()),
@@ -1178,7 +1180,6 @@ fn compile_variant(
                     ("dump", v.dump.is_some()),
                     ("keys", v.keys.is_some()),
                     ("carry", !v.carry.is_empty()),
-                    ("complete", v.complete),
                     ("prefilter", v.prefilter.is_some()),
                 ],
             )?;

@@ -545,7 +545,10 @@ fn two_shards_merged_equal_one_full_run() {
     // Run-scope verdicts: one per run, failing for the run with the variable.
     let full = db(&dir.path().join("full.sqlite"));
     assert_eq!(
-        one::<i64>(&full, "SELECT count(*) FROM verdicts WHERE scope = 'run'"),
+        one::<i64>(
+            &full,
+            "SELECT count(*) FROM verdicts WHERE scope = 'run' AND check_id = 'run-nextn-unset'"
+        ),
         6
     );
     assert_eq!(
@@ -1579,7 +1582,12 @@ fn scheduler_shards_as_processes_merge_to_the_unsharded_audit() {
     // Whole runs per shard: each shard's own run verdicts are already final.
     let per_shard_run_verdicts: i64 = k8s_stores
         .iter()
-        .map(|s| one::<i64>(&db(s), "SELECT count(*) FROM verdicts WHERE scope = 'run'"))
+        .map(|s| {
+            one::<i64>(
+                &db(s),
+                "SELECT count(*) FROM verdicts WHERE scope = 'run' AND check_id = 'run-nextn-unset'",
+            )
+        })
         .sum();
     assert_eq!(per_shard_run_verdicts, 9);
     let merged = merge_all(dir.path(), "k8s.sqlite", &k8s_stores);

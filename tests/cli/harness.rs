@@ -316,3 +316,28 @@ pub fn inferencex_checks() -> usize {
         .filter(|l| l.trim() == "[[check]]")
         .count()
 }
+
+/// Ids of the built-in `inferencex` checks judged per run (`scope = "run"`):
+/// each yields one verdict per run folder, not per artifact.
+pub fn inferencex_run_checks() -> Vec<String> {
+    let src = std::fs::read_to_string(root().join("patterns/checks/inferencex.toml")).unwrap();
+    let mut out = Vec::new();
+    for block in src.split("[[check]]").skip(1) {
+        let id = block
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("id = "))
+            .map(|s| s.trim_matches('"').to_string());
+        if block.lines().any(|l| l.trim() == "scope = \"run\"") {
+            out.extend(id);
+        }
+    }
+    out
+}
+
+/// The verdicts of checks judged per artifact (run-scope ones left out).
+pub fn artifact_verdicts(vs: Vec<Value>) -> Vec<Value> {
+    let run = inferencex_run_checks();
+    vs.into_iter()
+        .filter(|v| !run.iter().any(|c| v["check"] == c.as_str()))
+        .collect()
+}
