@@ -353,8 +353,7 @@ fn a_folder_of_artifact_folders_is_a_set_and_run_scope_groups_either_layout() {
         "artifacts",
         &sample("downloaded"),
     ]);
-    let scopes: std::collections::BTreeSet<String> = run
-        .of_type("verdict")
+    let scopes: std::collections::BTreeSet<String> = artifact_verdicts(run.of_type("verdict"))
         .iter()
         .map(|v| v["scope"].as_str().unwrap().to_string())
         .collect();
