@@ -86,7 +86,7 @@ const MD_REASON: usize = 400;
 /// `run_checks` names the checks judged per run: their scope is the run.
 pub(crate) fn markdown(buf: &mut Vec<u8>, verdicts: &[VerdictRecord], run_checks: &[String]) {
     let _ = writeln!(buf, "## artiscan check: {}", totals(verdicts));
-    let per_run = |v: &VerdictRecord| run_checks.iter().any(|c| *c == v.check);
+    let per_run = |v: &VerdictRecord| run_checks.contains(&v.check);
     let run_of = |v: &VerdictRecord| -> String {
         if per_run(v) {
             return v.scope.clone();

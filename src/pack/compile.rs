@@ -95,6 +95,9 @@ impl CapType {
 
 /// How a variant finds its events: the rule kinds. A new kind is one arm
 /// here, its compile in [`compile_variant`] and its match in the scan.
+// Line variants are the many and the hot ones (every candidate line):
+// kept inline, not boxed, though they are the largest.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Matcher {
     /// A line matching `regex` (with `each`: one event per match of `each`

@@ -1162,6 +1162,11 @@ mod tests {
         let mut sink = MemberScan::new(set, "a.zip", &members, name, ScanOptions::default());
         let mut reader = LineReader::new(LineLimits::default());
         reader.scan(&mut text.as_bytes(), &mut sink).expect("scan");
+        finished(sink)
+    }
+
+    /// (rule, line, captures) of a scanner's evidence records.
+    fn finished(sink: MemberScan<'_>) -> Vec<(String, u64, String)> {
         let (mut records, mut counts) = (Vec::new(), BTreeMap::new());
         sink.finish(&mut records, &mut counts);
         records
@@ -1349,19 +1354,6 @@ regex = '"v": (?P<n>\d+)'
         let mut second = first.fork();
         reader.scan_slice(&doc.as_bytes()[cut..], cut as u64, 22, &mut second);
         first.absorb(second);
-        let (mut records, mut counts) = (Vec::new(), BTreeMap::new());
-        first.finish(&mut records, &mut counts);
-        let parts: Vec<(String, u64, String)> = records
-            .into_iter()
-            .filter_map(|r| match r {
-                Record::Evidence(e) => Some((
-                    e.rule.clone(),
-                    e.location.line,
-                    Value::Object(e.captures.unwrap_or_default()).to_string(),
-                )),
-                Record::Aggregate(_) => None,
-            })
-            .collect();
-        assert_eq!(parts, whole);
+        assert_eq!(finished(first), whole);
     }
 }

@@ -19,10 +19,10 @@
 //! summary line) become `*`; the audit store is dumped table by table, rows
 //! sorted, without its time columns (`*_at`, `*_ns`, `scan_ms`).
 
-use crate::harness::{artiscan_in, root};
+use crate::harness::{artiscan_in, root, unpack_real_run};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Sample outputs up to this size are committed as text too.
 const TEXT_LIMIT: usize = 64 << 10;
@@ -298,29 +298,12 @@ fn golden_outputs_on_the_samples() {
     compare("samples", &outputs, true);
 }
 
-/// The real run `name` unpacked under `into`; `None` (with a note) where
-/// `shared/` is absent.
-fn unpack(name: &str, into: &Path) -> Option<PathBuf> {
-    let archive = root().join("../shared/corpus/real-runs").join(name);
-    if !archive.is_file() {
-        println!(
-            "skipped: no real run at {} (lay shared/ beside the clone)",
-            archive.display()
-        );
-        return None;
-    }
-    let file = std::fs::File::open(&archive).unwrap();
-    let dec = zstd::stream::read::Decoder::new(file).unwrap();
-    tar::Archive::new(dec).unpack(into).unwrap();
-    Some(into.to_path_buf())
-}
-
 #[test]
 fn golden_outputs_on_the_real_runs() {
     let tmp = tempfile::tempdir().unwrap();
     let runs = tmp.path().join("runs");
     for name in REAL_RUNS {
-        if unpack(name, &runs).is_none() {
+        if unpack_real_run(name, &runs).is_none() {
             return;
         }
     }

@@ -341,3 +341,20 @@ pub fn artifact_verdicts(vs: Vec<Value>) -> Vec<Value> {
         .filter(|v| !run.iter().any(|c| v["check"] == c.as_str()))
         .collect()
 }
+
+/// The real run `name` (a `.tar.zst` of `../shared/corpus/real-runs`)
+/// unpacked under `into`; `None`, with a note, where `shared/` is absent.
+pub fn unpack_real_run(name: &str, into: &Path) -> Option<PathBuf> {
+    let archive = root().join("../shared/corpus/real-runs").join(name);
+    if !archive.is_file() {
+        println!(
+            "skipped: no real run at {} (lay shared/ beside the clone)",
+            archive.display()
+        );
+        return None;
+    }
+    let file = std::fs::File::open(&archive).unwrap();
+    let dec = zstd::stream::read::Decoder::new(file).unwrap();
+    tar::Archive::new(dec).unpack(into).unwrap();
+    Some(into.to_path_buf())
+}

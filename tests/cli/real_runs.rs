@@ -15,17 +15,7 @@ const MINIMAX: &str = "0604-minimaxm2.5-fp8-mi355x-vllm-agentic-lmcache.tar.zst"
 
 /// The real run `name` unpacked under `into`: the run folder.
 fn unpack(name: &str, into: &Path) -> Option<PathBuf> {
-    let archive = root().join("../shared/corpus/real-runs").join(name);
-    if !archive.is_file() {
-        println!(
-            "skipped: no real run at {} (lay shared/ beside the clone)",
-            archive.display()
-        );
-        return None;
-    }
-    let file = std::fs::File::open(&archive).unwrap();
-    let dec = zstd::stream::read::Decoder::new(file).unwrap();
-    tar::Archive::new(dec).unpack(into).unwrap();
+    unpack_real_run(name, into)?;
     let run = std::fs::read_dir(into)
         .unwrap()
         .flatten()
