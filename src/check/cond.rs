@@ -416,7 +416,7 @@ pub(super) fn skipped_params(
 ) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for (k, _) in conds.iter().flat_map(|(_, c)| c.params()) {
-        let keys: Vec<String> = if k.contains('{') {
+        let keys: Vec<String> = if template(&k).is_some() {
             records.iter().map(|r| param_key(&k, r)).collect()
         } else {
             vec![k]
@@ -430,46 +430,41 @@ pub(super) fn skipped_params(
     out
 }
 
-/// A parameter name with `{capture}` replaced by the record's value of
+/// A templated parameter name split at its `{capture}`: (text before,
+/// capture name, text after). `None` for a plain name.
+fn template(k: &str) -> Option<(&str, &str, &str)> {
+    let (prefix, rest) = k.split_once('{')?;
+    let (name, suffix) = rest.split_once('}')?;
+    Some((prefix, name, suffix))
+}
+
+/// A parameter name with its `{capture}` replaced by the record's value of
 /// that capture (`{task}_min` -> `gpqa_diamond_min`): per-task bars.
 /// Characters a `--param` name cannot hold become `_`.
 fn param_key(k: &str, r: &EvidenceRecord) -> String {
-    if !k.contains('{') {
+    let Some((prefix, name, suffix)) = template(k) else {
         return k.to_string();
-    }
-    let mut out = String::new();
-    let mut rest = k;
-    while let Some(open) = rest.find('{') {
-        out.push_str(&rest[..open]);
-        let Some(close) = rest[open..].find('}') else {
-            out.push_str(&rest[open..]);
-            return out;
-        };
-        let name = &rest[open + 1..open + close];
-        let value = capture(r, name).map(|v| as_text(&v)).unwrap_or_default();
-        out.extend(value.chars().map(|c| {
+    };
+    let value = capture(r, name).map(|v| as_text(&v)).unwrap_or_default();
+    let value: String = value
+        .chars()
+        .map(|c| {
             if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
                 c
             } else {
                 '_'
             }
-        }));
-        rest = &rest[open + close + 1..];
-    }
-    out.push_str(rest);
-    out
+        })
+        .collect();
+    format!("{prefix}{value}{suffix}")
 }
 
 /// Whether a given `--param` name is one a check reads: the same name, or
 /// one a templated name (`{task}_min`) makes.
 fn names_match(spec: &str, given: &str) -> bool {
-    let Some(open) = spec.find('{') else {
+    let Some((prefix, _, suffix)) = template(spec) else {
         return spec == given;
     };
-    let Some(close) = spec[open..].find('}') else {
-        return spec == given;
-    };
-    let (prefix, suffix) = (&spec[..open], &spec[open + close + 1..]);
     given.len() > prefix.len() + suffix.len()
         && given.starts_with(prefix)
         && given.ends_with(suffix)

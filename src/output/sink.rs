@@ -134,9 +134,8 @@ impl RecordSink for VerdictRows<'_> {
     }
 
     fn verdicts(&mut self, verdicts: &[VerdictRecord], _: &[CoverageRecord]) -> io::Result<()> {
-        let run: Vec<&str> = self.run_checks.iter().map(String::as_str).collect();
         self.out
-            .write_all(super::verdict_rows::render(verdicts, &run).as_bytes())?;
+            .write_all(super::verdict_rows::render(verdicts, &self.run_checks).as_bytes())?;
         self.out.flush()
     }
 }

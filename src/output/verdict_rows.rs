@@ -46,28 +46,16 @@ fn worse(s: Status) -> u8 {
     }
 }
 
-/// The run an artifact belongs to: its folder; a run-scope verdict's scope
-/// is the run itself.
-fn run_of(v: &VerdictRecord, run_checks: &[&str]) -> String {
-    if run_checks.contains(&v.check.as_str()) {
-        return v.scope.clone();
-    }
-    v.scope
-        .rsplit_once('/')
-        .map_or(".", |(d, _)| if d.is_empty() { "/" } else { d })
-        .to_string()
-}
-
 /// The verifier-shaped rows for `verdicts`: per run (in order of first
 /// appearance), one row per checklist number judged, ordered by number.
 /// `run_checks` names the checks judged per run (`scope = "run"`), whose
 /// scope is the run folder. Verdicts of checks without a number are only
 /// counted. All artifact text sits in code spans it cannot leave.
-pub(crate) fn render(verdicts: &[VerdictRecord], run_checks: &[&str]) -> String {
+pub(crate) fn render(verdicts: &[VerdictRecord], run_checks: &[String]) -> String {
     let mut out = String::new();
     let mut runs: Vec<(String, Vec<&VerdictRecord>)> = Vec::new();
     for v in verdicts.iter().filter(|v| v.checklist.is_some()) {
-        let run = run_of(v, run_checks);
+        let run = super::verdicts::run_of(v, run_checks);
         match runs.iter_mut().find(|(r, _)| *r == run) {
             Some((_, vs)) => vs.push(v),
             None => runs.push((run, vec![v])),
@@ -214,7 +202,7 @@ mod tests {
                 "cut `short` | x",
             ),
         ];
-        let md = render(&vs, &["d"]);
+        let md = render(&vs, &["d".to_string()]);
         let run1 = md.find("### Run `runs/1`").unwrap();
         let run2 = md.find("### Run `runs/2`").unwrap();
         assert!(run1 < run2, "{md}");

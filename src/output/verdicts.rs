@@ -83,23 +83,26 @@ const MD_REASON: usize = 400;
 /// with a few full citations that paste into `artiscan cite`. Rows that do
 /// not fit are counted in a last line that points at `--format jsonl`.
 /// Every piece of artifact-derived text sits in a code span it cannot leave.
+/// The run a verdict belongs to: its artifact's folder, or, for a check
+/// judged per run (named in `run_checks`), its scope, which is the run.
+pub(crate) fn run_of(v: &VerdictRecord, run_checks: &[String]) -> String {
+    if run_checks.contains(&v.check) {
+        return v.scope.clone();
+    }
+    v.scope
+        .rsplit_once('/')
+        .map_or(".", |(d, _)| if d.is_empty() { "/" } else { d })
+        .to_string()
+}
+
 /// `run_checks` names the checks judged per run: their scope is the run.
 pub(crate) fn markdown(buf: &mut Vec<u8>, verdicts: &[VerdictRecord], run_checks: &[String]) {
     let _ = writeln!(buf, "## artiscan check: {}", totals(verdicts));
     let per_run = |v: &VerdictRecord| run_checks.contains(&v.check);
-    let run_of = |v: &VerdictRecord| -> String {
-        if per_run(v) {
-            return v.scope.clone();
-        }
-        v.scope
-            .rsplit_once('/')
-            .map_or(".", |(d, _)| if d.is_empty() { "/" } else { d })
-            .to_string()
-    };
     // Summary tables: one per run, in order of first appearance.
     let mut runs: Vec<(String, Vec<&VerdictRecord>)> = Vec::new();
     for v in verdicts {
-        let run = run_of(v);
+        let run = run_of(v, run_checks);
         match runs.iter_mut().find(|(r, _)| *r == run) {
             Some((_, vs)) => vs.push(v),
             None => runs.push((run, vec![v])),

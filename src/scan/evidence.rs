@@ -663,14 +663,13 @@ impl<'a> MemberScan<'a> {
             ids.dedup();
             ids.join(", ")
         };
-        let json_rules = || json_rules.clone();
         if let Some(cut) = &doc.cut {
-            let msg = format!("not read as JSON ({cut}) by {}", json_rules());
+            let msg = format!("not read as JSON ({cut}) by {}", json_rules);
             coverage.error(&self.members, source::ErrorKind::Limit, msg);
             return;
         }
         let Ok(text) = std::str::from_utf8(&doc.text) else {
-            let msg = format!("not UTF-8, so not read as JSON by {}", json_rules());
+            let msg = format!("not UTF-8, so not read as JSON by {}", json_rules);
             coverage.error(&self.members, source::ErrorKind::Corrupt, msg);
             return;
         };
@@ -689,8 +688,7 @@ impl<'a> MemberScan<'a> {
                         }
                         Ok(None) => {}
                         Err(_) => {
-                            let msg =
-                                format!("not JSON ({whole}), so not read by {}", json_rules());
+                            let msg = format!("not JSON ({whole}), so not read by {}", json_rules);
                             coverage.error(&self.members, source::ErrorKind::Corrupt, msg);
                             break;
                         }
