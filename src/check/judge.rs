@@ -607,7 +607,8 @@ impl Check {
                 _ => invalid.push(*r),
             }
         }
-        let mut counts = Map::new();
+        // `observed` values are lists (the output schema): one entry per curve.
+        let mut counts = Vec::new();
         let mut short = Vec::new();
         let mut frontier_cites = Vec::new();
         for (curve, pts) in &mut curves {
@@ -624,16 +625,17 @@ impl Check {
                 }
             }
             let n = kept.len() as u64;
-            counts.insert(
-                curve.clone(),
-                serde_json::json!({ "frontier": n, "measured": pts.len() }),
-            );
+            counts.push(serde_json::json!({
+                "curve": curve,
+                "frontier": n,
+                "measured": pts.len(),
+            }));
             if n < p.min {
                 short.push(format!("{curve}: {n}/{} ({} measured)", p.min, pts.len()));
             }
             frontier_cites.extend(kept.into_iter().map(cited));
         }
-        v.observed.insert("curves".into(), Value::Object(counts));
+        v.observed.insert("curves".into(), Value::Array(counts));
         v.evidence = frontier_cites.into_iter().take(MAX_CITES).collect();
         let invalid_note = if invalid.is_empty() {
             String::new()

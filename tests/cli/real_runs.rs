@@ -246,9 +246,9 @@ fn a_downloaded_vllm_run_fails_only_where_a_worker_crashed() {
     // against the result files.
     let p = run_verdict(&r, "pareto-agentic");
     assert_eq!(p["status"], "pass", "{p}");
-    let curves = p["observed"]["curves"].as_object().unwrap();
+    let curves = p["observed"]["curves"].as_array().unwrap();
     assert_eq!(curves.len(), 1, "{p}");
-    let (_, c) = curves.iter().next().unwrap();
+    let c = &curves[0];
     assert_eq!(
         (c["frontier"].as_u64(), c["measured"].as_u64()),
         (Some(5), Some(16))

@@ -134,15 +134,14 @@ fn pareto_points_per_curve_folder_and_zip() {
             "{reason}"
         );
         assert!(!reason.contains("model=org/A,"), "A has six: {reason}");
-        let curves = &v["observed"]["curves"];
+        let curves = v["observed"]["curves"].as_array().unwrap();
         let a = curves
-            .as_object()
-            .unwrap()
             .iter()
-            .find(|(k, _)| k.contains("org/A"))
-            .unwrap()
-            .1;
+            .find(|c| c["curve"].as_str().unwrap().contains("org/A"))
+            .unwrap();
         assert_eq!(a["frontier"], 6);
+        // The verdict is what the output schema says a verdict is.
+        crate::schema::check_all(&vs, &crate::schema::validator());
         // Frontier points are cited on their tput_per_gpu lines.
         let cite = v["evidence"][0]["citation"].as_str().unwrap();
         assert!(cite.ends_with(":16"), "{cite}");

@@ -3,7 +3,7 @@
 use crate::harness::*;
 use serde_json::Value;
 
-fn validator() -> jsonschema::Validator {
+pub(crate) fn validator() -> jsonschema::Validator {
     let schema: Value = serde_json::from_str(
         &std::fs::read_to_string(root().join("schema/output.schema.json")).unwrap(),
     )
@@ -11,7 +11,7 @@ fn validator() -> jsonschema::Validator {
     jsonschema::validator_for(&schema).expect("valid schema")
 }
 
-fn check_all(records: &[Value], v: &jsonschema::Validator) {
+pub(crate) fn check_all(records: &[Value], v: &jsonschema::Validator) {
     for r in records {
         let errors: Vec<String> = v.iter_errors(r).map(|e| e.to_string()).collect();
         assert!(errors.is_empty(), "{r}\n{errors:?}");
