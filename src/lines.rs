@@ -199,7 +199,7 @@ impl LineReader {
             if let Some(le) = utf16_bom(bytes) {
                 let mut dec = Utf16Reader::new(&bytes[2..], le);
                 let mut reader = LineReader::new(self.limits());
-                let mut out = reader.scan_plain(&mut dec, sink).unwrap_or_default();
+                let mut out = reader.scan_plain(&mut dec, sink).0;
                 out.bytes = bytes.len() as u64;
                 out.utf16 = true;
                 out.undecodable = dec.undecodable;
@@ -242,6 +242,19 @@ impl LineReader {
     /// whole lines before it are still delivered, then the error returned.
     /// A member that starts with a UTF-16 BOM is decoded to UTF-8 first.
     pub fn scan(&mut self, r: &mut dyn Read, sink: &mut dyn LineSink) -> io::Result<LinesRead> {
+        match self.scan_counted(r, sink) {
+            (out, None) => Ok(out),
+            (_, Some(e)) => Err(e),
+        }
+    }
+
+    /// [`LineReader::scan`], and on a read error also what was read before
+    /// it (coverage counts those bytes: their lines were searched).
+    pub fn scan_counted(
+        &mut self,
+        r: &mut dyn Read,
+        sink: &mut dyn LineSink,
+    ) -> (LinesRead, Option<io::Error>) {
         let mut head = [0u8; UTF16_PROBE];
         let mut n = 0;
         // An error in the probe comes after the bytes read before it, so
@@ -262,17 +275,24 @@ impl LineReader {
         match utf16_bom(&head[..n]) {
             Some(le) => {
                 let mut dec = Utf16Reader::new((&head[2..n]).chain(r), le);
-                let mut out = self.scan_plain(&mut dec, sink)?;
+                let (mut out, error) = self.scan_plain(&mut dec, sink);
                 out.bytes = dec.consumed + 2;
                 out.utf16 = true;
                 out.undecodable = dec.undecodable;
-                Ok(out)
+                (out, error)
             }
             None => self.scan_plain(&mut (&head[..n]).chain(r), sink),
         }
     }
 
-    fn scan_plain(&mut self, r: &mut dyn Read, sink: &mut dyn LineSink) -> io::Result<LinesRead> {
+    /// Reads `r` to its end or its first error, handing lines to `sink`:
+    /// what was read (bytes and lines up to the error count too), and the
+    /// error.
+    fn scan_plain(
+        &mut self,
+        r: &mut dyn Read,
+        sink: &mut dyn LineSink,
+    ) -> (LinesRead, Option<io::Error>) {
         sink.max_line(self.max_line);
         let size = (self.max_line + (64 << 10)).max(MIN_BUF);
         // Grown as it fills (below), so that a small member does not pay
@@ -311,7 +331,7 @@ impl LineReader {
                         match first_line(&buf[..filled], self.binary) {
                             Some(at) => start = at,
                             // Binary: the error is what coverage reports.
-                            None => return Err(e),
+                            None => return (st.out, Some(e)),
                         }
                     }
                     if !skipping && !st.out.stopped {
@@ -319,7 +339,8 @@ impl LineReader {
                             st.region(&buf[start..start + p + 1], start, sink);
                         }
                     }
-                    return Err(e);
+                    st.out.lines = st.line_no - 1;
+                    return (st.out, Some(e));
                 }
             };
             filled += n;
@@ -338,7 +359,7 @@ impl LineReader {
                     None => {
                         st.out.binary = true;
                         st.out.image = crate::source::detect::image(&buf[..filled]);
-                        return Ok(st.out);
+                        return (st.out, None);
                     }
                 }
             }
@@ -366,7 +387,7 @@ impl LineReader {
             if let Some(p) = memchr::memrchr(b'\n', &buf[start..filled]) {
                 let end = start + p + 1;
                 if !st.region(&buf[start..end], start, sink) {
-                    return Ok(st.out);
+                    return (st.out, None);
                 }
                 start = end;
             } else if filled - start >= self.max_line {
@@ -381,14 +402,14 @@ impl LineReader {
                 st.line_no += 1;
                 if !sink.line(&line) {
                     st.out.stopped = true;
-                    return Ok(st.out);
+                    return (st.out, None);
                 }
                 start = filled;
                 skipping = true;
             }
         }
         st.out.lines = st.line_no - 1;
-        Ok(st.out)
+        (st.out, None)
     }
 }
 

@@ -222,14 +222,25 @@ pub(super) fn objects(conn: &Connection, schema: &str) -> anyhow::Result<Vec<[Op
     Ok(v)
 }
 
-/// SQL without `--` comments and with single spaces, so that a comment
-/// edited in `schema.sql` does not make older stores foreign. (Our lines
-/// hold no quote before a `--`, so an input whose text matches ours up to
-/// each `--` has its comments where we have ours.)
+/// SQL without `--` comments and with single spaces between tokens, so
+/// that a comment edited in `schema.sql` does not make older stores foreign,
+/// nor the text SQLite writes for `ALTER TABLE ADD COLUMN` (`NULL\n, unit
+/// TEXT)`) a migrated one. (Our lines hold no quote before a `--`, so an
+/// input whose text matches ours up to each `--` has its comments where we
+/// have ours.)
 fn normalize_sql(sql: &str) -> String {
     sql.lines()
         .map(|l| l.split_once("--").map_or(l, |(code, _)| code))
-        .flat_map(str::split_whitespace)
+        .flat_map(|l| l.split_inclusive([',', '(', ')']))
+        .flat_map(|part| {
+            let (code, punct) = match part.char_indices().last() {
+                Some((i, c @ (',' | '(' | ')'))) => (&part[..i], Some(c)),
+                _ => (part, None),
+            };
+            code.split_whitespace()
+                .map(str::to_string)
+                .chain(punct.map(String::from))
+        })
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -400,11 +411,13 @@ fn validate(conn: &Connection) -> anyhow::Result<()> {
         let Some(shard) = Shard::from_meta(&d) else {
             return refuse(format!("its declared shard {d:?} does not parse"));
         };
-        let mut stmt = conn.prepare("SELECT path FROM src.artifacts")?;
+        // An artifact's files fall in its slice together: by the artifact
+        // (the file, or its folder).
+        let mut stmt = conn.prepare("SELECT path, coalesce(unit, path) FROM src.artifacts")?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
-            let p: String = r.get(0)?;
-            if !shard.contains(&p) {
+            let (p, unit): (String, String) = (r.get(0)?, r.get(1)?);
+            if !shard.contains(&unit) {
                 return refuse(format!(
                     "artifact {p:?} is outside its declared shard {shard}"
                 ));
@@ -630,5 +643,9 @@ mod tests {
         assert_ne!(normalize_sql(ours), normalize_sql(retyped));
         let generated = "CREATE TABLE t (\n    a INTEGER, -- count\n    b TEXT AS ('x')\n)";
         assert_ne!(normalize_sql(ours), normalize_sql(generated));
+        // What SQLite writes for a column added by a migration.
+        let fresh = "CREATE TABLE t (\n    a INTEGER, -- count\n    b TEXT,\n    c TEXT -- new\n)";
+        let altered = "CREATE TABLE t (\n    a INTEGER, -- count\n    b TEXT\n, c TEXT)";
+        assert_eq!(normalize_sql(fresh), normalize_sql(altered));
     }
 }

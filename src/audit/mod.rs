@@ -14,9 +14,15 @@
 //! - **Sharded**: `--shard i/n` (or `auto`, from the scheduler) keeps the
 //!   artifacts whose path or run hash falls in slice i ([`shard`]); [`merge`]
 //!   combines shard stores, validating each.
-//! - Run-scope checks (`scope = "run"`) are judged from the store once a run's
-//!   artifacts are written ([`store`]'s `dirty_runs`), so they see every
-//!   artifact of the run, also across shards after a merge.
+//! - **Artifacts as `check` finds them**: files are grouped by
+//!   [`crate::check::scope::walk_units`] (a zip or lone log is an artifact;
+//!   an extracted artifact folder is one artifact of many files). Each file
+//!   is stored and skipped on its own; a folder's verdicts are judged over
+//!   all its files.
+//! - Run-scope checks (`scope = "run"`), and the checks of folder artifacts,
+//!   are judged from the store once a run's files are written ([`store`]'s
+//!   `dirty_runs`), so they see every file of the run, also across shards
+//!   after a merge.
 
 pub(crate) mod export;
 pub(crate) mod merge;
@@ -27,13 +33,14 @@ pub(crate) mod tables;
 
 pub(crate) use shard::Shard;
 
-use crate::check::load::judge;
+use crate::check::load::{judge, judge_units};
+use crate::check::scope::Unit;
 use crate::check::{self, Check, CheckParams, CheckScope, Status};
 use crate::drive;
 use crate::limits::ReadLimits;
 use crate::pack::RuleSet;
 use crate::scan::{ArtifactScan, ScanOptions, scan_artifact};
-use crate::source::{self, Artifact, ArtifactKind};
+use crate::source::{Artifact, ArtifactKind};
 use rusqlite::{Connection, params};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
@@ -46,7 +53,7 @@ use store::{Prepared, Stamp, VerdictRow};
 
 /// Bumped when what the store holds for the same inputs changes meaning
 /// (forces a full re-scan, like a pack change).
-const AUDIT_FORMAT: &str = "audit-1";
+const AUDIT_FORMAT: &str = "audit-2";
 
 /// A file modified less than this before its hash was taken may have changed
 /// within the same timestamp tick: its size and mtime are not trusted.
@@ -138,6 +145,8 @@ pub(crate) struct AuditOptions {
     pub run_id: Option<String>,
     /// Hash every artifact even when size and mtime are unchanged.
     pub rehash: bool,
+    /// How folders map to artifacts (as `check` groups them).
+    pub layout: crate::check::scope::Layout,
     pub threads: usize,
     pub limits: ReadLimits,
 }
@@ -448,6 +457,7 @@ fn audit_into(
         opts,
         prior: store::load_prior(conn)?,
         fp: &fp,
+        units: plan.units,
         stats: plan.stats,
         abort: AtomicBool::new(false),
     };
@@ -491,39 +501,75 @@ fn audit_into(
     Ok(summary)
 }
 
-/// What an audit will read: the artifacts of this shard (keyed as the store
-/// keys them) and their file stats.
+/// What an audit will read: the files of this shard's artifacts (keyed as
+/// the store keys them), the artifact each belongs to, and their file stats.
 struct Plan {
     artifacts: Vec<Artifact>,
+    units: HashMap<String, UnitOf>,
     stats: HashMap<String, Result<FileStat, String>>,
 }
 
-/// Walks `opts.paths` into a [`Plan`]: inputs that cannot be walked or are
-/// not files are errors, the store's own files and other shards' artifacts
-/// are left out.
+/// The artifact a file belongs to (`check`'s grouping: the file itself, or
+/// the folder of an extracted artifact) and the run folder holding it.
+#[derive(Clone, Debug)]
+struct UnitOf {
+    unit: String,
+    run_dir: String,
+}
+
+/// Walks `opts.paths` into a [`Plan`], grouping files into artifacts as
+/// `check` does: inputs that cannot be walked or are not files are errors,
+/// download junk is noted, the store's own files and other shards' artifacts
+/// are left out (an artifact's files all fall in one shard).
 fn plan(opts: &AuditOptions, summary: &mut Summary, err: &mut dyn Write) -> anyhow::Result<Plan> {
-    let (walked, walk_errors) = source::walk(&opts.paths);
-    drive::report_walk_errors(err, &walk_errors)?;
-    summary.errors += walk_errors.len() as u64;
-    let mut artifacts = Vec::with_capacity(walked.len());
+    let walked = crate::check::scope::walk_units(&opts.paths, opts.layout);
+    drive::report_walk_errors(err, &walked.errors)?;
+    summary.errors += walked.errors.len() as u64;
+    for j in &walked.junk {
+        writeln!(
+            err,
+            "artiscan: {}: download junk, not part of any artifact: not audited",
+            crate::output::escape::text(j)
+        )?;
+    }
+    let mut artifacts = Vec::with_capacity(walked.files.len());
+    let mut units = HashMap::new();
     let store_files = StoreFiles::new(&opts.db);
-    for mut a in walked {
-        // The key is also the path scanned, so that citations name the
-        // artifact as the store does.
-        a.path = artifact_key(&a);
-        if !matches!(a.kind, ArtifactKind::File(_)) {
-            let what = match &a.kind {
-                ArtifactKind::Unreadable(e) | ArtifactKind::Skipped(e) => e.as_str(),
-                _ => "audit reads files and folders, not stdin or streams",
+    let mut files: Vec<Option<Artifact>> = walked.files.into_iter().map(Some).collect();
+    for u in &walked.units {
+        let whole_file =
+            u.files.len() == 1 && files[u.files[0]].as_ref().is_some_and(|a| a.path == u.name);
+        for &i in &u.files {
+            let Some(mut a) = files[i].take() else {
+                continue;
             };
-            writeln!(err, "artiscan: {}: {what}", a.path)?;
-            summary.errors += 1;
-        } else if store_files.contains(&a) {
-            // The store itself (and its WAL) when it lies under the folders audited.
-        } else if opts.shard.is_none_or(|s| s.contains(&a.path)) {
-            artifacts.push(a);
-        } else {
-            summary.other_shards += 1;
+            // The key is also the path scanned, so that citations name the
+            // artifact as the store does.
+            a.path = artifact_key(&a);
+            if units.contains_key(&a.path) {
+                continue; // given twice
+            }
+            let unit = if whole_file {
+                a.path.clone()
+            } else {
+                normalize(&u.name)
+            };
+            if !matches!(a.kind, ArtifactKind::File(_)) {
+                let what = match &a.kind {
+                    ArtifactKind::Unreadable(e) | ArtifactKind::Skipped(e) => e.as_str(),
+                    _ => "audit reads files and folders, not stdin or streams",
+                };
+                writeln!(err, "artiscan: {}: {what}", a.path)?;
+                summary.errors += 1;
+            } else if store_files.contains(&a) {
+                // The store itself (and its WAL) when it lies under the folders audited.
+            } else if opts.shard.is_none_or(|s| s.contains(&unit)) {
+                let run_dir = crate::names::run_dir(&unit);
+                units.insert(a.path.clone(), UnitOf { unit, run_dir });
+                artifacts.push(a);
+            } else {
+                summary.other_shards += 1;
+            }
         }
     }
     summary.artifacts = artifacts.len() as u64;
@@ -536,7 +582,11 @@ fn plan(opts: &AuditOptions, summary: &mut Summary, err: &mut dyn Write) -> anyh
             (a.path.clone(), stat(p).map_err(|e| e.to_string()))
         })
         .collect();
-    Ok(Plan { artifacts, stats })
+    Ok(Plan {
+        artifacts,
+        units,
+        stats,
+    })
 }
 
 /// What the workers share: how to scan and judge one artifact, and what
@@ -549,6 +599,7 @@ struct Work<'a> {
     opts: &'a AuditOptions,
     prior: HashMap<String, store::Prior>,
     fp: &'a store::FingerprintRow,
+    units: HashMap<String, UnitOf>,
     stats: HashMap<String, Result<FileStat, String>>,
     /// Set by the writer when it stops: the workers do nothing more.
     abort: AtomicBool,
@@ -570,11 +621,15 @@ impl Work<'_> {
             unreachable!()
         };
         let fields = crate::names::fields_for(&a.path, opts.run_id.as_deref());
-        if let Some(p) = self
-            .prior
-            .get(&a.path)
-            .filter(|p| p.fingerprint == fp.fingerprint && p.sha256.is_some())
-        {
+        let of = &self.units[a.path.as_str()];
+        // A file now grouped otherwise (files added beside it) is scanned
+        // again, so that its rows and its artifact's verdicts move with it.
+        if let Some(p) = self.prior.get(&a.path).filter(|p| {
+            p.fingerprint == fp.fingerprint
+                && p.sha256.is_some()
+                && p.unit.as_deref() == Some(of.unit.as_str())
+                && p.run_dir == of.run_dir
+        }) {
             let run_id = (p.run_id != fields.run_id).then(|| fields.run_id.clone());
             if !opts.rehash
                 && p.size == st.size
@@ -597,12 +652,19 @@ impl Work<'_> {
         let scanned_ns = now_ns();
         let t = Instant::now();
         let scan = scan_artifact(self.rules, a, &opts.limits, self.scan_opts);
-        let (scan, verdicts) = judge_one(&self.artifact_checks, &a.path, scan, &self.checks.params);
+        // A file of a folder artifact is judged with the folder's other files,
+        // from the store, once they are all written (`judge_dirty_runs`).
+        let (scan, verdicts) = if of.unit == a.path {
+            judge_one(&self.artifact_checks, &a.path, scan, &self.checks.params)
+        } else {
+            (scan, Vec::new())
+        };
         let rows = Prepared::rows(&a.path, &scan, &verdicts);
         ArtifactWork::Scanned(Box::new(Prepared {
             path: a.path.clone(),
             artifact: a.path.rsplit('/').next().unwrap_or(&a.path).to_string(),
-            run_dir: crate::names::run_dir(&a.path),
+            run_dir: of.run_dir.clone(),
+            unit: of.unit.clone(),
             fields,
             size: st.size,
             mtime_ns: st.mtime_ns,
@@ -795,15 +857,21 @@ pub(crate) struct Judged {
     pub unknown: u64,
 }
 
-/// Judges the run-scope checks of every run folder marked dirty, from the
-/// stored evidence of all its artifacts; one transaction per run.
+/// Judges, for every run folder marked dirty, from the stored evidence of
+/// its files: the run-scope checks over the whole run, and the
+/// artifact-scope checks of each folder artifact over its files (a file
+/// that is an artifact of its own was judged when it was scanned). One
+/// transaction per run.
 pub(crate) fn judge_dirty_runs(conn: &Connection, checks: &CheckSet) -> anyhow::Result<Judged> {
-    let run_checks: Vec<Check> = checks
-        .checks
-        .iter()
-        .filter(|c| c.scope == CheckScope::Run)
-        .cloned()
-        .collect();
+    let of_scope = |scope: CheckScope| -> Vec<Check> {
+        checks
+            .checks
+            .iter()
+            .filter(|c| c.scope == scope)
+            .cloned()
+            .collect()
+    };
+    let (run_checks, artifact_checks) = (of_scope(CheckScope::Run), of_scope(CheckScope::Artifact));
     let runs: Vec<String> = conn
         .prepare("SELECT run_dir FROM dirty_runs ORDER BY run_dir")?
         .query_map([], |r| r.get(0))?
@@ -812,30 +880,62 @@ pub(crate) fn judge_dirty_runs(conn: &Connection, checks: &CheckSet) -> anyhow::
     let mut tally = crate::output::Tally::default();
     for run in runs {
         conn.execute_batch("BEGIN IMMEDIATE")?;
+        // Run verdicts and folder artifacts' verdicts: those without a file.
         conn.execute(
-            "DELETE FROM verdicts WHERE scope = 'run' AND run_dir = ?1",
+            "DELETE FROM verdicts WHERE path IS NULL AND run_dir = ?1",
             [&run],
         )?;
-        if !run_checks.is_empty() {
-            let members: Vec<(String, Option<String>)> = conn
-                .prepare("SELECT path, run_id FROM artifacts WHERE run_dir = ?1 ORDER BY path")?
-                .query_map([&run], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect::<Result<_, _>>()?;
-            let run_id = members.iter().find_map(|(_, r)| r.clone());
-            let mut scans = Vec::with_capacity(members.len());
-            for (path, _) in &members {
+        let files: Vec<(String, Option<String>, String)> = conn
+            .prepare(
+                "SELECT path, run_id, coalesce(unit, path) FROM artifacts WHERE run_dir = ?1 ORDER BY path",
+            )?
+            .query_map([&run], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<Result<_, _>>()?;
+        let mut units: Vec<Unit> = Vec::new();
+        for (i, (_, _, unit)) in files.iter().enumerate() {
+            match units.iter_mut().find(|u| u.name == *unit) {
+                Some(u) => u.files.push(i),
+                None => units.push(Unit {
+                    name: unit.clone(),
+                    files: vec![i],
+                }),
+            }
+        }
+        let folders: Vec<Unit> = units
+            .iter()
+            .filter(|u| !(u.files.len() == 1 && files[u.files[0]].0 == u.name))
+            .cloned()
+            .collect();
+        let needed = !run_checks.is_empty() || (!folders.is_empty() && !artifact_checks.is_empty());
+        if needed {
+            let run_id = files.iter().find_map(|(_, r, _)| r.clone());
+            let mut scans = Vec::with_capacity(files.len());
+            for (path, _, _) in &files {
                 scans.push((path.clone(), store::load_scan(conn, path)?));
             }
-            for v in judge(&run_checks, &scans, &checks.params) {
+            let judged = judge_units(&artifact_checks, &scans, &folders, &checks.params)
+                .into_iter()
+                .map(|v| (v, CheckScope::Artifact))
+                .chain(
+                    judge_units(&run_checks, &scans, &units, &checks.params)
+                        .into_iter()
+                        .map(|v| (v, CheckScope::Run)),
+                );
+            for (v, scope) in judged {
                 out.verdicts += 1;
                 tally.add(v.status);
-                store::insert_verdict(
-                    conn,
-                    &VerdictRow::new(&v, CheckScope::Run),
-                    None,
-                    &run,
-                    run_id.as_deref(),
-                )?;
+                // A folder's verdict: its name, and the run id of its files.
+                let (name, run_id) = match scope {
+                    CheckScope::Artifact => (
+                        Some(v.scope.rsplit('/').next().unwrap_or(&v.scope)),
+                        files
+                            .iter()
+                            .filter(|(_, _, unit)| *unit == v.scope)
+                            .find_map(|(_, r, _)| r.as_deref()),
+                    ),
+                    CheckScope::Run => (None, run_id.as_deref()),
+                };
+                store::insert_verdict(conn, &VerdictRow::new(&v, scope), None, name, &run, run_id)?;
             }
         }
         conn.execute("DELETE FROM dirty_runs WHERE run_dir = ?1", [&run])?;

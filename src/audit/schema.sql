@@ -1,9 +1,9 @@
--- The `artiscan audit` store: one SQLite file, schema version 3
--- (`PRAGMA user_version = 3`). artiscan creates it on first use and refuses a
+-- The `artiscan audit` store: one SQLite file, schema version 4
+-- (`PRAGMA user_version = 4`). artiscan creates it on first use and refuses a
 -- file with a newer version; a future version adds a migration step from each
 -- older one (see `src/audit/store.rs`, `MIGRATIONS`).
 --
--- Keys: an artifact is identified by its path as walked (`runs/123/x.zip`,
+-- Keys: a file is identified by its path as walked (`runs/123/x.zip`,
 -- relative to where artiscan ran, exactly as it appears in citations). Every
 -- other table refers to it by `path`. Re-scanning an artifact deletes all of its
 -- rows and writes the new ones in one transaction, so no reader ever sees half
@@ -13,7 +13,8 @@
 -- member chain of an artifact once (`member_chains`) and keeps `evidence`,
 -- `aggregates` and `coverage_errors` as views with their layout-2 columns
 -- over `*_rows` tables that refer to a chain by id, so a store's size no
--- longer grows with a member name times its matching lines.
+-- longer grows with a member name times its matching lines; 4 added
+-- `artifacts.unit`, the artifact a file belongs to.
 --
 -- JSON columns hold the same values as the fields of the scan's JSON Lines
 -- records (see `src/output/records.rs`); query them with `json_extract` /
@@ -43,11 +44,12 @@ CREATE TABLE fingerprints (
     created_at       TEXT NOT NULL
 );
 
--- One row per artifact (zip, tarball, log file) ever audited.
+-- One row per file audited: an artifact (zip, tarball, log file), or a file
+-- of an extracted artifact folder (see `unit`).
 CREATE TABLE artifacts (
     path          TEXT PRIMARY KEY,   -- as walked; the start of every citation
     artifact      TEXT NOT NULL,      -- file name
-    run_dir       TEXT NOT NULL,      -- folder holding the file: the scope of `scope = "run"` checks
+    run_dir       TEXT NOT NULL,      -- folder holding the artifact (`unit`): the scope of `scope = "run"` checks
     run_id        TEXT,               -- GitHub run id: --run-id, else the nearest numeric folder, else logs_<id>
     -- Fields parsed from the artifact name (or, for a plain file inside an
     -- unzipped artifact folder, from that folder's name); NULL when the name
@@ -82,7 +84,13 @@ CREATE TABLE artifacts (
     fingerprint   TEXT NOT NULL REFERENCES fingerprints(fingerprint),
     complete      INTEGER NOT NULL,   -- every member read to its end (no coverage error)
     evidence_count  INTEGER NOT NULL,
-    aggregate_count INTEGER NOT NULL
+    aggregate_count INTEGER NOT NULL,
+    -- The artifact the file belongs to, found as `check` finds it: the file
+    -- itself (a zip, a tarball, a lone log), or the folder of an extracted
+    -- artifact (`gh run download` makes one per artifact). Artifact-scope
+    -- verdicts of a folder are judged over all its files (`verdicts.path`
+    -- NULL, `scope_name` the folder); `run_dir` is the folder holding it.
+    unit          TEXT
 );
 CREATE INDEX artifacts_run_id ON artifacts(run_id);
 CREATE INDEX artifacts_run_dir ON artifacts(run_dir);
@@ -214,14 +222,15 @@ CREATE TABLE checks (
     scope       TEXT NOT NULL         -- artifact | run
 );
 
--- Verdicts: one per check and artifact (scope 'artifact'), or per check and
+-- Verdicts: one per check and artifact (scope 'artifact'; path NULL where
+-- the artifact is a folder of files, `artifacts.unit`), or per check and
 -- run folder (scope 'run', path NULL).
 CREATE TABLE verdicts (
     check_id       TEXT NOT NULL,
     scope          TEXT NOT NULL,     -- artifact | run
-    scope_name     TEXT NOT NULL,     -- the artifact path or the run folder
-    path           TEXT,              -- NULL for scope 'run'
-    artifact       TEXT,              -- file name, NULL for scope 'run'
+    scope_name     TEXT NOT NULL,     -- the artifact (file or folder) or the run folder
+    path           TEXT,              -- the artifact's file; NULL for a folder and for scope 'run'
+    artifact       TEXT,              -- file or folder name, NULL for scope 'run'
     run_dir        TEXT NOT NULL,
     run_id         TEXT,
     rule           TEXT NOT NULL,

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 /// `PRAGMA user_version` of a store this build writes: the SQLite layout,
 /// versioned apart from the JSON records ([`crate::output::SCHEMA_VERSION`]).
-pub(crate) const STORE_SCHEMA_VERSION: i64 = 3;
+pub(crate) const STORE_SCHEMA_VERSION: i64 = 4;
 
 /// The documented schema (`src/audit/schema.sql`).
 pub(crate) const SCHEMA: &str = include_str!("schema.sql");
@@ -29,6 +29,9 @@ const MIGRATIONS: &[fn() -> String] = &[
     || "ALTER TABLE evidence ADD COLUMN text_start INTEGER;".into(),
     // 3: member chains stored once per artifact.
     migration_3,
+    // 4: the artifact each file belongs to (a file of its own until it is
+    // scanned again; a new version's fingerprint makes every file scanned).
+    || "ALTER TABLE artifacts ADD COLUMN unit TEXT;\nUPDATE artifacts SET unit = path;".into(),
 ];
 
 /// The statement of [`SCHEMA`] that creates `object` (e.g. `TABLE evidence_rows`),
@@ -377,11 +380,14 @@ pub(crate) struct Prior {
     pub fingerprint: String,
     pub hashed_ns: i64,
     pub run_id: Option<String>,
+    /// The artifact the file belonged to, and its run folder.
+    pub unit: Option<String>,
+    pub run_dir: String,
 }
 
 pub(crate) fn load_prior(conn: &Connection) -> anyhow::Result<HashMap<String, Prior>> {
     let mut stmt = conn.prepare(
-        "SELECT path, size, mtime_ns, sha256, fingerprint, hashed_ns, run_id FROM artifacts",
+        "SELECT path, size, mtime_ns, sha256, fingerprint, hashed_ns, run_id, unit, run_dir FROM artifacts",
     )?;
     let rows = stmt.query_map([], |r| {
         Ok((
@@ -393,6 +399,8 @@ pub(crate) fn load_prior(conn: &Connection) -> anyhow::Result<HashMap<String, Pr
                 fingerprint: r.get("fingerprint")?,
                 hashed_ns: r.get("hashed_ns")?,
                 run_id: r.get("run_id")?,
+                unit: r.get("unit")?,
+                run_dir: r.get("run_dir")?,
             },
         ))
     })?;
@@ -466,6 +474,8 @@ pub(crate) struct Prepared {
     pub path: String,
     pub artifact: String,
     pub run_dir: String,
+    /// The artifact the file belongs to (`artifacts.unit`).
+    pub unit: String,
     pub fields: NameFields,
     pub size: i64,
     pub mtime_ns: i64,
@@ -693,13 +703,19 @@ pub(crate) struct Stamp<'a> {
     pub fingerprint: &'a str,
 }
 
-/// Replaces everything stored for `p.path` with `p`, and marks its run for
-/// re-judging. Call inside a transaction.
+/// Replaces everything stored for `p.path` with `p`, and marks its run (and
+/// the one it was in before) for re-judging. Call inside a transaction.
 pub(crate) fn write_artifact(
     conn: &Connection,
     p: &Prepared,
     stamp: &Stamp<'_>,
 ) -> anyhow::Result<()> {
+    // The run the file was in is judged again too (its folder artifact or
+    // run lost a file when the file moved).
+    conn.prepare_cached(
+        "INSERT OR IGNORE INTO dirty_runs SELECT run_dir FROM artifacts WHERE path = ?1",
+    )?
+    .execute([&p.path])?;
     // Rows before the artifact they belong to.
     let by_path: Vec<&str> = super::tables::names(|t| t.by_path).collect();
     for t in by_path.iter().rev() {
@@ -712,9 +728,9 @@ pub(crate) fn write_artifact(
         "INSERT INTO artifacts (path, artifact, run_dir, run_id, kind, eval_task, exp, precision, framework, \
          tp, pp, dcp, pcp, ep, dpa, disagg, spec, conc, runner, backup_n, artifact_id, size, mtime_ns, sha256, \
          scanned_at, scanned_ns, hashed_ns, scan_ms, tool_version, pack_fingerprint, fingerprint, complete, \
-         evidence_count, aggregate_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, \
+         evidence_count, aggregate_count, unit) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, \
          ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, strftime('%Y-%m-%dT%H:%M:%fZ', ?25 / 1e9, 'unixepoch'), \
-         ?25, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)",
+         ?25, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)",
     )?
     .execute(params![
         p.path,
@@ -749,6 +765,7 @@ pub(crate) fn write_artifact(
         complete,
         p.rows.evidence.len() as i64,
         p.rows.aggregates.len() as i64,
+        p.unit,
     ])?;
     conn.prepare_cached("INSERT INTO coverage VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?
         .execute(params![
@@ -823,7 +840,8 @@ pub(crate) fn write_artifact(
         insert_verdict(
             conn,
             v,
-            Some((&p.path, &p.artifact)),
+            Some(&p.path),
+            Some(&p.artifact),
             &p.run_dir,
             f.run_id.as_deref(),
         )?;
@@ -833,10 +851,13 @@ pub(crate) fn write_artifact(
     Ok(())
 }
 
+/// Inserts one verdict: `path` is the artifact's file (none for a folder
+/// artifact and a run), `artifact` its file or folder name (none for a run).
 pub(crate) fn insert_verdict(
     conn: &Connection,
     v: &VerdictRow,
-    artifact: Option<(&str, &str)>,
+    path: Option<&str>,
+    artifact: Option<&str>,
     run_dir: &str,
     run_id: Option<&str>,
 ) -> anyhow::Result<()> {
@@ -847,8 +868,8 @@ pub(crate) fn insert_verdict(
         v.check,
         v.scope.as_str(),
         v.scope_name,
-        artifact.map(|a| a.0),
-        artifact.map(|a| a.1),
+        path,
+        artifact,
         run_dir,
         run_id,
         v.rule,

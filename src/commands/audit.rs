@@ -60,6 +60,9 @@ pub struct AuditArgs {
     /// Hash every artifact, even when its size and modification time are unchanged
     #[arg(long)]
     pub rehash: bool,
+    /// How folders map to artifacts, as in `check` (auto: by structure)
+    #[arg(long, value_enum, default_value_t = crate::check::scope::Layout::Auto)]
+    pub layout: crate::check::scope::Layout,
     #[command(flatten)]
     pub limits: super::InputArgs,
 }
@@ -351,6 +354,7 @@ fn audit_paths(args: AuditArgs, err: &mut dyn Write) -> anyhow::Result<i32> {
         shard: args.shard.resolve(err)?,
         run_id: args.run_id.clone(),
         rehash: args.rehash,
+        layout: args.layout,
         threads: args.limits.threads(),
         limits: args.limits.limits(),
     };

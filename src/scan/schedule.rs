@@ -75,9 +75,9 @@ fn scan_artifact_on(
                 |leaf| {
                     let name = member_name(artifact, leaf.members);
                     let mut sink = MemberScan::new(set, &artifact.path, leaf.members, name, opts);
-                    let result = match leaf.slice {
-                        Some(bytes) => Ok(scan_in_memory(&mut sink, bytes, &lines, 1)),
-                        None => lines.scan(leaf.reader, &mut sink),
+                    let (outcome, error) = match leaf.slice {
+                        Some(bytes) => (scan_in_memory(&mut sink, bytes, &lines, 1), None),
+                        None => lines.scan_counted(leaf.reader, &mut sink),
                     };
                     sink.finish_capped(
                         &mut scan.records,
@@ -85,9 +85,9 @@ fn scan_artifact_on(
                         &mut budget,
                         leaf.coverage,
                     );
-                    let outcome = result?;
+                    // Also before a read error: the lines before it were searched.
                     drive::account(leaf.coverage, leaf.members, &outcome, limits.lines.max_line);
-                    Ok(())
+                    error.map_or(Ok(()), Err)
                 },
             );
             (sha256, scan)
@@ -352,13 +352,12 @@ fn scan_members_parallel<'a>(
             let mut d = here;
             let mut r = io::Cursor::new(buf).chain(Failed(read.err()).chain(leaf.reader));
             let (lines, sink) = (&mut lines, &mut d.sink);
-            let result = crate::lines::read_ahead(&mut r, move |r| lines.scan(r, sink));
-            if let Ok(outcome) = &result {
-                d.outcome = *outcome;
-            }
+            let (outcome, error) =
+                crate::lines::read_ahead(&mut r, move |r| lines.scan_counted(r, sink));
+            d.outcome = outcome;
             push(d);
             order.drain(done, in_flight, cov, records, counts);
-            result.map(|_| ())
+            error.map_or(Ok(()), Err)
         })
     });
     order.drain_all(&done, &in_flight, coverage, records, counts);

@@ -195,7 +195,7 @@ fn first_audit_stores_every_artifact_with_parsed_names() {
     let run = audit(dir.path(), &["runs", "--db", "audit.sqlite", "-j", "2"]);
     assert_eq!(counts(&run), (n as u64, 0), "{}", run.stderr);
     let c = db(&dir.path().join("audit.sqlite"));
-    assert_eq!(one::<i64>(&c, "PRAGMA user_version"), 3);
+    assert_eq!(one::<i64>(&c, "PRAGMA user_version"), 4);
     assert_eq!(count_rows(&c, "artifacts"), n as i64);
     assert_eq!(count_rows(&c, "coverage"), n as i64);
     assert_eq!(count_rows(&c, "dirty_runs"), 0);
@@ -1006,7 +1006,7 @@ fn assert_whole_artifacts(path: &Path, clean: &Clean) -> Option<usize> {
         assert!(schema.is_empty(), "half-migrated schema: {schema:?}");
         return None;
     }
-    assert_eq!(version, 3);
+    assert_eq!(version, 4);
     assert_eq!(schema, clean.schema, "{}", path.display());
     let stored: BTreeSet<String> = c
         .prepare("SELECT path FROM artifacts")
@@ -1775,12 +1775,16 @@ fn paths_differing_in_invalid_utf8_keep_their_own_rows() {
     std::fs::write(&good, "+ export OTHER=1\nstarted\n").unwrap();
     let check = RUN_CHECK.replace("scope = \"run\"\n", "");
     std::fs::write(dir.path().join("c.toml"), check).unwrap();
+    // Each log its own artifact (by structure, the folder `1` holding them
+    // would be one).
     audit(
         dir.path(),
         &[
             "runs",
             "--db",
             "a.sqlite",
+            "--layout",
+            "files",
             "--no-builtin-checks",
             "--checks",
             "c.toml",
@@ -1807,6 +1811,8 @@ fn paths_differing_in_invalid_utf8_keep_their_own_rows() {
             "runs",
             "--db",
             "a.sqlite",
+            "--layout",
+            "files",
             "--no-builtin-checks",
             "--checks",
             "c.toml",
@@ -2320,4 +2326,156 @@ fn report_jsonl_records_validate_against_the_schema() {
         kinds.into_iter().collect::<Vec<_>>(),
         ["audit_summary", "check", "fail", "incomplete", "run"]
     );
+}
+
+/// `(check, status)` of the artifact-scope verdicts stored for `scope`.
+fn stored_verdicts(c: &Connection, scope: &str) -> Vec<(String, String)> {
+    c.prepare(
+        "SELECT check_id, status FROM verdicts WHERE scope = 'artifact' AND scope_name = ?1 ORDER BY check_id",
+    )
+    .unwrap()
+    .query_map([scope], |r| Ok((r.get(0)?, r.get(1)?)))
+    .unwrap()
+    .collect::<Result<_, _>>()
+    .unwrap()
+}
+
+/// An extracted artifact folder is one artifact in `audit` as in `check`:
+/// its files are judged together (not file by file), with the verdicts of
+/// the same artifact as a zip; its run is the folder holding it; a change
+/// to one of its files judges the folder again, and only it.
+#[test]
+fn an_artifact_folder_is_judged_whole_as_check_and_its_zip_judge_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let dl = root().join("samples/artifacts/downloaded");
+    let mut names: Vec<String> = std::fs::read_dir(&dl)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 8, "{names:?}");
+    let folders = dir.path().join("runs/1");
+    for name in &names {
+        let to = folders.join(name);
+        for f in walk_files(&dl.join(name)) {
+            let rel = f.strip_prefix(dl.join(name)).unwrap();
+            std::fs::create_dir_all(to.join(rel).parent().unwrap()).unwrap();
+            std::fs::copy(&f, to.join(rel)).unwrap();
+        }
+        let zip = if name == "core_dump_artifact" {
+            format!("damaged/{name}.zip")
+        } else {
+            format!("{name}.zip")
+        };
+        copy(&zip, &dir.path().join(format!("runs/2/{name}.zip")));
+    }
+    let args = ["runs", "--db", "a.sqlite", "--param", "al=3.77"];
+    audit(dir.path(), &args);
+    let c = db(&dir.path().join("a.sqlite"));
+    // No file of a folder has verdicts of its own; each folder has one per check.
+    let per_file: i64 = one(
+        &c,
+        "SELECT count(*) FROM verdicts WHERE path LIKE 'runs/1/%'",
+    );
+    assert_eq!(per_file, 0);
+    let checks =
+        crate::harness::inferencex_checks() - crate::harness::inferencex_run_checks().len();
+    for name in &names {
+        let folder = stored_verdicts(&c, &format!("runs/1/{name}"));
+        assert_eq!(folder.len(), checks, "{name}: one verdict per check");
+        assert_eq!(
+            folder,
+            stored_verdicts(&c, &format!("runs/2/{name}.zip")),
+            "{name}: the folder and its zip"
+        );
+    }
+    // The same verdicts `check` gives the run folder.
+    let checked = crate::harness::artiscan_in(
+        dir.path(),
+        &[
+            "check",
+            "--set",
+            "inferencex",
+            "--param",
+            "al=3.77",
+            "runs/1",
+        ],
+    );
+    let mut from_check: Vec<(String, String, String)> = checked
+        .of_type("verdict")
+        .iter()
+        .map(|v| {
+            (
+                v["scope"].as_str().unwrap().to_string(),
+                v["check"].as_str().unwrap().to_string(),
+                v["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    from_check.sort();
+    let mut from_audit: Vec<(String, String, String)> = c
+        .prepare("SELECT scope_name, check_id, status FROM verdicts WHERE run_dir = 'runs/1'")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    from_audit.sort();
+    assert_eq!(from_audit, from_check);
+    assert!(
+        from_audit.iter().any(|(s, _, _)| s == "runs/1"),
+        "run verdicts"
+    );
+    drop(c);
+
+    // A crash appended to one server log: that folder alone is judged again.
+    let server = format!("server_logs_{RF1}");
+    let log = walk_files(&folders.join(&server))
+        .into_iter()
+        .find(|f| std::fs::read_to_string(f).is_ok_and(|t| t.contains("server_args=ServerArgs(")))
+        .expect("the server log");
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    text.push_str(
+        "Traceback (most recent call last):\n  File \"/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py\", line 2968, in run_scheduler_process\n    scheduler.event_loop_overlap()\nRuntimeError: CUDA error: an illegal memory access was encountered\n",
+    );
+    std::fs::write(&log, text).unwrap();
+    let again = audit(dir.path(), &args);
+    let files = one::<i64>(
+        &db(&dir.path().join("a.sqlite")),
+        "SELECT count(*) FROM artifacts",
+    ) as u64;
+    assert_eq!(counts(&again), (1, files - 1), "{}", again.stderr);
+    let c = db(&dir.path().join("a.sqlite"));
+    let status = |scope: &str| -> String {
+        stored_verdicts(&c, scope)
+            .into_iter()
+            .find(|(id, _)| id == "no-traceback")
+            .unwrap()
+            .1
+    };
+    assert_eq!(status(&format!("runs/1/{server}")), "fail");
+    assert_eq!(status(&format!("runs/2/{server}.zip")), "pass");
+    let per_file: i64 = one(
+        &c,
+        "SELECT count(*) FROM verdicts WHERE path LIKE 'runs/1/%'",
+    );
+    assert_eq!(per_file, 0);
+}
+
+/// Every file under `dir`, sorted.
+fn walk_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
 }

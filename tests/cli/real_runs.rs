@@ -335,3 +335,41 @@ fn markdown_for_a_hundred_artifacts_fits_a_pr_comment() {
         .unwrap();
     assert!(first_row.contains("❌ fail"), "{first_row}");
 }
+
+/// `audit` judges a real downloaded run as `check` does: one verdict per
+/// check and artifact folder (not per file), the run-scope ones on the run
+/// folder, with the same statuses.
+#[test]
+fn audit_of_a_real_run_stores_the_verdicts_check_gives() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(run) = unpack(MINIMAX, tmp.path()) else {
+        return;
+    };
+    let name = run.file_name().unwrap().to_str().unwrap().to_string();
+    let checked = artiscan_in(tmp.path(), &["check", "--set", "inferencex", &name]);
+    let mut want: Vec<(String, String, String)> = checked
+        .of_type("verdict")
+        .iter()
+        .map(|v| {
+            let s = |k: &str| v[k].as_str().unwrap().to_string();
+            (s("scope"), s("check"), s("status"))
+        })
+        .collect();
+    want.sort();
+    let audited = artiscan_in(tmp.path(), &["audit", &name, "--db", "a.sqlite"]);
+    assert_eq!(audited.code, 0, "{}", audited.stderr);
+    let c = rusqlite::Connection::open(tmp.path().join("a.sqlite")).unwrap();
+    let mut got: Vec<(String, String, String)> = c
+        .prepare("SELECT scope_name, check_id, status FROM verdicts")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    got.sort();
+    assert_eq!(got.len(), want.len());
+    assert_eq!(got, want);
+    let scopes: BTreeSet<&str> = got.iter().map(|(s, _, _)| s.as_str()).collect();
+    // The artifact folders and the run folder.
+    assert_eq!(scopes.len(), entries(&run) + 1, "{scopes:?}");
+}

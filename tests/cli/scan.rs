@@ -547,3 +547,36 @@ fn stderr_shows_twenty_errors_of_a_kind_then_a_count() {
         run.stderr
     );
 }
+
+/// A member that ends in damage still counts the bytes read before it: its
+/// lines were searched (records come from them), so coverage says so.
+#[test]
+fn coverage_counts_the_bytes_read_before_damage() {
+    for name in [
+        "damaged/corrupt_server.log.gz",
+        "damaged/truncated_multinode_server_logs_dsv4_fp4_sglang_tp8-pp1-dcp1-pcp1-ep8-dpatrue_disagg-true_spec-mtp_conc128_gb200-nv_01.tar.gz",
+    ] {
+        for jobs in ["1", "2"] {
+            let run = artiscan(&["scan", "-j", jobs, &sample(name)]);
+            let cov = &run.of_type("coverage")[0];
+            assert!(
+                !cov["errors"].as_array().unwrap().is_empty(),
+                "{name}: damaged"
+            );
+            // Per member: the bytes counted reach past every record's line.
+            let mut read_to: std::collections::BTreeMap<String, u64> = Default::default();
+            for e in run.of_type("evidence") {
+                let end = e["location"]["byte_offset"].as_u64().unwrap() + 1;
+                let m = e["location"]["members"].to_string();
+                let v = read_to.entry(m).or_default();
+                *v = (*v).max(end);
+            }
+            assert!(!read_to.is_empty(), "{name}: records before the damage");
+            let bytes = cov["bytes"].as_u64().unwrap();
+            assert!(
+                bytes >= read_to.values().sum::<u64>(),
+                "{name} -j{jobs}: {bytes} bytes counted, records reach {read_to:?}"
+            );
+        }
+    }
+}
