@@ -467,7 +467,7 @@ impl Check {
             // The citations are in `evidence`; the reason says what was
             // found, quoting the first record's values of the filter.
             v.status = Status::Fail;
-            let quoted: Vec<String> = self
+            let mut quoted: Vec<String> = self
                 .filter
                 .iter()
                 .filter_map(|(cap, _)| {
@@ -475,6 +475,12 @@ impl Check {
                     Some(format!("{cap} = {got}"))
                 })
                 .collect();
+            // What the reviewer must judge is quoted whole.
+            if self.found_unknown.is_some()
+                && let Some(c) = &m[0].captures
+            {
+                quoted = c.iter().map(|(k, x)| format!("{k} = {x}")).collect();
+            }
             // Where no observed value says what was found, the first
             // record's filtered values do.
             let values = self.values_text(v);
