@@ -719,11 +719,10 @@ impl Check {
         };
         let cap = s.capture.as_str();
         let config = |r: &EvidenceRecord| -> String {
-            let parts: Vec<String> = s
-                .by
-                .iter()
-                .filter_map(|k| Some(format!("{k}={}", get(r, k)?)))
-                .collect();
+            let parts: Vec<String> =
+                s.by.iter()
+                    .filter_map(|k| Some(format!("{k}={}", get(r, k)?)))
+                    .collect();
             if parts.is_empty() {
                 "no configuration fields".into()
             } else {
@@ -775,7 +774,7 @@ impl Check {
                 status = "unknown";
                 unknowns.push((
                     format!(
-                        "{cap} {} at {}, but no {} record of its configuration ({}) records a {cap}",
+                        "{cap} {} at {}, but no {} record of its configuration ({}) holds a value of {cap}",
                         Value::from(lv.clone()),
                         l.citation,
                         s.right.join(" / "),
@@ -862,7 +861,8 @@ impl Check {
             ));
         }
         if !left_values.is_empty() {
-            v.observed.insert(cap.to_string(), Value::Array(left_values));
+            v.observed
+                .insert(cap.to_string(), Value::Array(left_values));
         }
         if !configs.is_empty() {
             v.observed.insert("configs".into(), Value::Array(configs));
@@ -2113,6 +2113,110 @@ ranks_from = "load"
         let v = judge1(&src, &scan(recs), &[]);
         assert_eq!(v.status, Status::Fail, "{}", v.reason);
         assert!(v.reason.contains("holds 2 launches"), "{}", v.reason);
+    }
+
+    const SAME: &str = r#"
+[[check]]
+id = "same-image"
+rule = "result.eval"
+expect = { same = { capture = "image", left = ["result.eval", "result.eval_meta"], right = ["result.point"], by = ["hw", "framework"], absent = ["unknown"], left_what = "the eval", right_what = "the benchmark points" } }
+applies = { what = "evals", evidence = ["result.eval", "result.eval_meta"] }
+"#;
+
+    fn img(member: &str, rule: &str, caps: Value) -> EvidenceRecord {
+        rec(member, 1, rule, caps, None)
+    }
+
+    #[test]
+    fn same_compares_per_configuration() {
+        let point = |hw: &str, image: &str| {
+            img(
+                &format!("{hw}_{image}.json"),
+                "result.point",
+                serde_json::json!({"hw": hw, "framework": "sglang", "image": image}),
+            )
+        };
+        let eval = |hw: &str, image: Option<&str>| {
+            let mut c = serde_json::json!({"hw": hw, "framework": "SGLang"});
+            if let Some(i) = image {
+                c["image"] = Value::from(i);
+            }
+            img("agg_eval_all.json", "result.eval", c)
+        };
+        // Each eval against its own hw's points, hw and framework ignoring case.
+        let s = scan(vec![
+            point("mi355x", "a"),
+            point("b200", "b"),
+            eval("MI355X", Some("a")),
+            eval("b200", Some("b")),
+        ]);
+        let v = judge1(SAME, &s, &[]);
+        assert_eq!(v.status, Status::Pass, "{}", v.reason);
+        assert_eq!(v.observed["image"], serde_json::json!(["a", "b"]));
+        // Another image fails, quoting and citing both.
+        let s = scan(vec![point("mi355x", "a"), eval("mi355x", Some("z"))]);
+        let v = judge1(SAME, &s, &[]);
+        assert_eq!(v.status, Status::Fail, "{}", v.reason);
+        assert!(
+            v.reason.contains("\"z\"") && v.reason.contains("\"a\""),
+            "{}",
+            v.reason
+        );
+        assert_eq!(v.evidence.len(), 2);
+        // Several benchmark images of one configuration: cannot be told.
+        let s = scan(vec![
+            point("mi355x", "a"),
+            point("mi355x", "b"),
+            eval("mi355x", Some("a")),
+        ]);
+        let v = judge1(SAME, &s, &[]);
+        assert_eq!(v.status, Status::Unknown, "{}", v.reason);
+        // No benchmark image for the eval's configuration.
+        let s = scan(vec![point("b200", "a"), eval("mi355x", Some("a"))]);
+        let v = judge1(SAME, &s, &[]);
+        assert_eq!(v.status, Status::Unknown, "{}", v.reason);
+        assert!(v.reason.contains("holds a value of image"), "{}", v.reason);
+        // No image recorded: unknown; a meta file without one beside a row
+        // with one of its configuration is covered.
+        let s = scan(vec![point("mi355x", "a"), eval("mi355x", None)]);
+        let v = judge1(SAME, &s, &[]);
+        assert_eq!(v.status, Status::Unknown, "{}", v.reason);
+        assert!(v.reason.contains("no artifact records the eval's image"));
+        let meta = img(
+            "meta_env.json",
+            "result.eval_meta",
+            serde_json::json!({"hw": "unknown", "framework": "sglang"}),
+        );
+        let s = scan(vec![point("mi355x", "a"), eval("mi355x", Some("a")), meta]);
+        assert_eq!(judge1(SAME, &s, &[]).status, Status::Pass);
+        // A pass needs every part read.
+        let mut s = scan(vec![point("mi355x", "a"), eval("mi355x", Some("a"))]);
+        s.coverage
+            .error(&["x.json".into()], ErrorKind::Truncated, "cut");
+        assert_eq!(judge1(SAME, &s, &[]).status, Status::Unknown);
+        // Nothing about evals: not applicable.
+        let s = scan(vec![point("mi355x", "a")]);
+        assert_eq!(judge1(SAME, &s, &[]).status, Status::NotApplicable);
+    }
+
+    #[test]
+    fn same_is_validated() {
+        let bad = SAME.replace("rule = \"result.eval\"", "rule = \"result.point\"");
+        assert!(parse_checks("t.toml", &bad).is_err());
+        let bad = SAME.replace("applies =", "where = { hw = \"x\" }\napplies =");
+        assert!(parse_checks("t.toml", &bad).is_err());
+        let bad = SAME.replace("by = [", "bye = [");
+        assert!(parse_checks("t.toml", &bad).is_err());
+        let bad = SAME.replace("right = [\"result.point\"]", "right = []");
+        assert!(parse_checks("t.toml", &bad).is_err());
+        let c = &parse_checks("t.toml", SAME).unwrap()[0];
+        let refs = c.references();
+        assert!(
+            refs.iter()
+                .any(|(r, caps)| *r == "result.point" && caps.contains(&"image")),
+            "{refs:?}"
+        );
+        assert!(super::super::needed_rules(std::slice::from_ref(c)).contains("result.point"));
     }
 
     #[test]

@@ -460,9 +460,7 @@ fn parse_expect(v: &toml::Value) -> Result<Expect, String> {
             } else if let Some(toml::Value::Table(p)) = t.get("same") {
                 Expect::Same(parse_same(p)?)
             } else {
-                return Err(
-                    "expect table needs `count`, `consistent`, `pareto` or `same`".into(),
-                );
+                return Err("expect table needs `count`, `consistent`, `pareto` or `same`".into());
             }
         }
         _ => return Err("expect must be a string or a table".into()),
@@ -507,7 +505,9 @@ fn parse_same(p: &toml::Table) -> Result<Same, String> {
         match p.get(k) {
             None => Ok(side.join(" / ")),
             Some(toml::Value::String(s)) => Ok(s.clone()),
-            Some(_) => Err(format!("same `{k}` is text (what those records are, in words)")),
+            Some(_) => Err(format!(
+                "same `{k}` is text (what those records are, in words)"
+            )),
         }
     };
     let (left, right) = (list("left", true)?, list("right", true)?);

@@ -418,7 +418,8 @@ fn eval_image_against_the_benchmark_image() {
     assert_eq!(v["status"], "fail", "{v}");
     let r = v["reason"].as_str().unwrap();
     assert!(
-        r.contains("v0.5.21-rocm720-mi35x-20261015") && r.contains("v0.5.20-rocm720-mi35x-20260926"),
+        r.contains("v0.5.21-rocm720-mi35x-20261015")
+            && r.contains("v0.5.20-rocm720-mi35x-20260926"),
         "{r}"
     );
     let cites = citations(v);
@@ -470,7 +471,16 @@ const FIXED: &str = "+ python3 /workspace/utils/bench_serving/benchmark_serving.
 fn atom_verdicts(tmp: &tempfile::TempDir, al: &str) -> Verdicts {
     let r = crate::harness::artiscan_in(
         tmp.path(),
-        &["check", "--set", "inferencex", "--format", "jsonl", "--param", al, "run"],
+        &[
+            "check",
+            "--set",
+            "inferencex",
+            "--format",
+            "jsonl",
+            "--param",
+            al,
+            "run",
+        ],
     );
     assert!(r.code != 2, "{}\n{}", r.stdout, r.stderr);
     let mut out = Verdicts::new();
@@ -496,7 +506,10 @@ fn atom_forced_acceptance_for_check_11() {
     assert_eq!(v["status"], "pass", "{v}");
     assert_eq!(v["checklist"], 11);
     assert!(citations(v)[0].ends_with("/server_command.txt:1"), "{v}");
-    assert_eq!(status(&m, "atom", "agentic-atom-acceptance-rate-form"), "pass");
+    assert_eq!(
+        status(&m, "atom", "agentic-atom-acceptance-rate-form"),
+        "pass"
+    );
     assert_eq!(
         status(&m, "atom", "fixed-sequence-no-atom-forced-acceptance"),
         "not_applicable"
