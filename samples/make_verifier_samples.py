@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Regenerate samples/verifier/: small runs for the InferenceX verifier's
-Checks 8, 9, 10, 11 and 13 (tests/cli/verifier.rs reads them).
+Checks 2 (same image), 8, 9, 10, 11 and 13 (tests/cli/verifier.rs reads
+them).
 
 Run from the repository root:
 
@@ -22,6 +23,7 @@ model and port changed), InferenceX benchmark_serving.py under `set -x`.
 
 import gzip
 import io
+import json
 import os
 import shutil
 import tarfile
@@ -37,6 +39,10 @@ RF_SGL_BAD = "glm5.1_tp8_conc32_offloadnone_fp8_sglang_tp8-pp1-dcp1-pcp1-ep1-dpa
 RF_VLLM = "qwen3.5_fp8_vllm_tp8-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-mtp_conc64_b200-nv_03"
 RF_TRT = "dsr1_fp4_dynamo-trt_tp4-pp1-dcp1-pcp1-ep4-dpatrue_disagg-true_spec-mtp_conc64_gb200-nv_01"
 RF_TRT_BAD = "dsr1_fp4_dynamo-trt_tp4-pp1-dcp1-pcp1-ep4-dpatrue_disagg-true_spec-mtp_conc128_gb200-nv_02"
+
+RF_IMG = "dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc64_mi355x-amds_03"
+IMAGE = "lmsysorg/sglang-rocm:v0.5.20-rocm720-mi35x-20260926"
+IMAGE_OTHER = "lmsysorg/sglang-rocm:v0.5.21-rocm720-mi35x-20261015"
 
 AIPERF = (
     "aiperf profile --scenario inferencex-agentx-mvp --url http://localhost:{port} "
@@ -147,6 +153,84 @@ def trt_tar(pub, accepted, command_flag, cut=False):
     return gz
 
 
+def result_point():
+    """A single-node result file as utils/process_result.py writes it (indent 2)."""
+    return json.dumps(
+        {
+            "hw": "mi355x",
+            "conc": 64,
+            "image": IMAGE,
+            "model": "deepseek-ai/DeepSeek-V4-Pro",
+            "infmax_model_prefix": "dsv4",
+            "framework": "sglang",
+            "precision": "fp8",
+            "spec_decoding": "mtp",
+            "disagg": False,
+            "isl": 1024,
+            "osl": 1024,
+            "tp": 8,
+            "ep": 8,
+            "median_e2el": 41.27,
+            "tput_per_gpu": 1874.5,
+        },
+        indent=2,
+    ) + "\n"
+
+
+def meta_env(image):
+    """benchmark_lib.sh _write_lm_eval_meta_json (a subset); InferenceX writes
+    no `image` today: `image=None` leaves it out, as a real run does."""
+    meta = {
+        "is_multinode": False,
+        "framework": "sglang",
+        "precision": "fp8",
+        "spec_decoding": "mtp",
+        "tp": 8,
+        "ep": 8,
+        "conc": 64,
+        "model": "deepseek-ai/DeepSeek-V4-Pro",
+        "infmax_model_prefix": "dsv4",
+        "hw": "mi355x",
+        "isl": "1024",
+        "osl": "1024",
+    }
+    if image is not None:
+        meta["image"] = image
+    return json.dumps(meta, indent=2) + "\n"
+
+
+def agg_eval(image):
+    """utils/collect_eval_results.py's agg_eval_all.json: hw upper-cased."""
+    row = {
+        "is_multinode": False,
+        "model_prefix": "dsv4",
+        "model": "deepseek-ai/DeepSeek-V4-Pro",
+        "hw": "MI355X",
+        "framework": "sglang",
+        "precision": "fp8",
+        "spec_decoding": "mtp",
+        "tp": 8,
+        "ep": 8,
+        "conc": 64,
+        "task": "gsm8k",
+        "em_strict": 0.9712,
+        "em_flexible": 0.9727,
+        "n_eff": 1319,
+    }
+    if image is not None:
+        row["image"] = image
+    return json.dumps([row], indent=2) + "\n"
+
+
+def image_run(image):
+    """A run with one benchmark point and one gsm8k eval of its config."""
+    return {
+        f"bmk_{RF_IMG}": {f"{RF_IMG}.json": result_point()},
+        f"eval_gsm8k_{RF_IMG}": {"meta_env.json": meta_env(image)},
+        "eval_results_all": {"agg_eval_all.json": agg_eval(image)},
+    }
+
+
 def runs():
     """{run: {artifact: {member: bytes}}}"""
     model = "amd/GLM-5.1-FP8"
@@ -212,6 +296,11 @@ def runs():
                 "multinode_server_logs.tar.gz": trt_tar("false", "2.5", ""),
             },
         },
+        # Check 2, same image: the eval's image equal to the benchmark's,
+        # another image, and none recorded (as meta_env.json is today).
+        "image-same": image_run(IMAGE),
+        "image-other": image_run(IMAGE_OTHER),
+        "image-none": image_run(None),
         "cut": {
             f"multinode_server_logs_{RF_TRT}": {
                 "multinode_server_logs.tar.gz": trt_tar(
@@ -262,7 +351,7 @@ def main():
 
 README = """# Verifier samples (generated: `python3 samples/make_verifier_samples.py`)
 
-Small runs for the InferenceX verifier's Checks 8, 9, 10, 11 and 13, each as
+Small runs for the InferenceX verifier's Checks 2, 8, 9, 10, 11 and 13, each as
 downloaded folders (`runs/<run>/<artifact>/`) and as artifact zips
 (`zips/<run>/<artifact>.zip`). tests/cli/verifier.rs judges both and expects
 the same verdicts.
@@ -276,6 +365,9 @@ the same verdicts.
 | fail | multinode_server_logs_dsr1_..._conc128 | publish_events_and_metrics false, worker launched without the flag, TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS=2.5 | 8 fail; 11 pass for al=3.5, fail for al=3.39 |
 | cut | multinode_server_logs_dsr1_..._conc64 | the pass run's tarball cut short inside config.yaml (the env dump) | 8 and 11 unknown |
 | cut | server_logs_glm5.1_... | the SGLang server log alone (no client command, no env dump) | 9 unknown, 13 unknown |
+| image-same | bmk_dsv4_..., eval_gsm8k_dsv4_..., eval_results_all | one benchmark point (image v0.5.20), the gsm8k eval's meta_env.json and agg_eval row with the same image | 2 (eval-same-image) pass |
+| image-other | the same | the eval's meta_env.json and row name another image (v0.5.21) | 2 (eval-same-image) fail, both images quoted |
+| image-none | the same | meta_env.json and the row without `image`, as InferenceX writes them today | 2 (eval-same-image) unknown |
 """
 
 if __name__ == "__main__":

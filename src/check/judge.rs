@@ -86,6 +86,7 @@ impl Check {
             Expect::Consistent(cap) => self.judge_consistent(&mut v, &cx, &matching, cap),
             Expect::EveryRank => self.judge_every_rank(&mut v, &cx, &matching),
             Expect::Pareto(p) => self.judge_pareto(&mut v, &cx, &matching, p),
+            Expect::Same(s) => self.judge_same(&mut v, &cx, s),
         }
         // Claims about every record, rank, server or an upper bound: a part
         // not read could break them.
@@ -96,6 +97,7 @@ impl Check {
                     | Expect::EveryRank
                     | Expect::Count { max: Some(_), .. }
                     | Expect::Pareto(_)
+                    | Expect::Same(_)
             );
         if v.status == Status::Pass && universal && !cx.complete() {
             let what = format!("{} on every record read", v.reason);
@@ -333,6 +335,12 @@ impl Check {
             Expect::Pareto(p) => {
                 out.insert("frontier_points".into(), serde_json::json!({"min": p.min}));
             }
+            Expect::Same(s) => {
+                out.insert(
+                    "same".into(),
+                    serde_json::json!({"capture": s.capture, "as": s.right, "by": s.by}),
+                );
+            }
             _ => {}
         }
         out
@@ -459,7 +467,7 @@ impl Check {
             // The citations are in `evidence`; the reason says what was
             // found, quoting the first record's values of the filter.
             v.status = Status::Fail;
-            let quoted: Vec<String> = self
+            let mut quoted: Vec<String> = self
                 .filter
                 .iter()
                 .filter_map(|(cap, _)| {
@@ -467,6 +475,12 @@ impl Check {
                     Some(format!("{cap} = {got}"))
                 })
                 .collect();
+            // What the reviewer must judge is quoted whole.
+            if self.found_unknown.is_some()
+                && let Some(c) = &m[0].captures
+            {
+                quoted = c.iter().map(|(k, x)| format!("{k} = {x}")).collect();
+            }
             // Where no observed value says what was found, the first
             // record's filtered values do.
             let values = self.values_text(v);
@@ -679,6 +693,237 @@ impl Check {
             Status::Fail
         };
         v.reason = what;
+    }
+
+    /// Each `left` record's `capture` equals the one value the `right`
+    /// records of its configuration hold (records are of one configuration
+    /// where every `by` capture both hold is equal, as text ignoring case).
+    /// A difference fails, citing both records. Unknown: no left record
+    /// holds the capture (and none of its configuration does), no right
+    /// record of its configuration holds one, the right records of its
+    /// configuration hold several values, or (for a pass) part of the scope
+    /// was not read.
+    fn judge_same(&self, v: &mut VerdictRecord, cx: &Ctx, s: &super::Same) {
+        let text = |x: &Value| match x {
+            Value::String(t) => t.clone(),
+            other => other.to_string(),
+        };
+        let get = |r: &EvidenceRecord, k: &str| -> Option<String> {
+            let x = r.captures.as_ref()?.get(k)?;
+            if x.is_null() {
+                return None;
+            }
+            let t = text(x);
+            (!t.trim().is_empty() && !s.absent.iter().any(|a| a.eq_ignore_ascii_case(t.trim())))
+                .then_some(t)
+        };
+        let cap = s.capture.as_str();
+        let config = |r: &EvidenceRecord| -> String {
+            let parts: Vec<String> =
+                s.by.iter()
+                    .filter_map(|k| Some(format!("{k}={}", get(r, k)?)))
+                    .collect();
+            if parts.is_empty() {
+                "no configuration fields".into()
+            } else {
+                parts.join(", ")
+            }
+        };
+        let same_config = |a: &EvidenceRecord, b: &EvidenceRecord| {
+            s.by.iter().all(|k| match (get(a, k), get(b, k)) {
+                (Some(x), Some(y)) => x.to_lowercase() == y.to_lowercase(),
+                _ => true,
+            })
+        };
+        let left: Vec<&EvidenceRecord> = cx
+            .scope
+            .records()
+            .filter(|r| s.left.contains(&r.rule))
+            .collect();
+        let right: Vec<&EvidenceRecord> = cx
+            .scope
+            .records()
+            .filter(|r| s.right.contains(&r.rule) && get(r, cap).is_some())
+            .collect();
+        let (held, unheld): (Vec<&EvidenceRecord>, Vec<&EvidenceRecord>) =
+            left.iter().partition(|r| get(r, cap).is_some());
+        let mut fails: Vec<(String, Vec<Cited>)> = Vec::new();
+        let mut unknowns: Vec<(String, Vec<Cited>)> = Vec::new();
+        let mut passes: Vec<(String, Vec<Cited>)> = Vec::new();
+        let mut configs: Vec<Value> = Vec::new();
+        let mut left_values: Vec<Value> = Vec::new();
+        for l in &held {
+            let lv = get(l, cap).unwrap_or_default();
+            if !left_values.contains(&Value::from(lv.clone())) {
+                left_values.push(Value::from(lv.clone()));
+            }
+            let of_config: Vec<&EvidenceRecord> = right
+                .iter()
+                .copied()
+                .filter(|r| same_config(l, r))
+                .collect();
+            let mut values: Vec<String> = Vec::new();
+            for r in &of_config {
+                let rv = get(r, cap).unwrap_or_default();
+                if !values.contains(&rv) {
+                    values.push(rv);
+                }
+            }
+            let status;
+            if values.is_empty() {
+                status = "unknown";
+                unknowns.push((
+                    format!(
+                        "{cap} {} at {}, but no {} record of its configuration ({}) holds a value of {cap}",
+                        Value::from(lv.clone()),
+                        l.citation,
+                        s.right.join(" / "),
+                        config(l)
+                    ),
+                    vec![cited(l)],
+                ));
+            } else if let Some(other) = of_config
+                .iter()
+                .find(|r| get(r, cap).as_deref() != Some(lv.as_str()))
+                .filter(|_| !values.contains(&lv))
+            {
+                status = "fail";
+                fails.push((
+                    format!(
+                        "{cap} differs: {} at {} ({}), {} at {} ({})",
+                        Value::from(lv.clone()),
+                        l.citation,
+                        s.left_what,
+                        Value::from(get(other, cap).unwrap_or_default()),
+                        other.citation,
+                        s.right_what
+                    ),
+                    vec![cited(l), cited(other)],
+                ));
+            } else if values.len() > 1 {
+                status = "unknown";
+                let at: Vec<String> = values
+                    .iter()
+                    .map(|x| Value::from(x.clone()).to_string())
+                    .collect();
+                unknowns.push((
+                    format!(
+                        "{} of its configuration ({}) hold {} values of {cap} ({}): which one {} at {} belongs with cannot be told",
+                        s.right_what,
+                        config(l),
+                        values.len(),
+                        at.join(", "),
+                        Value::from(lv.clone()),
+                        l.citation
+                    ),
+                    std::iter::once(cited(l))
+                        .chain(of_config.iter().take(2).map(|r| cited(r)))
+                        .collect(),
+                ));
+            } else {
+                status = "pass";
+                passes.push((
+                    format!(
+                        "{cap} {} at {} equals {} at {} ({} record(s) of its configuration: {})",
+                        Value::from(lv.clone()),
+                        l.citation,
+                        s.right_what,
+                        of_config[0].citation,
+                        of_config.len(),
+                        config(l)
+                    ),
+                    vec![cited(l), cited(of_config[0])],
+                ));
+            }
+            if configs.len() < MAX_VALUES {
+                configs.push(serde_json::json!({
+                    "config": config(l),
+                    "left": lv,
+                    "right": values,
+                    "status": status,
+                }));
+            }
+        }
+        // A record without the capture is covered where a record of its
+        // configuration holds one (a meta file beside the eval's rows).
+        for l in &unheld {
+            if held.iter().any(|h| same_config(l, h)) {
+                continue;
+            }
+            unknowns.push((
+                format!(
+                    "no artifact records {}'s {cap} ({} at {})",
+                    s.left_what,
+                    config(l),
+                    l.citation
+                ),
+                vec![cited(l)],
+            ));
+        }
+        if !left_values.is_empty() {
+            v.observed
+                .insert(cap.to_string(), Value::Array(left_values));
+        }
+        if !configs.is_empty() {
+            v.observed.insert("configs".into(), Value::Array(configs));
+        }
+        let pick = |items: &[(String, Vec<Cited>)]| -> (String, Vec<Cited>) {
+            let mut reasons: Vec<&str> = items.iter().take(3).map(|(r, _)| r.as_str()).collect();
+            let more = items.len().saturating_sub(3);
+            let tail = if more > 0 {
+                format!("; and {more} more")
+            } else {
+                String::new()
+            };
+            let mut cites: Vec<Cited> = Vec::new();
+            for c in items.iter().flat_map(|(_, c)| c) {
+                if !cites.iter().any(|x| x.citation == c.citation) && cites.len() < MAX_CITES {
+                    cites.push(c.clone());
+                }
+            }
+            reasons.dedup();
+            (format!("{}{tail}", reasons.join("; ")), cites)
+        };
+        if left.is_empty() {
+            let what = format!(
+                "no artifact records {}'s {cap}: no {} record in this scope",
+                s.left_what,
+                s.left.join(" / ")
+            );
+            v.evidence.clear();
+            if cx.complete() {
+                v.status = Status::Unknown;
+                v.reason = what;
+            } else {
+                cx.unread(v, what);
+            }
+            return;
+        }
+        if !fails.is_empty() {
+            let (reason, cites) = pick(&fails);
+            v.status = Status::Fail;
+            v.reason = reason;
+            v.evidence = cites;
+        } else if !unknowns.is_empty() {
+            let (reason, cites) = pick(&unknowns);
+            v.evidence = cites;
+            if cx.complete() {
+                v.status = Status::Unknown;
+                v.reason = reason;
+            } else {
+                cx.unread(v, reason);
+            }
+        } else {
+            let (reason, cites) = pick(&passes);
+            v.status = Status::Pass;
+            v.reason = format!(
+                "{cap} of {} equals that of {} of its configuration, in all {} record(s): {reason}",
+                s.left_what,
+                s.right_what,
+                passes.len()
+            );
+            v.evidence = cites;
+        }
     }
 
     /// Every rank of every server logged a matching line; each server
@@ -1868,6 +2113,110 @@ ranks_from = "load"
         let v = judge1(&src, &scan(recs), &[]);
         assert_eq!(v.status, Status::Fail, "{}", v.reason);
         assert!(v.reason.contains("holds 2 launches"), "{}", v.reason);
+    }
+
+    const SAME: &str = r#"
+[[check]]
+id = "same-image"
+rule = "result.eval"
+expect = { same = { capture = "image", left = ["result.eval", "result.eval_meta"], right = ["result.point"], by = ["hw", "framework"], absent = ["unknown"], left_what = "the eval", right_what = "the benchmark points" } }
+applies = { what = "evals", evidence = ["result.eval", "result.eval_meta"] }
+"#;
+
+    fn img(member: &str, rule: &str, caps: Value) -> EvidenceRecord {
+        rec(member, 1, rule, caps, None)
+    }
+
+    #[test]
+    fn same_compares_per_configuration() {
+        let point = |hw: &str, image: &str| {
+            img(
+                &format!("{hw}_{image}.json"),
+                "result.point",
+                serde_json::json!({"hw": hw, "framework": "sglang", "image": image}),
+            )
+        };
+        let eval = |hw: &str, image: Option<&str>| {
+            let mut c = serde_json::json!({"hw": hw, "framework": "SGLang"});
+            if let Some(i) = image {
+                c["image"] = Value::from(i);
+            }
+            img("agg_eval_all.json", "result.eval", c)
+        };
+        // Each eval against its own hw's points, hw and framework ignoring case.
+        let s = scan(vec![
+            point("mi355x", "a"),
+            point("b200", "b"),
+            eval("MI355X", Some("a")),
+            eval("b200", Some("b")),
+        ]);
+        let v = judge1(SAME, &s, &[]);
+        assert_eq!(v.status, Status::Pass, "{}", v.reason);
+        assert_eq!(v.observed["image"], serde_json::json!(["a", "b"]));
+        // Another image fails, quoting and citing both.
+        let s = scan(vec![point("mi355x", "a"), eval("mi355x", Some("z"))]);
+        let v = judge1(SAME, &s, &[]);
+        assert_eq!(v.status, Status::Fail, "{}", v.reason);
+        assert!(
+            v.reason.contains("\"z\"") && v.reason.contains("\"a\""),
+            "{}",
+            v.reason
+        );
+        assert_eq!(v.evidence.len(), 2);
+        // Several benchmark images of one configuration: cannot be told.
+        let s = scan(vec![
+            point("mi355x", "a"),
+            point("mi355x", "b"),
+            eval("mi355x", Some("a")),
+        ]);
+        let v = judge1(SAME, &s, &[]);
+        assert_eq!(v.status, Status::Unknown, "{}", v.reason);
+        // No benchmark image for the eval's configuration.
+        let s = scan(vec![point("b200", "a"), eval("mi355x", Some("a"))]);
+        let v = judge1(SAME, &s, &[]);
+        assert_eq!(v.status, Status::Unknown, "{}", v.reason);
+        assert!(v.reason.contains("holds a value of image"), "{}", v.reason);
+        // No image recorded: unknown; a meta file without one beside a row
+        // with one of its configuration is covered.
+        let s = scan(vec![point("mi355x", "a"), eval("mi355x", None)]);
+        let v = judge1(SAME, &s, &[]);
+        assert_eq!(v.status, Status::Unknown, "{}", v.reason);
+        assert!(v.reason.contains("no artifact records the eval's image"));
+        let meta = img(
+            "meta_env.json",
+            "result.eval_meta",
+            serde_json::json!({"hw": "unknown", "framework": "sglang"}),
+        );
+        let s = scan(vec![point("mi355x", "a"), eval("mi355x", Some("a")), meta]);
+        assert_eq!(judge1(SAME, &s, &[]).status, Status::Pass);
+        // A pass needs every part read.
+        let mut s = scan(vec![point("mi355x", "a"), eval("mi355x", Some("a"))]);
+        s.coverage
+            .error(&["x.json".into()], ErrorKind::Truncated, "cut");
+        assert_eq!(judge1(SAME, &s, &[]).status, Status::Unknown);
+        // Nothing about evals: not applicable.
+        let s = scan(vec![point("mi355x", "a")]);
+        assert_eq!(judge1(SAME, &s, &[]).status, Status::NotApplicable);
+    }
+
+    #[test]
+    fn same_is_validated() {
+        let bad = SAME.replace("rule = \"result.eval\"", "rule = \"result.point\"");
+        assert!(parse_checks("t.toml", &bad).is_err());
+        let bad = SAME.replace("applies =", "where = { hw = \"x\" }\napplies =");
+        assert!(parse_checks("t.toml", &bad).is_err());
+        let bad = SAME.replace("by = [", "bye = [");
+        assert!(parse_checks("t.toml", &bad).is_err());
+        let bad = SAME.replace("right = [\"result.point\"]", "right = []");
+        assert!(parse_checks("t.toml", &bad).is_err());
+        let c = &parse_checks("t.toml", SAME).unwrap()[0];
+        let refs = c.references();
+        assert!(
+            refs.iter()
+                .any(|(r, caps)| *r == "result.point" && caps.contains(&"image")),
+            "{refs:?}"
+        );
+        assert!(super::super::needed_rules(std::slice::from_ref(c)).contains("result.point"));
     }
 
     #[test]

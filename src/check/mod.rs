@@ -188,6 +188,27 @@ enum Expect {
     /// At least `min` points on the throughput-vs-latency frontier of each
     /// curve (records grouped by the `curve` captures).
     Pareto(Pareto),
+    /// One capture of the `left` rules' records equals that of the `right`
+    /// rules' records of the same configuration (the `by` captures).
+    Same(Same),
+}
+
+/// `expect = { same = { capture, left = [RULE...], right = [RULE...], by =
+/// [CAPTURE...], absent = [TEXT...] } }`: every left record's `capture`
+/// equals the one value the right records of its configuration hold. Two
+/// records are of one configuration where every `by` capture that both
+/// hold is equal, as text and ignoring case (InferenceX's aggregated eval
+/// rows upper-case `hw`); a `by` value in `absent` counts as not held.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Same {
+    capture: String,
+    left: Vec<String>,
+    right: Vec<String>,
+    by: Vec<String>,
+    absent: Vec<String>,
+    /// The left and right records in words, for reasons ("the eval").
+    left_what: String,
+    right_what: String,
 }
 
 /// `expect = { pareto = { x, y, curve = [...], min } }`.
@@ -329,6 +350,9 @@ pub(crate) fn needed_rules(checks: &[Check]) -> BTreeSet<String> {
             _ => {}
         }
         out.extend(c.servers.iter().map(|s| s.rule.clone()));
+        if let Expect::Same(s) = &c.expect {
+            out.extend(s.left.iter().chain(&s.right).cloned());
+        }
     }
     out
 }
@@ -433,11 +457,72 @@ fn parse_expect(v: &toml::Value) -> Result<Expect, String> {
                     curve,
                     min: min as u64,
                 })
+            } else if let Some(toml::Value::Table(p)) = t.get("same") {
+                Expect::Same(parse_same(p)?)
             } else {
-                return Err("expect table needs `count`, `consistent` or `pareto`".into());
+                return Err("expect table needs `count`, `consistent`, `pareto` or `same`".into());
             }
         }
         _ => return Err("expect must be a string or a table".into()),
+    })
+}
+
+fn parse_same(p: &toml::Table) -> Result<Same, String> {
+    let list = |k: &str, need: bool| -> Result<Vec<String>, String> {
+        let v = match p.get(k) {
+            Some(toml::Value::Array(a)) => a
+                .iter()
+                .map(|v| v.as_str().map(str::to_string))
+                .collect::<Option<Vec<_>>>(),
+            None => Some(Vec::new()),
+            _ => None,
+        };
+        match v {
+            Some(v) if !(need && v.is_empty()) => Ok(v),
+            _ => Err(format!(
+                "same `{k}` is a list of {}",
+                if k == "absent" { "texts" } else { "names" }
+            )),
+        }
+    };
+    if let Some(k) = p.keys().find(|k| {
+        ![
+            "capture",
+            "left",
+            "right",
+            "by",
+            "absent",
+            "left_what",
+            "right_what",
+        ]
+        .contains(&k.as_str())
+    }) {
+        return Err(format!(
+            "same: unknown key {k:?} (capture, left, right, by, absent, left_what, right_what)"
+        ));
+    }
+    let what = |k: &str, side: &[String]| -> Result<String, String> {
+        match p.get(k) {
+            None => Ok(side.join(" / ")),
+            Some(toml::Value::String(s)) => Ok(s.clone()),
+            Some(_) => Err(format!(
+                "same `{k}` is text (what those records are, in words)"
+            )),
+        }
+    };
+    let (left, right) = (list("left", true)?, list("right", true)?);
+    Ok(Same {
+        capture: p
+            .get("capture")
+            .and_then(toml::Value::as_str)
+            .ok_or("same needs `capture`, a capture name")?
+            .to_string(),
+        left_what: what("left_what", &left)?,
+        right_what: what("right_what", &right)?,
+        left,
+        right,
+        by: list("by", false)?,
+        absent: list("absent", false)?,
     })
 }
 
@@ -496,6 +581,17 @@ fn compile(file: &str, c: &CheckDef, defaults: &toml::Table) -> Result<Check, St
         (None, Some(r)) => Some(Ranks::Seen(r.clone())),
         (None, None) => None,
     };
+    if let Expect::Same(sm) = &expect {
+        if !sm.left.contains(&c.rule) {
+            return Err(format!(
+                "same: the check's rule {:?} must be one of `left` (the records the claim is about)",
+                c.rule
+            ));
+        }
+        if !c.filter.is_empty() || !c.all.is_empty() || !c.any.is_empty() {
+            return Err("same compares whole records: it takes no `where`, `all` or `any`".into());
+        }
+    }
     if expect == Expect::EveryRank && ranks.is_none() {
         return Err("every_rank needs `ranks` (a number, \"@param:KEY\", or { rule, capture } read per server) or `ranks_from = RULE`".into());
     }
@@ -611,6 +707,13 @@ impl Check {
             own.extend(names(f));
         }
         let mut out = vec![(self.rule.as_str(), own)];
+        if let Expect::Same(s) = &self.expect {
+            for r in s.left.iter().chain(&s.right) {
+                let mut caps = vec![s.capture.as_str()];
+                caps.extend(s.by.iter().map(String::as_str));
+                out.push((r.as_str(), caps));
+            }
+        }
         for s in self
             .servers
             .iter()
@@ -693,6 +796,17 @@ impl Check {
                     "all records".to_string()
                 } else {
                     p.curve.join(", ")
+                }
+            ),
+            Expect::Same(s) => format!(
+                "same {}: each {} record's equals that of the {} records of its configuration ({})",
+                s.capture,
+                s.left.join(" / "),
+                s.right.join(" / "),
+                if s.by.is_empty() {
+                    "all records".to_string()
+                } else {
+                    s.by.join(", ")
                 }
             ),
         }

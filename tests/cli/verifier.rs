@@ -1,7 +1,8 @@
-//! The InferenceX verifier's Checks 8, 9, 10, 11 and 13 on the samples of
-//! samples/make_verifier_samples.py: a pass, a fail and an unknown each, the
-//! same as downloaded folders and as zips; checklist numbers, `--params
-//! FILE`, and `--format verdicts`.
+//! The InferenceX verifier's Checks 2 (same image), 8, 9, 10, 11 and 13 on
+//! the samples of samples/make_verifier_samples.py: a pass, a fail and an
+//! unknown each, the same as downloaded folders and as zips; checklist
+//! numbers, `--params FILE`, and `--format verdicts`. ATOM's forced
+//! acceptance (Check 11) on runs written here.
 
 use crate::harness::*;
 use serde_json::Value;
@@ -15,6 +16,8 @@ const TRT: &str =
     "dsr1_fp4_dynamo-trt_tp4-pp1-dcp1-pcp1-ep4-dpatrue_disagg-true_spec-mtp_conc64_gb200-nv_01";
 const TRT_BAD: &str =
     "dsr1_fp4_dynamo-trt_tp4-pp1-dcp1-pcp1-ep4-dpatrue_disagg-true_spec-mtp_conc128_gb200-nv_02";
+const IMG: &str =
+    "dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc64_mi355x-amds_03";
 
 /// (artifact name without `.zip`, check) → verdict.
 type Verdicts = BTreeMap<(String, String), Value>;
@@ -360,4 +363,193 @@ fn list_shows_the_checklist_numbers() {
     // What no artifact holds is said.
     assert!(r.stdout.contains("waiver"));
     assert!(r.stdout.contains("PR diff"));
+}
+
+fn citations(v: &Value) -> Vec<String> {
+    v["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["citation"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Check 2, same image: the eval's image equal to its configuration's
+/// benchmark image passes citing both, another image fails quoting both,
+/// none recorded (meta_env.json as InferenceX writes it today) is unknown;
+/// a run without evals is not applicable. One verdict per run, the same as
+/// folders and as zips, and in the output schema's shape.
+#[test]
+fn eval_image_against_the_benchmark_image() {
+    let point = format!("bmk_{IMG}/{IMG}.json:16");
+    let meta = format!("eval_gsm8k_{IMG}/meta_env.json:1");
+    let m = both("image-same", &[]);
+    let v = get(&m, "image-same", "eval-same-image");
+    assert_eq!(v["status"], "pass", "{v}");
+    assert_eq!(v["checklist"], 2);
+    let cites = citations(v);
+    assert!(cites.iter().any(|c| c.ends_with(&meta)), "{cites:?}");
+    assert!(cites.iter().any(|c| c.ends_with(&point)), "{cites:?}");
+    assert!(
+        cites
+            .iter()
+            .any(|c| c.ends_with("eval_results_all/agg_eval_all.json:13")),
+        "{cites:?}"
+    );
+    // The agg row's upper-cased hw is the same configuration.
+    let configs = v["observed"]["configs"].as_array().unwrap();
+    assert_eq!(configs.len(), 2, "{v}");
+    assert!(configs.iter().all(|c| c["status"] == "pass"), "{v}");
+    assert_eq!(
+        v["observed"]["image"],
+        serde_json::json!(["lmsysorg/sglang-rocm:v0.5.20-rocm720-mi35x-20260926"])
+    );
+    // The benchmark point's line reopens.
+    let c = artiscan(&[
+        "cite",
+        cites.iter().find(|c| c.ends_with(&point)).unwrap(),
+        "--expect",
+        "tput_per_gpu",
+    ]);
+    assert_eq!(c.code, 0, "{}", c.stderr);
+
+    let m = both("image-other", &[]);
+    let v = get(&m, "image-other", "eval-same-image");
+    assert_eq!(v["status"], "fail", "{v}");
+    let r = v["reason"].as_str().unwrap();
+    assert!(
+        r.contains("v0.5.21-rocm720-mi35x-20261015")
+            && r.contains("v0.5.20-rocm720-mi35x-20260926"),
+        "{r}"
+    );
+    let cites = citations(v);
+    assert!(cites.iter().any(|c| c.ends_with(&meta)), "{cites:?}");
+    assert!(cites.iter().any(|c| c.ends_with(&point)), "{cites:?}");
+
+    let m = both("image-none", &[]);
+    let v = get(&m, "image-none", "eval-same-image");
+    assert_eq!(v["status"], "unknown", "{v}");
+    let r = v["reason"].as_str().unwrap();
+    assert!(r.contains("no artifact records the eval's image"), "{r}");
+    assert!(citations(v).iter().any(|c| c.ends_with(&meta)), "{v}");
+
+    // No evals in the run: nothing to compare.
+    let m = both("pass", &["--param", "al=3.39"]);
+    assert_eq!(status(&m, "pass", "eval-same-image"), "not_applicable");
+
+    // Verdicts of every kind fit the output schema (observed values are lists).
+    let val = crate::schema::validator();
+    for run in ["image-same", "image-other", "image-none"] {
+        for layout in ["runs", "zips"] {
+            let (r, _) = judge(layout, run, &[]);
+            crate::schema::check_all(&r.of_type("verdict"), &val);
+        }
+    }
+}
+
+/// A run folder of one ATOM artifact: the launch command as InferenceX's
+/// write_command leaves it in server_command.txt, the client's command,
+/// and a set -x trace of the environment.
+fn atom_run(command: &str, client: &str, env: &str) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let art = tmp.path().join(
+        "run/agentic_kimik3_fp4_atom_tp8-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-dspark_conc4_mi355x-amds_01",
+    );
+    std::fs::create_dir_all(&art).unwrap();
+    std::fs::write(art.join("server_command.txt"), format!("{command}\n")).unwrap();
+    std::fs::write(art.join("benchmark_command.txt"), format!("{client}\n")).unwrap();
+    std::fs::write(art.join("setup.log"), format!("{env}\n")).unwrap();
+    tmp
+}
+
+const ATOM_LEN: &str = "python -m atom.entrypoints.openai_server --model /models/Kimi-K3 --tensor-parallel-size 8 --method dspark --draft-model Inferact/Kimi-K3-DSpark --num-speculative-tokens 2 --spec-decode-acceptance-length 2.51";
+const ATOM_RATE: &str = "python -m atom.entrypoints.openai_server --model /models/GLM-5.2 --tensor-parallel-size 8 --method mtp --num-speculative-tokens 3 --spec-decode-acceptance-rate 0.6633";
+const ATOM_REAL: &str = "python -m atom.entrypoints.openai_server --model /models/Kimi-K3 --tensor-parallel-size 8 --method dspark --num-speculative-tokens 2";
+const AGENTIC: &str = "aiperf profile --scenario inferencex-agentx-mvp --url http://localhost:8000 --endpoint /v1/chat/completions --endpoint-type chat --model m --concurrency 4";
+const FIXED: &str = "+ python3 /workspace/utils/bench_serving/benchmark_serving.py --model m --backend vllm --use-chat-template --max-concurrency 4";
+
+fn atom_verdicts(tmp: &tempfile::TempDir, al: &str) -> Verdicts {
+    let r = crate::harness::artiscan_in(
+        tmp.path(),
+        &[
+            "check",
+            "--set",
+            "inferencex",
+            "--format",
+            "jsonl",
+            "--param",
+            al,
+            "run",
+        ],
+    );
+    assert!(r.code != 2, "{}\n{}", r.stdout, r.stderr);
+    let mut out = Verdicts::new();
+    for v in r.of_type("verdict") {
+        out.insert(
+            ("atom".to_string(), v["check"].as_str().unwrap().to_string()),
+            v,
+        );
+    }
+    out
+}
+
+/// ATOM forces acceptance with `--spec-decode-acceptance-length` (judged
+/// against --param al), or the rate form (quoted, unknown); a launch without
+/// either on an agentic run is real acceptance (fail); on a fixed-sequence
+/// run the flag fails; `EVAL_ONLY=true` (any case) is an eval-only server,
+/// `EVAL_ONLY=1` is not (srt-slurm and InferenceX's scripts test "true").
+#[test]
+fn atom_forced_acceptance_for_check_11() {
+    let run = atom_run(ATOM_LEN, AGENTIC, "+ export EVAL_ONLY=false");
+    let m = atom_verdicts(&run, "al=2.51");
+    let v = get(&m, "atom", "agentic-atom-forced-al");
+    assert_eq!(v["status"], "pass", "{v}");
+    assert_eq!(v["checklist"], 11);
+    assert!(citations(v)[0].ends_with("/server_command.txt:1"), "{v}");
+    assert_eq!(
+        status(&m, "atom", "agentic-atom-acceptance-rate-form"),
+        "pass"
+    );
+    assert_eq!(
+        status(&m, "atom", "fixed-sequence-no-atom-forced-acceptance"),
+        "not_applicable"
+    );
+    let m = atom_verdicts(&run, "al=3.75");
+    let v = get(&m, "atom", "agentic-atom-forced-al");
+    assert_eq!(v["status"], "fail", "{v}");
+    assert!(v["reason"].as_str().unwrap().contains("2.51"), "{v}");
+
+    // Real acceptance on an agentic run.
+    let run = atom_run(ATOM_REAL, AGENTIC, "+ export EVAL_ONLY=1");
+    let m = atom_verdicts(&run, "al=2.51");
+    let v = get(&m, "atom", "agentic-atom-forced-al");
+    assert_eq!(v["status"], "fail", "EVAL_ONLY=1 is not eval-only: {v}");
+    // EVAL_ONLY=True is.
+    let run = atom_run(ATOM_REAL, AGENTIC, "+ export EVAL_ONLY=True");
+    let m = atom_verdicts(&run, "al=2.51");
+    let v = get(&m, "atom", "agentic-atom-forced-al");
+    assert_eq!(v["status"], "not_applicable", "{v}");
+    assert!(v["reason"].as_str().unwrap().contains("eval-only"), "{v}");
+
+    // The rate form: quoted for the reviewer.
+    let run = atom_run(ATOM_RATE, AGENTIC, "+ export EVAL_ONLY=false");
+    let m = atom_verdicts(&run, "al=2.99");
+    assert_eq!(
+        status(&m, "atom", "agentic-atom-forced-al"),
+        "not_applicable"
+    );
+    let v = get(&m, "atom", "agentic-atom-acceptance-rate-form");
+    assert_eq!(v["status"], "unknown", "{v}");
+    let r = v["reason"].as_str().unwrap();
+    assert!(r.contains("0.6633") && r.contains("golden AL"), "{r}");
+
+    // Forcing acceptance on a fixed-sequence run.
+    let run = atom_run(ATOM_LEN, FIXED, "+ export EVAL_ONLY=false");
+    let m = atom_verdicts(&run, "al=2.51");
+    let v = get(&m, "atom", "fixed-sequence-no-atom-forced-acceptance");
+    assert_eq!(v["status"], "fail", "{v}");
+    assert_eq!(
+        status(&m, "atom", "agentic-atom-forced-al"),
+        "not_applicable"
+    );
 }
