@@ -8,9 +8,9 @@
 //! ([`report_coverage_errors`]), and the tallies kept in one [`Stats`].
 //! Commands supply the per-artifact work and what to do with its result.
 
+use crate::escape;
 use crate::lines::LinesRead;
 use crate::location::Location;
-use crate::output::escape;
 use crate::source::{Artifact, ArtifactKind, Coverage, ErrorKind, MemberError, NoteKind};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;

@@ -41,8 +41,10 @@ pub mod commands;
 
 mod audit;
 mod check;
+mod domain;
 mod drive;
 mod embedded;
+mod escape;
 mod formats;
 mod limits;
 mod lines;
@@ -57,13 +59,13 @@ mod source;
 
 // The facade: what `main.rs` uses beside `commands`, and what the benches
 // and the fuzz targets drive directly. Everything else is `pub(crate)`.
+pub use crate::escape::text as escape_text;
 pub use check::load::{load_checks, load_params, param_pairs, rules_for};
 pub use check::scope::Layout;
 pub use limits::ReadLimits;
 pub use lines::{Line, LineLimits, LineReader, LineSink};
 pub use location::Location;
 pub use output::ColorChoice;
-pub use output::escape::text as escape_text;
 pub use output::progress::disable as disable_progress;
 pub use pack::compile::{RuleSet, Selection};
 pub use pack::{Builtin, builtin as builtin_packs, load_rules, parse_pack};
@@ -84,6 +86,7 @@ mod tests {
     const ORDER: &[&str] = &[
         "commands",
         "audit",
+        "output",
         "check",
         "scan",
         "pack",
@@ -92,14 +95,17 @@ mod tests {
         "lines",
         "source",
         "member_glob",
-        "output",
+        "domain",
         "location",
+        "escape",
         "names",
         "formats",
         "sizes",
         "embedded",
     ];
-    const ALLOWED: &[(&str, &str)] = &[("location", "output"), ("output", "source")];
+    /// Files that may use a module above their own: grep's matcher still
+    /// prints through `output` as it searches.
+    const ALLOWED: &[(&str, &str)] = &[("scan/grep.rs", "output")];
 
     fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         for e in std::fs::read_dir(dir).unwrap() {
@@ -204,7 +210,7 @@ mod tests {
                 let Some(d) = rank(&dep) else { continue };
                 let line = code[..at].matches('\n').count() + 1;
                 assert!(
-                    d >= own || ALLOWED.contains(&(module, dep.as_str())),
+                    d >= own || ALLOWED.contains(&(rel.to_str().unwrap(), dep.as_str())),
                     "{}:{line}: {module} uses {dep}, which sits above it",
                     rel.display(),
                 );

@@ -202,7 +202,7 @@ pub(crate) fn name_bytes(s: &str) -> Vec<u8> {
 }
 
 /// Escapes `%`, `!`, control characters and the invisible Unicode controls
-/// of [`crate::output::escape::is_unsafe`] (C1, bidi overrides, ...) as
+/// of [`crate::escape::is_unsafe`] (C1, bidi overrides, ...) as
 /// `%XX` of their UTF-8 bytes, so that a citation is unambiguous, prints
 /// as what it is, and a hostile member name (newline, NUL, U+202E) cannot
 /// forge lines; a name byte that is not UTF-8 (see [`name_from_bytes`]) is
@@ -228,7 +228,7 @@ pub(crate) fn escape(s: &str) -> Cow<'_, str> {
 }
 
 fn needs_escape(c: char) -> bool {
-    matches!(c, '%' | '!' | '\t') || crate::output::escape::is_unsafe(c)
+    matches!(c, '%' | '!' | '\t') || crate::escape::is_unsafe(c)
 }
 
 fn unescape(s: &str) -> Option<String> {

@@ -6,7 +6,7 @@
 
 use super::report::Filter;
 use super::store;
-use crate::output::write_jsonl;
+use crate::output::{AggregateRecord, EvidenceRecord, VerdictRecord, write_jsonl};
 use rusqlite::Connection;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -55,14 +55,20 @@ pub(crate) fn export(
         let mut rows = ev.query([path])?;
         while let Some(r) = rows.next()? {
             let mut line = Vec::new();
-            write_jsonl(&mut line, &store::evidence_from_row(path, r)?);
+            write_jsonl(
+                &mut line,
+                &EvidenceRecord::from(&store::evidence_from_row(path, r)?),
+            );
             records.push((r.get("seq")?, line));
             counts.evidence += 1;
         }
         let mut rows = ag.query([path])?;
         while let Some(r) = rows.next()? {
             let mut line = Vec::new();
-            write_jsonl(&mut line, &store::aggregate_from_row(conn, path, r)?);
+            write_jsonl(
+                &mut line,
+                &AggregateRecord::from(&store::aggregate_from_row(conn, path, r)?),
+            );
             records.push((r.get("seq")?, line));
             counts.aggregates += 1;
         }
@@ -124,7 +130,7 @@ fn export_verdicts(
         let description = descriptions.get(&check).map_or("", String::as_str);
         let mut v = store::verdict_from_row(r, description)?;
         v.checklist = checklist.get(&check).copied();
-        write_jsonl(buf, &v);
+        write_jsonl(buf, &VerdictRecord::from(&v));
         n += 1;
     }
     Ok(n)

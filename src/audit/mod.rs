@@ -529,7 +529,7 @@ fn plan(opts: &AuditOptions, summary: &mut Summary, err: &mut dyn Write) -> anyh
         writeln!(
             err,
             "artiscan: {}: download junk, not part of any artifact: not audited",
-            crate::output::escape::text(j)
+            crate::escape::text(j)
         )?;
     }
     let mut artifacts = Vec::with_capacity(walked.files.len());
@@ -715,7 +715,7 @@ impl Commit<'_, '_> {
         match outcome {
             ArtifactWork::Aborted => {}
             ArtifactWork::Failed(e) => {
-                let esc = crate::output::escape::text;
+                let esc = crate::escape::text;
                 let msg = format!("{}: {}", esc(&a.path), esc(&e.to_string()));
                 let err = &mut *self.err;
                 let mut r = Ok(());
@@ -827,7 +827,7 @@ fn judge_one(
     path: &str,
     scan: ArtifactScan,
     params: &CheckParams,
-) -> (ArtifactScan, Vec<check::VerdictRecord>) {
+) -> (ArtifactScan, Vec<check::Verdict>) {
     if checks.is_empty() {
         return (scan, Vec::new());
     }

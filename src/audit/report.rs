@@ -417,19 +417,19 @@ fn text(r: &AuditReport, buf: &mut Vec<u8>) {
 
 /// Stored names, reasons and messages come from artifacts: no markup.
 fn cell(s: &str) -> String {
-    crate::output::escape::md_cell(s)
+    crate::escape::md_cell(s)
 }
 
 /// The same for text output: controls escaped.
 fn esc(s: &str) -> String {
-    crate::output::escape::text(s).into_owned()
+    crate::escape::text(s).into_owned()
 }
 
 fn markdown(r: &AuditReport, buf: &mut Vec<u8>) {
     let _ = writeln!(
         buf,
         "# artiscan audit report\n\n{}: {}.\n",
-        crate::output::escape::md_code(&r.db),
+        crate::escape::md_code(&r.db),
         headline(r)
     );
     let _ = writeln!(
@@ -471,7 +471,7 @@ fn markdown(r: &AuditReport, buf: &mut Vec<u8>) {
         let cite = f
             .citation
             .as_deref()
-            .map(crate::output::escape::md_code)
+            .map(crate::escape::md_code)
             .unwrap_or_default();
         let _ = writeln!(
             buf,
@@ -495,7 +495,7 @@ fn markdown(r: &AuditReport, buf: &mut Vec<u8>) {
             d.errors,
             cell(&d.kind),
             cell(&d.message),
-            crate::output::escape::md_code(&d.citation)
+            crate::escape::md_code(&d.citation)
         );
     }
 }

@@ -3,9 +3,9 @@
 //! reading results back as the scan's records.
 
 use crate::Location;
-use crate::check::{CheckScope, VerdictRecord};
+use crate::check::{CheckScope, Verdict};
 use crate::names::NameFields;
-use crate::output::{AggregateRecord, CoverageRecord, EvidenceRecord, Stats};
+use crate::output::{Aggregate, CoverageRecord, Evidence, Stats};
 use crate::scan::{ArtifactScan, Record};
 use crate::source::{Coverage, ErrorKind, MemberError, Note};
 use rusqlite::ffi::{self, ErrorCode};
@@ -622,7 +622,7 @@ fn json<T: serde::Serialize>(v: &T) -> String {
 }
 
 impl VerdictRow {
-    pub(crate) fn new(v: &VerdictRecord, scope: CheckScope) -> Self {
+    pub(crate) fn new(v: &Verdict, scope: CheckScope) -> Self {
         VerdictRow {
             check: v.check.clone(),
             scope,
@@ -640,7 +640,7 @@ impl VerdictRow {
 impl Prepared {
     /// Rows of a scan: records in scan order (evidence and aggregates share
     /// one sequence) and the artifact-scope verdicts.
-    pub(crate) fn rows(path: &str, scan: &ArtifactScan, verdicts: &[VerdictRecord]) -> Rows {
+    pub(crate) fn rows(path: &str, scan: &ArtifactScan, verdicts: &[Verdict]) -> Rows {
         let mut chains = Chains::new(path);
         let mut ev = Vec::new();
         let mut ag = Vec::new();
@@ -982,7 +982,7 @@ impl RowKey<'_> {
 /// (read by column name, so a query may add columns).
 pub(crate) const EVIDENCE_COLS: &str = "seq, rule, pack, citation, members, line, byte_offset, col, text, text_start, lossy, truncated, captures, rank, id";
 
-pub(crate) fn evidence_from_row(path: &str, r: &Row<'_>) -> anyhow::Result<EvidenceRecord> {
+pub(crate) fn evidence_from_row(path: &str, r: &Row<'_>) -> anyhow::Result<Evidence> {
     let key = RowKey {
         table: "evidence",
         path,
@@ -1001,9 +1001,8 @@ fn evidence_record(
     path: Arc<str>,
     members: Arc<[String]>,
     citation: crate::output::Citation,
-) -> anyhow::Result<EvidenceRecord> {
-    Ok(EvidenceRecord {
-        kind: EvidenceRecord::KIND,
+) -> anyhow::Result<Evidence> {
+    Ok(Evidence {
         rule: r.get("rule")?,
         pack: r.get("pack")?,
         citation,
@@ -1037,7 +1036,7 @@ pub(crate) fn aggregate_from_row(
     conn: &Connection,
     path: &str,
     r: &Row<'_>,
-) -> anyhow::Result<AggregateRecord> {
+) -> anyhow::Result<Aggregate> {
     let seq: i64 = r.get("seq")?;
     let key = RowKey {
         table: "aggregates",
@@ -1059,8 +1058,7 @@ pub(crate) fn aggregate_from_row(
             ))
         })?
         .collect::<Result<BTreeMap<_, _>, _>>()?;
-    Ok(AggregateRecord {
-        kind: AggregateRecord::KIND,
+    Ok(Aggregate {
         rule: r.get("rule")?,
         pack: r.get("pack")?,
         path: path.to_string(),
@@ -1156,7 +1154,7 @@ pub(crate) fn verdict_status(
 pub(crate) const VERDICT_COLS: &str =
     "check_id, rule, scope_name, status, reason, evidence, missing";
 
-pub(crate) fn verdict_from_row(r: &Row<'_>, description: &str) -> anyhow::Result<VerdictRecord> {
+pub(crate) fn verdict_from_row(r: &Row<'_>, description: &str) -> anyhow::Result<Verdict> {
     let check: String = r.get("check_id")?;
     let scope: String = r.get("scope_name")?;
     let key = RowKey {
@@ -1164,7 +1162,7 @@ pub(crate) fn verdict_from_row(r: &Row<'_>, description: &str) -> anyhow::Result
         path: &scope,
         seq: None,
     };
-    let mut v = VerdictRecord::new(&check, description, &r.get::<_, String>("rule")?, &scope);
+    let mut v = Verdict::new(&check, description, &r.get::<_, String>("rule")?, &scope);
     v.status = key.name(r, "status")?;
     v.reason = r.get("reason")?;
     v.evidence = key.json(r, "evidence")?;
@@ -1405,8 +1403,7 @@ mod tests {
         let path: Arc<str> = "runs/a.zip".into();
         let cite: Arc<str> = Location::member_citation(&path, &members).into();
         let record = |line: u64, members: Arc<[String]>| {
-            Record::Evidence(EvidenceRecord {
-                kind: EvidenceRecord::KIND,
+            Record::Evidence(Evidence {
                 rule: "r".into(),
                 pack: None,
                 citation: crate::output::Citation::new(cite.clone(), line),
@@ -1477,7 +1474,9 @@ mod tests {
             s.records
                 .iter()
                 .map(|r| match r {
-                    Record::Evidence(e) => serde_json::to_string(e).unwrap(),
+                    Record::Evidence(e) => {
+                        serde_json::to_string(&crate::output::EvidenceRecord::from(e)).unwrap()
+                    }
                     Record::Aggregate(_) => unreachable!(),
                 })
                 .collect()
@@ -1548,7 +1547,7 @@ mod tests {
         }
     }
 
-    fn verdict(c: &Connection, status: &str) -> anyhow::Result<VerdictRecord> {
+    fn verdict(c: &Connection, status: &str) -> anyhow::Result<Verdict> {
         c.execute(
             "INSERT INTO verdicts VALUES ('c1', 'artifact', 'runs/a.zip', 'runs/a.zip', 'a.zip', \
              'runs', NULL, 'env.var', ?1, 'why', '[{\"citation\":\"runs/a.zip!a.log:3\"}]', NULL, '{}')",

@@ -2,7 +2,7 @@
 //! not_in, regex, within }`, where a value may be a literal, `@capture` (another
 //! capture of the same record) or `@param:key` (from `--param key=value`).
 
-use crate::output::EvidenceRecord;
+use crate::domain::Evidence;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -140,7 +140,7 @@ impl Operand {
     }
 
     /// Ok(None): a capture the record lacks. Err: a parameter not given.
-    fn value(&self, r: &EvidenceRecord, p: &Params) -> Result<Option<Value>, String> {
+    fn value(&self, r: &Evidence, p: &Params) -> Result<Option<Value>, String> {
         match self {
             Operand::Lit(v) => Ok(Some(v.clone())),
             Operand::Capture(c) => Ok(capture(r, c)),
@@ -274,7 +274,7 @@ impl Cond {
         Value::Object(m)
     }
 
-    fn holds(&self, got: Option<&Value>, r: &EvidenceRecord, p: &Params) -> Result<bool, String> {
+    fn holds(&self, got: Option<&Value>, r: &Evidence, p: &Params) -> Result<bool, String> {
         let Some(got) = got else { return Ok(false) };
         let add: f64 = self
             .0
@@ -351,7 +351,7 @@ impl Cond {
     }
 }
 
-fn capture(r: &EvidenceRecord, name: &str) -> Option<Value> {
+fn capture(r: &Evidence, name: &str) -> Option<Value> {
     r.captures.as_ref()?.get(name).cloned()
 }
 
@@ -387,11 +387,7 @@ pub(super) fn json_eq(a: &Option<Value>, b: &Option<Value>) -> bool {
 
 /// Whether every condition holds on `r`. A condition whose parameter was
 /// not given is left out; `Err(key)` reports it when nothing failed.
-pub(super) fn all_hold(
-    conds: &[(String, Cond)],
-    r: &EvidenceRecord,
-    p: &Params,
-) -> Result<bool, String> {
+pub(super) fn all_hold(conds: &[(String, Cond)], r: &Evidence, p: &Params) -> Result<bool, String> {
     let mut missing = None;
     for (cap, c) in conds {
         match c.holds(capture(r, cap).as_ref(), r, p) {
@@ -412,7 +408,7 @@ pub(super) fn all_hold(
 pub(super) fn skipped_params(
     conds: &[(String, Cond)],
     p: &Params,
-    records: &[&EvidenceRecord],
+    records: &[&Evidence],
 ) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for (k, _) in conds.iter().flat_map(|(_, c)| c.params()) {
@@ -441,7 +437,7 @@ fn template(k: &str) -> Option<(&str, &str, &str)> {
 /// A parameter name with its `{capture}` replaced by the record's value of
 /// that capture (`{task}_min` -> `gpqa_diamond_min`): per-task bars.
 /// Characters a `--param` name cannot hold become `_`.
-fn param_key(k: &str, r: &EvidenceRecord) -> String {
+fn param_key(k: &str, r: &Evidence) -> String {
     let Some((prefix, name, suffix)) = template(k) else {
         return k.to_string();
     };

@@ -2,9 +2,9 @@
 //! needs, then one function per expectation kind.
 
 use super::scope::{Scope, server_of};
-use super::{Check, Cited, Expect, Ranks, ServerRanks, Status, VerdictRecord, cond};
+use super::{Check, Cited, Expect, Ranks, ServerRanks, Status, Verdict, cond};
+use crate::domain::Evidence;
 use crate::location::Location;
-use crate::output::EvidenceRecord;
 use crate::scan::Record;
 use cond::Params;
 use serde_json::{Map, Value};
@@ -29,7 +29,7 @@ impl Ctx<'_, '_> {
     }
 
     /// Marks the verdict unknown for lack of complete reading.
-    fn unread(&self, v: &mut VerdictRecord, what: String) {
+    fn unread(&self, v: &mut Verdict, what: String) {
         v.status = Status::Unknown;
         v.missing
             .insert("members".into(), Value::from(self.incomplete.clone()));
@@ -41,7 +41,7 @@ impl Ctx<'_, '_> {
     }
 }
 
-fn cited(r: &EvidenceRecord) -> Cited {
+fn cited(r: &Evidence) -> Cited {
     Cited {
         citation: r.citation.to_string(),
         server: Some(server_of(r).1),
@@ -54,13 +54,13 @@ fn show(v: &Option<Value>) -> String {
 }
 
 impl Check {
-    pub fn judge(&self, scope: &Scope<'_>, params: &Params) -> VerdictRecord {
+    pub fn judge(&self, scope: &Scope<'_>, params: &Params) -> Verdict {
         let cx = Ctx {
             scope,
             params: params.with_defaults(&self.defaults),
             incomplete: scope.incomplete(),
         };
-        let mut v = VerdictRecord::new(&self.id, &self.description, &self.rule, &scope.name);
+        let mut v = Verdict::new(&self.id, &self.description, &self.rule, &scope.name);
         v.checklist = self.checklist;
         let mut matching = Vec::new();
         for r in scope.records_of(&self.rule) {
@@ -120,11 +120,11 @@ impl Check {
 
     /// Names the records the claim leaves out (`aside`), so that a reader
     /// sees them apart from what was judged.
-    fn note_aside(&self, v: &mut VerdictRecord, cx: &Ctx) {
+    fn note_aside(&self, v: &mut Verdict, cx: &Ctx) {
         let Some((filter, what)) = &self.aside else {
             return;
         };
-        let set: Vec<&EvidenceRecord> = cx
+        let set: Vec<&Evidence> = cx
             .scope
             .records_of(&self.rule)
             .filter(|r| cond::all_hold(filter, r, &cx.params) == Ok(true))
@@ -154,7 +154,7 @@ impl Check {
     /// False (with the verdict filled in) when the scope holds nothing the
     /// claim speaks about: `not_applicable`, or `unknown` when part of the
     /// scope could not be read (the evidence may be there).
-    fn applies_here(&self, v: &mut VerdictRecord, cx: &Ctx, matching: &[&EvidenceRecord]) -> bool {
+    fn applies_here(&self, v: &mut Verdict, cx: &Ctx, matching: &[&Evidence]) -> bool {
         let Some(a) = &self.applies else { return true };
         // Aggregated lines (the audit keeps high-frequency rules summarised)
         // count for evidence without a filter.
@@ -200,7 +200,7 @@ impl Check {
 
     /// The scope holds what the claim speaks about; false (verdict filled
     /// in) where `unless` excludes it or a `requires` is missing.
-    fn also_applies(&self, v: &mut VerdictRecord, cx: &Ctx, a: &super::Applies) -> bool {
+    fn also_applies(&self, v: &mut Verdict, cx: &Ctx, a: &super::Applies) -> bool {
         if let Some(g) = &a.unless_globs {
             let base = |n: &str| n.rsplit('/').next().unwrap_or(n).to_string();
             if let Some(n) = cx.scope.artifacts.iter().find(|n| g.is_match(base(n))) {
@@ -246,7 +246,7 @@ impl Check {
 
     /// False (verdict unknown) when a `within` source is missing; records
     /// the members examined.
-    fn sources(&self, v: &mut VerdictRecord, cx: &Ctx) -> bool {
+    fn sources(&self, v: &mut Verdict, cx: &Ctx) -> bool {
         let mut examined = BTreeSet::new();
         for w in &self.within {
             let mut found = false;
@@ -274,7 +274,7 @@ impl Check {
     }
 
     /// Distinct values of the captures the check speaks about.
-    fn observed(&self, matching: &[&EvidenceRecord]) -> Map<String, Value> {
+    fn observed(&self, matching: &[&Evidence]) -> Map<String, Value> {
         let mut caps: Vec<&str> = Vec::new();
         for (c, _) in self.all.iter().chain(&self.any) {
             caps.push(c);
@@ -347,7 +347,7 @@ impl Check {
     }
 
     /// The observed values in words: ` (value = 0.9773; expected ge 0.5)`.
-    fn values_text(&self, v: &VerdictRecord) -> String {
+    fn values_text(&self, v: &Verdict) -> String {
         let mut parts = Vec::new();
         for (k, vals) in &v.observed {
             let vals: Vec<String> = vals
@@ -370,12 +370,7 @@ impl Check {
     }
 
     /// A failing `all` or `any` condition: the verdict fails, citing the record.
-    fn conditions_fail(
-        &self,
-        v: &mut VerdictRecord,
-        cx: &Ctx,
-        matching: &[&EvidenceRecord],
-    ) -> bool {
+    fn conditions_fail(&self, v: &mut Verdict, cx: &Ctx, matching: &[&Evidence]) -> bool {
         for r in matching {
             if cond::all_hold(&self.all, r, &cx.params) != Ok(false) {
                 continue;
@@ -421,7 +416,7 @@ impl Check {
     }
 
     /// ` (no --param k: value not compared)` for each condition left out.
-    fn skipped_note(&self, cx: &Ctx, m: &[&EvidenceRecord]) -> String {
+    fn skipped_note(&self, cx: &Ctx, m: &[&Evidence]) -> String {
         cond::skipped_params(&self.all, &cx.params, m)
             .into_iter()
             .chain(cond::skipped_params(&self.any, &cx.params, m))
@@ -438,7 +433,7 @@ impl Check {
     }
 
     /// Nothing matched where something must: fail on complete reading.
-    fn nothing_found(&self, v: &mut VerdictRecord, cx: &Ctx) {
+    fn nothing_found(&self, v: &mut Verdict, cx: &Ctx) {
         let what = format!("no matching {} record", self.what());
         if cx.complete() {
             v.status = Status::Fail;
@@ -448,7 +443,7 @@ impl Check {
         }
     }
 
-    fn judge_present(&self, v: &mut VerdictRecord, cx: &Ctx, m: &[&EvidenceRecord]) {
+    fn judge_present(&self, v: &mut Verdict, cx: &Ctx, m: &[&Evidence]) {
         if m.is_empty() {
             self.nothing_found(v, cx);
         } else if !self.conditions_fail(v, cx, m) {
@@ -462,7 +457,7 @@ impl Check {
         }
     }
 
-    fn judge_absent(&self, v: &mut VerdictRecord, cx: &Ctx, m: &[&EvidenceRecord]) {
+    fn judge_absent(&self, v: &mut Verdict, cx: &Ctx, m: &[&Evidence]) {
         if !m.is_empty() {
             // The citations are in `evidence`; the reason says what was
             // found, quoting the first record's values of the filter.
@@ -515,9 +510,9 @@ impl Check {
 
     fn judge_count(
         &self,
-        v: &mut VerdictRecord,
+        v: &mut Verdict,
         cx: &Ctx,
-        m: &[&EvidenceRecord],
+        m: &[&Evidence],
         min: Option<u64>,
         max: Option<u64>,
     ) {
@@ -543,11 +538,11 @@ impl Check {
         }
     }
 
-    fn judge_consistent(&self, v: &mut VerdictRecord, cx: &Ctx, m: &[&EvidenceRecord], cap: &str) {
+    fn judge_consistent(&self, v: &mut Verdict, cx: &Ctx, m: &[&Evidence], cap: &str) {
         let Some(first) = m.first() else {
             return self.nothing_found(v, cx);
         };
-        let value = |r: &EvidenceRecord| r.captures.as_ref().and_then(|c| c.get(cap)).cloned();
+        let value = |r: &Evidence| r.captures.as_ref().and_then(|c| c.get(cap)).cloned();
         let v0 = value(first);
         if let Some(other) = m.iter().find(|r| !cond::json_eq(&value(r), &v0)) {
             v.status = Status::Fail;
@@ -586,21 +581,15 @@ impl Check {
     /// point without a finite, positive x and y is invalid evidence, never
     /// a point. Any part not read makes the count unknown either way (a
     /// point there could add to a curve or dominate its points).
-    fn judge_pareto(
-        &self,
-        v: &mut VerdictRecord,
-        cx: &Ctx,
-        m: &[&EvidenceRecord],
-        p: &super::Pareto,
-    ) {
-        let num = |r: &EvidenceRecord, k: &str| {
+    fn judge_pareto(&self, v: &mut Verdict, cx: &Ctx, m: &[&Evidence], p: &super::Pareto) {
+        let num = |r: &Evidence, k: &str| {
             r.captures
                 .as_ref()
                 .and_then(|c| c.get(k))
                 .and_then(Value::as_f64)
                 .filter(|f| f.is_finite() && *f > 0.0)
         };
-        let mut curves: BTreeMap<String, Vec<(f64, f64, &EvidenceRecord)>> = BTreeMap::new();
+        let mut curves: BTreeMap<String, Vec<(f64, f64, &Evidence)>> = BTreeMap::new();
         let mut invalid = Vec::new();
         for r in m {
             let key: Vec<String> = p
@@ -629,7 +618,7 @@ impl Check {
             pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
             pts.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
             let mut best = f64::NEG_INFINITY;
-            let mut kept: Vec<&EvidenceRecord> = Vec::new();
+            let mut kept: Vec<&Evidence> = Vec::new();
             let mut last_x = None;
             for &(x, y, r) in pts.iter() {
                 if y > best || (y == best && last_x != Some(x)) {
@@ -703,12 +692,12 @@ impl Check {
     /// record of its configuration holds one, the right records of its
     /// configuration hold several values, or (for a pass) part of the scope
     /// was not read.
-    fn judge_same(&self, v: &mut VerdictRecord, cx: &Ctx, s: &super::Same) {
+    fn judge_same(&self, v: &mut Verdict, cx: &Ctx, s: &super::Same) {
         let text = |x: &Value| match x {
             Value::String(t) => t.clone(),
             other => other.to_string(),
         };
-        let get = |r: &EvidenceRecord, k: &str| -> Option<String> {
+        let get = |r: &Evidence, k: &str| -> Option<String> {
             let x = r.captures.as_ref()?.get(k)?;
             if x.is_null() {
                 return None;
@@ -718,7 +707,7 @@ impl Check {
                 .then_some(t)
         };
         let cap = s.capture.as_str();
-        let config = |r: &EvidenceRecord| -> String {
+        let config = |r: &Evidence| -> String {
             let parts: Vec<String> =
                 s.by.iter()
                     .filter_map(|k| Some(format!("{k}={}", get(r, k)?)))
@@ -729,23 +718,23 @@ impl Check {
                 parts.join(", ")
             }
         };
-        let same_config = |a: &EvidenceRecord, b: &EvidenceRecord| {
+        let same_config = |a: &Evidence, b: &Evidence| {
             s.by.iter().all(|k| match (get(a, k), get(b, k)) {
                 (Some(x), Some(y)) => x.to_lowercase() == y.to_lowercase(),
                 _ => true,
             })
         };
-        let left: Vec<&EvidenceRecord> = cx
+        let left: Vec<&Evidence> = cx
             .scope
             .records()
             .filter(|r| s.left.contains(&r.rule))
             .collect();
-        let right: Vec<&EvidenceRecord> = cx
+        let right: Vec<&Evidence> = cx
             .scope
             .records()
             .filter(|r| s.right.contains(&r.rule) && get(r, cap).is_some())
             .collect();
-        let (held, unheld): (Vec<&EvidenceRecord>, Vec<&EvidenceRecord>) =
+        let (held, unheld): (Vec<&Evidence>, Vec<&Evidence>) =
             left.iter().partition(|r| get(r, cap).is_some());
         let mut fails: Vec<(String, Vec<Cited>)> = Vec::new();
         let mut unknowns: Vec<(String, Vec<Cited>)> = Vec::new();
@@ -757,7 +746,7 @@ impl Check {
             if !left_values.contains(&Value::from(lv.clone())) {
                 left_values.push(Value::from(lv.clone()));
             }
-            let of_config: Vec<&EvidenceRecord> = right
+            let of_config: Vec<&Evidence> = right
                 .iter()
                 .copied()
                 .filter(|r| same_config(l, r))
@@ -931,7 +920,7 @@ impl Check {
     /// names (SGLang's `DP1 TP3`, `PP1 TP0`) where a server runs replicas,
     /// so that one replica's TP0-TP3 never stands in for another's. Where a
     /// server log holds several launches (a retry), only the last is judged.
-    fn judge_every_rank(&self, v: &mut VerdictRecord, cx: &Ctx, m: &[&EvidenceRecord]) {
+    fn judge_every_rank(&self, v: &mut Verdict, cx: &Ctx, m: &[&Evidence]) {
         if self.conditions_fail(v, cx, m) {
             return;
         }
@@ -945,7 +934,7 @@ impl Check {
         } else {
             self.servers.as_slice()
         };
-        let mut servers: BTreeMap<String, (String, Vec<&EvidenceRecord>)> = BTreeMap::new();
+        let mut servers: BTreeMap<String, (String, Vec<&Evidence>)> = BTreeMap::new();
         for r in m {
             let (key, short) = server_of(r);
             let e = servers.entry(key).or_insert_with(|| (short, Vec::new()));
@@ -1071,7 +1060,7 @@ impl Check {
         &self,
         cx: &Ctx<'_, 'a>,
         launches: &Launches,
-    ) -> BTreeMap<String, Vec<&'a EvidenceRecord>> {
+    ) -> BTreeMap<String, Vec<&'a Evidence>> {
         let rule = match &self.ranks {
             Some(Ranks::Seen(r)) | Some(Ranks::Capture { rule: r, .. }) => r.as_str(),
             // A fixed count is per replica: the launch line's sizes say
@@ -1079,7 +1068,7 @@ impl Check {
             Some(Ranks::Count(_)) => LAUNCH_RULE,
             None => return BTreeMap::new(),
         };
-        let mut out: BTreeMap<String, Vec<&EvidenceRecord>> = BTreeMap::new();
+        let mut out: BTreeMap<String, Vec<&Evidence>> = BTreeMap::new();
         for r in cx.scope.records_of(rule).filter(|r| launches.current(r)) {
             out.entry(server_of(r).0).or_default().push(r);
         }
@@ -1091,7 +1080,7 @@ impl Check {
     fn expected_ranks(
         &self,
         server: &str,
-        sources: &BTreeMap<String, Vec<&EvidenceRecord>>,
+        sources: &BTreeMap<String, Vec<&Evidence>>,
         params: &Params,
     ) -> Result<(Dims, BTreeSet<Rk>), String> {
         let upto = |n: u64| -> Result<(Dims, BTreeSet<Rk>), String> {
@@ -1144,7 +1133,7 @@ impl Check {
                 }
             }
             Some(Ranks::Capture { rule, capture }) => {
-                let whole = |r: &EvidenceRecord, c: &str| -> Option<u64> {
+                let whole = |r: &Evidence, c: &str| -> Option<u64> {
                     let f = cond::num(r.captures.as_ref()?.get(c)?)?;
                     (f >= 0.0 && f.fract() == 0.0).then_some(f as u64)
                 };
@@ -1163,13 +1152,8 @@ impl Check {
 
     /// `n` ranks in each replica the launch record `src` names: dp_size
     /// replicas (without DP attention) and pp_size stages.
-    fn replicas(
-        &self,
-        rule: &str,
-        n: u64,
-        src: &EvidenceRecord,
-    ) -> Result<(Dims, BTreeSet<Rk>), String> {
-        let whole = |r: &EvidenceRecord, c: &str| -> Option<u64> {
+    fn replicas(&self, rule: &str, n: u64, src: &Evidence) -> Result<(Dims, BTreeSet<Rk>), String> {
+        let whole = |r: &Evidence, c: &str| -> Option<u64> {
             let f = cond::num(r.captures.as_ref()?.get(c)?)?;
             (f >= 0.0 && f.fract() == 0.0).then_some(f as u64)
         };
@@ -1225,12 +1209,12 @@ struct Launches {
 }
 
 impl Launches {
-    fn member(r: &EvidenceRecord) -> String {
+    fn member(r: &Evidence) -> String {
         Location::member_citation(&r.location.path, &r.location.members)
     }
 
     fn of(cx: &Ctx) -> Launches {
-        let mut by_member: BTreeMap<String, Vec<&EvidenceRecord>> = BTreeMap::new();
+        let mut by_member: BTreeMap<String, Vec<&Evidence>> = BTreeMap::new();
         for r in cx.scope.records_of(LAUNCH_RULE) {
             by_member.entry(Self::member(r)).or_default().push(r);
         }
@@ -1258,7 +1242,7 @@ impl Launches {
 
     /// Logged by the last launch of its member (or where no launch line was
     /// read).
-    fn current(&self, r: &EvidenceRecord) -> bool {
+    fn current(&self, r: &Evidence) -> bool {
         self.last
             .get(&Self::member(r))
             .is_none_or(|(line, _, _)| r.location.line >= *line)
@@ -1416,7 +1400,7 @@ mod tests {
     use crate::scan::{ArtifactScan, Record};
     use crate::source::{Coverage, ErrorKind, NoteKind};
 
-    fn rec(member: &str, line: u64, rule: &str, caps: Value, tp: Option<u32>) -> EvidenceRecord {
+    fn rec(member: &str, line: u64, rule: &str, caps: Value, tp: Option<u32>) -> Evidence {
         let location = Location {
             path: "a.zip".into(),
             members: vec![member.into()].into(),
@@ -1424,8 +1408,7 @@ mod tests {
             byte_offset: 0,
             column: None,
         };
-        EvidenceRecord {
-            kind: EvidenceRecord::KIND,
+        Evidence {
             rule: rule.into(),
             pack: None,
             citation: location.to_string().into(),
@@ -1440,7 +1423,7 @@ mod tests {
         }
     }
 
-    fn scan(records: Vec<EvidenceRecord>) -> ArtifactScan {
+    fn scan(records: Vec<Evidence>) -> ArtifactScan {
         ArtifactScan {
             records: records.into_iter().map(Record::Evidence).collect(),
             coverage: Coverage::default(),
@@ -1449,7 +1432,7 @@ mod tests {
         }
     }
 
-    fn judge1(src: &str, s: &ArtifactScan, params: &[&str]) -> VerdictRecord {
+    fn judge1(src: &str, s: &ArtifactScan, params: &[&str]) -> Verdict {
         let checks = parse_checks("t.toml", src).unwrap();
         let scope = Scope {
             name: "a.zip".into(),
@@ -1460,7 +1443,7 @@ mod tests {
         checks[0].judge(&scope, &p)
     }
 
-    fn score(v: f64) -> EvidenceRecord {
+    fn score(v: f64) -> Evidence {
         rec(
             "results.json",
             3,
@@ -1528,19 +1511,17 @@ applies = { what = "speculative decoding", evidence = ["spec.accept_len"] }
             Status::NotApplicable
         );
         let mut s = scan(vec![]);
-        s.records
-            .push(Record::Aggregate(crate::output::AggregateRecord {
-                kind: crate::output::AggregateRecord::KIND,
-                rule: "spec.accept_len".into(),
-                pack: "common".into(),
-                path: "a.zip".into(),
-                members: vec!["server.log".into()],
-                group: Map::new(),
-                count: 3,
-                stats: Default::default(),
-                first: "a.zip!server.log:1".into(),
-                last: "a.zip!server.log:3".into(),
-            }));
+        s.records.push(Record::Aggregate(crate::domain::Aggregate {
+            rule: "spec.accept_len".into(),
+            pack: "common".into(),
+            path: "a.zip".into(),
+            members: vec!["server.log".into()],
+            group: Map::new(),
+            count: 3,
+            stats: Default::default(),
+            first: "a.zip!server.log:1".into(),
+            last: "a.zip!server.log:3".into(),
+        }));
         assert_eq!(judge1(src, &s, &[]).status, Status::Pass);
     }
 
@@ -1557,7 +1538,7 @@ all = { value = { add = 1, within = ["@param:al", 0.005] } }
 applies = { what = "spec decode", evidence = ["spec.accept_len"], requires = [{ rule = "bench.client", where = { workload = "agentic" } }], requires_what = "agentic benchmarks", unless = [{ rule = "env.var", where = { name = "EVAL_ONLY" } }], unless_in = ["eval_server_logs_*"], unless_what = "an eval-only server" }
 "#;
 
-    fn var(name: &str, value: &str) -> EvidenceRecord {
+    fn var(name: &str, value: &str) -> Evidence {
         rec(
             "env.log",
             2,
@@ -1665,7 +1646,7 @@ expect = "absent"
 within = "env.var"
 "#;
 
-    fn env(member: &str, name: &str) -> EvidenceRecord {
+    fn env(member: &str, name: &str) -> Evidence {
         rec(
             member,
             1,
@@ -1758,7 +1739,7 @@ expect = "every_rank"
 ranks = { rule = "args", capture = "tp_size" }
 "#;
 
-    fn route(member: &str, tp: u32) -> EvidenceRecord {
+    fn route(member: &str, tp: u32) -> Evidence {
         rec(
             member,
             10 + tp as u64,
@@ -1768,7 +1749,7 @@ ranks = { rule = "args", capture = "tp_size" }
         )
     }
 
-    fn args(member: &str, tp: u64) -> EvidenceRecord {
+    fn args(member: &str, tp: u64) -> Evidence {
         rec(member, 1, "args", serde_json::json!({"tp_size": tp}), None)
     }
 
@@ -1858,13 +1839,7 @@ ranks = { rule = "args", capture = "tp_size" }
         assert!(parse_checks("t", &no_ranks).is_err());
     }
 
-    fn tagged(
-        member: &str,
-        line: u64,
-        rule: &str,
-        caps: Value,
-        tags: &[(&str, u32)],
-    ) -> EvidenceRecord {
+    fn tagged(member: &str, line: u64, rule: &str, caps: Value, tags: &[(&str, u32)]) -> Evidence {
         let mut r = rec(member, line, rule, caps, None);
         r.rank = Some(tags.iter().map(|(k, n)| (k.to_string(), *n)).collect());
         r
@@ -1935,7 +1910,7 @@ ranks = { rule = "args", capture = "tp_size" }
                 None,
             )
         };
-        let dp0: Vec<EvidenceRecord> = (0..4)
+        let dp0: Vec<Evidence> = (0..4)
             .map(|t| {
                 tagged(
                     "server.log",
@@ -2027,7 +2002,7 @@ rule = "route"
 expect = "every_rank"
 ranks_from = "load"
 "#;
-        let mut recs: Vec<EvidenceRecord> = (0..2)
+        let mut recs: Vec<Evidence> = (0..2)
             .flat_map(|d| {
                 (0..2).map(move |t| {
                     tagged(
@@ -2123,7 +2098,7 @@ expect = { same = { capture = "image", left = ["result.eval", "result.eval_meta"
 applies = { what = "evals", evidence = ["result.eval", "result.eval_meta"] }
 "#;
 
-    fn img(member: &str, rule: &str, caps: Value) -> EvidenceRecord {
+    fn img(member: &str, rule: &str, caps: Value) -> Evidence {
         rec(member, 1, rule, caps, None)
     }
 

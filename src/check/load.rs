@@ -3,7 +3,7 @@
 //! scanned artifacts. Shared by `check` and `audit`.
 
 use super::scope::Unit;
-use super::{Check, CheckParams, CheckScope, Scope, Status, VerdictRecord};
+use super::{Check, CheckParams, CheckScope, Scope, Status, Verdict};
 use crate::pack::{RuleSet, compile::Selection};
 use crate::scan::ArtifactScan;
 use std::path::PathBuf;
@@ -169,7 +169,7 @@ pub(crate) fn judge(
     checks: &[Check],
     scans: &[(String, ArtifactScan)],
     params: &CheckParams,
-) -> Vec<VerdictRecord> {
+) -> Vec<Verdict> {
     let units: Vec<Unit> = scans
         .iter()
         .enumerate()
@@ -189,7 +189,7 @@ pub(crate) fn judge_units(
     scans: &[(String, ArtifactScan)],
     units: &[Unit],
     params: &CheckParams,
-) -> Vec<VerdictRecord> {
+) -> Vec<Verdict> {
     let scope_of = |name: String, us: &[&Unit]| Scope {
         name,
         artifacts: us.iter().map(|u| u.name.clone()).collect(),
@@ -228,7 +228,7 @@ pub(crate) fn judge_units(
 
 /// Exit code: 0 all pass, 1 any fail, 3 any unknown and none fail;
 /// `not_applicable` counts for nothing.
-pub(crate) fn exit_code(verdicts: &[VerdictRecord]) -> i32 {
+pub(crate) fn exit_code(verdicts: &[Verdict]) -> i32 {
     if verdicts.iter().any(|v| v.status == Status::Fail) {
         1
     } else if verdicts.iter().any(|v| v.status == Status::Unknown) {

@@ -9,12 +9,12 @@ mod judge;
 pub(crate) mod load;
 pub(crate) mod scope;
 
-use crate::output::EvidenceRecord;
+use crate::domain::Evidence;
 use cond::Cond;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 
-pub(crate) use crate::output::records::{Cited, ServerRanks, Status, VerdictRecord};
+pub(crate) use crate::domain::{Cited, ServerRanks, Status, Verdict};
 pub(crate) use cond::{ParamSpec, Params as CheckParams, merge_specs};
 pub(crate) use scope::{Layout, Scope};
 
@@ -246,7 +246,7 @@ impl EvidenceSpec {
 
     /// Whether `r` is evidence of this kind (filters needing an absent
     /// parameter do not hold).
-    fn matches(&self, r: &EvidenceRecord, p: &CheckParams) -> bool {
+    fn matches(&self, r: &Evidence, p: &CheckParams) -> bool {
         r.rule == self.rule && cond::all_hold(&self.filter, r, p) == Ok(true)
     }
 }

@@ -4,8 +4,8 @@
 //! of one folder. Within an artifact, ranks belong to a server: one worker
 //! log (`.out` and `.err` of one srt-slurm worker together).
 
+use crate::domain::Evidence;
 use crate::location::Location;
-use crate::output::EvidenceRecord;
 use crate::scan::ArtifactScan;
 use crate::source::{Artifact, NoteKind, walk};
 use std::io;
@@ -247,14 +247,11 @@ pub struct Scope<'a> {
 }
 
 impl<'a> Scope<'a> {
-    pub fn records(&self) -> impl Iterator<Item = &'a EvidenceRecord> + '_ {
+    pub fn records(&self) -> impl Iterator<Item = &'a Evidence> + '_ {
         self.scans.iter().flat_map(|(_, s)| s.evidence())
     }
 
-    pub fn records_of<'r>(
-        &'r self,
-        rule: &'r str,
-    ) -> impl Iterator<Item = &'a EvidenceRecord> + 'r {
+    pub fn records_of<'r>(&'r self, rule: &'r str) -> impl Iterator<Item = &'a Evidence> + 'r {
         self.records().filter(move |e| e.rule == rule)
     }
 
@@ -288,7 +285,7 @@ impl<'a> Scope<'a> {
 /// suffixes dropped, and srt-slurm's `<host>_` dropped from
 /// `<host>_{prefill,decode,agg}_w<n>` (one worker may span nodes, and srun
 /// may write each node's share to its own file).
-pub(crate) fn server_of(r: &EvidenceRecord) -> (String, String) {
+pub(crate) fn server_of(r: &Evidence) -> (String, String) {
     let loc = &r.location;
     let (prefix, last) = match loc.members.split_last() {
         Some((last, rest)) => (Location::member_citation(&loc.path, rest), last.as_str()),

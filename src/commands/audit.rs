@@ -13,7 +13,7 @@ use crate::audit::export::ExportFormat;
 use crate::audit::report::{Filter, ReportFormat};
 use crate::audit::shard::{self as shards, ShardBy};
 use crate::audit::{self, AuditOptions, CheckSet, Shard};
-use crate::output::escape;
+use crate::escape;
 use crate::pack::compile::Selection;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;

@@ -7,10 +7,11 @@ use crate::check::load::{check_sources, exit_code, judge_units};
 use crate::check::scope::walk_units;
 use crate::check::{self, Check, CheckParams, Layout};
 use crate::drive;
+use crate::escape;
 use crate::limits::ReadLimits;
 /// The most characters `--format markdown` writes (see `output::verdicts`).
 pub use crate::output::verdicts::MARKDOWN_BUDGET;
-use crate::output::{self, CoverageRecord, escape};
+use crate::output::{self, CoverageRecord};
 use crate::pack::RuleSet;
 use crate::scan::{ArtifactScan, ScanOptions, scan_all};
 use std::io::Write;

@@ -3,10 +3,11 @@
 //! verify the quoted text and the artifact hash.
 
 use crate::drive;
+use crate::escape;
 use crate::limits::ReadLimits;
 use crate::lines::{Line, LineReader, LineSink, clean};
 use crate::location::{self, Location};
-use crate::output::{self, CiteRecord, escape};
+use crate::output::{self, CiteRecord};
 use crate::source::{self, Artifact, ArtifactKind, Coverage};
 use std::io::Write;
 use std::path::{Component, PathBuf};
@@ -237,12 +238,12 @@ pub fn run(
         }
         return Ok(2);
     };
-    let (text, _) = output::line_text(&text);
+    let (text, _) = crate::domain::line_text(&text);
     let expect_ok = o.expect.as_ref().map(|e| text.contains(e.as_str()));
     let sha256_ok = o.sha256.as_ref().map(|h| h.eq_ignore_ascii_case(&sha));
     let lossy = |v: Vec<(u64, Vec<u8>)>| {
         v.into_iter()
-            .map(|(n, t)| (n, output::line_text(&t).0))
+            .map(|(n, t)| (n, crate::domain::line_text(&t).0))
             .collect::<Vec<_>>()
     };
     let rec = CiteRecord {

@@ -5,9 +5,10 @@
 //! inside a compressed stream, so `ls` decodes everything, as `tar -tzv` does.
 
 use crate::drive;
+use crate::escape;
 use crate::lines::BINARY_PROBE;
 use crate::location::Location;
-use crate::output::{self, CoverageRecord, MemberRecord, escape};
+use crate::output::{self, CoverageRecord, MemberRecord};
 use crate::source::{self, Coverage, Limits, walk};
 use std::io::{self, Read, Write};
 

@@ -6,7 +6,7 @@ use crate::limits::ReadLimits;
 use crate::output::sink::ScanRecord;
 use crate::output::{self, CoverageRecord};
 use crate::pack::RuleSet;
-use crate::scan::{Record, ScanOptions, scan_all};
+use crate::scan::{ScanOptions, scan_all};
 use crate::source;
 use std::io::Write;
 use std::time::Instant;
@@ -63,11 +63,5 @@ pub fn run(
 
 /// A scan's records as a sink takes them.
 fn records(scan: &crate::scan::ArtifactScan) -> Vec<ScanRecord<'_>> {
-    scan.records
-        .iter()
-        .map(|r| match r {
-            Record::Evidence(e) => ScanRecord::Evidence(e),
-            Record::Aggregate(a) => ScanRecord::Aggregate(a),
-        })
-        .collect()
+    scan.records.iter().map(ScanRecord::from).collect()
 }

@@ -4,10 +4,11 @@
 
 use super::cite::{open_artifact, without_dot_slash};
 use crate::drive;
+use crate::escape;
 use crate::limits::ReadLimits;
 use crate::lines::{Line, LineReader, LineSink};
 use crate::location::Location;
-use crate::output::{self, ShowRecord, escape};
+use crate::output::{self, ShowRecord};
 use crate::source::{self, Coverage};
 use std::io::{self, Write};
 
@@ -126,7 +127,7 @@ impl Printer<'_> {
         let raw = l.raw.strip_suffix(b"\r").unwrap_or(l.raw);
         self.buf.clear();
         if self.o.json {
-            let (text, lossy) = output::line_text(raw);
+            let (text, lossy) = crate::domain::line_text(raw);
             let location = Location {
                 path: self.path.clone(),
                 members: self.members.clone(),

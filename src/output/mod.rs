@@ -8,7 +8,6 @@
 //! person-readable renderings of verdicts are in [`verdicts`], the
 //! verifier-shaped rows of `check --format verdicts` in [`verdict_rows`].
 
-pub(crate) mod escape;
 pub(crate) mod progress;
 pub(crate) mod records;
 pub(crate) mod shared;
@@ -37,14 +36,6 @@ impl ColorChoice {
                 std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
             }
         }
-    }
-}
-
-/// Lossy UTF-8 text of a line and whether bytes were replaced.
-pub(crate) fn line_text(bytes: &[u8]) -> (String, bool) {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => (s.to_string(), false),
-        Err(_) => (String::from_utf8_lossy(bytes).into_owned(), true),
     }
 }
 

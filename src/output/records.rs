@@ -36,66 +36,14 @@
 //! agree. Coverage errors and notes are
 //! [`MemberError`] and [`Note`]: `{members, kind, message}`.
 
+pub(crate) use crate::domain::{
+    Aggregate, Citation, Cited, Evidence, Quote, ServerRanks, Stats, Status, Tally, Verdict,
+};
 use crate::location::Location;
 use crate::source::{Coverage, MemberError, Note};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
-use std::fmt;
-use std::sync::Arc;
-
-/// A citation, `path!member!member:line`, kept as its member part (shared
-/// by every record of the member, however long the names) and the line.
-/// Prints and serializes as the one string.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Citation {
-    member: Arc<str>,
-    line: Option<u64>,
-}
-
-impl Citation {
-    /// `member` is [`Location::member_citation`] of the record's member.
-    pub fn new(member: Arc<str>, line: u64) -> Self {
-        Citation {
-            member,
-            line: Some(line),
-        }
-    }
-}
-
-/// A citation read back as text (the audit store): kept whole.
-impl From<String> for Citation {
-    fn from(s: String) -> Self {
-        Citation {
-            member: s.into(),
-            line: None,
-        }
-    }
-}
-
-impl From<&Location> for Citation {
-    fn from(l: &Location) -> Self {
-        Citation::new(
-            Location::member_citation(&l.path, &l.members).into(),
-            l.line,
-        )
-    }
-}
-
-impl fmt::Display for Citation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.line {
-            Some(line) => Location::write_citation(f, &self.member, line),
-            None => f.write_str(&self.member),
-        }
-    }
-}
-
-impl Serialize for Citation {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
 
 /// Version of the record shapes below, as every output writes it (a JSON
 /// string). The audit store's own SQLite schema is versioned apart
@@ -109,34 +57,45 @@ impl Serialize for Citation {
 /// per-server ranks may be `"DP1 TP3"` strings where replicas name them.
 pub(crate) const SCHEMA_VERSION: &str = "4";
 
-/// A line that matched: from `grep` (`rule` = "grep") or a pack rule.
-/// The line text, path and member chain are shared (`Arc`) by all records
-/// of a line or member, so that many matches on one long line, or under one
-/// long member name, cost no copies.
-#[derive(Debug, Clone, Serialize)]
-pub struct EvidenceRecord {
+// The domain's text types print as their strings.
+impl Serialize for Citation {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl Serialize for Quote {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self)
+    }
+}
+
+/// A line that matched ([`Evidence`]): from `grep` (`rule` = "grep") or a
+/// pack rule.
+#[derive(Debug, Serialize)]
+pub(crate) struct EvidenceRecord<'a> {
     /// Always [`Self::KIND`].
     #[serde(rename = "type")]
     pub kind: &'static str,
     /// Rule id, or "grep".
-    pub rule: String,
+    pub rule: &'a str,
     /// Pack the rule comes from (absent for grep).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub pack: Option<String>,
+    pub pack: Option<&'a str>,
     /// `path!member!member:line`, the same as `location` in one string;
     /// `artiscan cite` reopens it.
-    pub citation: Citation,
-    pub location: Location,
+    pub citation: &'a Citation,
+    pub location: &'a Location,
     /// The cleaned line (ANSI escapes and trailing `\r` removed), lossy UTF-8;
-    /// for a rule's match on a line longer than [`EXCERPT_MAX`] bytes, an
+    /// for a rule's match on a line longer than [`crate::domain::EXCERPT_MAX`] bytes, an
     /// excerpt of it around the match (see `text_start`), so that output
     /// grows with the matches, not with matches times the line's length
     /// (an `Env:` line of 300 variables gives 300 records). `cite` prints
     /// the whole line.
-    pub text: Quote,
+    pub text: &'a Quote,
     /// Present when `text` is an excerpt: its byte offset in the line as
     /// `text` and `cite` render it (cleaned, lossy UTF-8).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub text_start: Option<u64>,
     /// True when `text` had invalid UTF-8 replaced by U+FFFD.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -146,91 +105,143 @@ pub struct EvidenceRecord {
     pub truncated: bool,
     /// Typed named captures of the rule (absent for grep).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub captures: Option<Map<String, Value>>,
+    pub captures: Option<&'a Map<String, Value>>,
     /// Rank from the line prefix (`tp`, `dp`, `ep`, `pp`, `attn_cp`, `moe_dp`, `rank`); absent when unknown.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rank: Option<BTreeMap<String, u32>>,
+    pub rank: Option<&'a BTreeMap<String, u32>>,
     /// Stable id: hash of artifact sha256, members, line, rule and column (absent for grep).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
+    pub id: Option<&'a str>,
 }
 
-/// Longest `text` of a rule's evidence record: longer lines are quoted by
-/// an excerpt of this many bytes at most.
-pub(crate) const EXCERPT_MAX: usize = 1024;
-
-/// The text an evidence record quotes: its whole line, or an excerpt of a
-/// long one. Either way it shares the line's allocation with every other
-/// record of the line; only the quoted part is written out.
-#[derive(Debug, Clone)]
-pub struct Quote {
-    line: Arc<str>,
-    start: usize,
-    end: usize,
+impl EvidenceRecord<'_> {
+    pub(crate) const KIND: &'static str = "evidence";
 }
 
-impl Quote {
-    /// The whole line.
-    pub fn whole(line: Arc<str>) -> Quote {
-        let end = line.len();
-        Quote {
-            line,
-            start: 0,
-            end,
+impl<'a> From<&'a Evidence> for EvidenceRecord<'a> {
+    fn from(e: &'a Evidence) -> Self {
+        EvidenceRecord {
+            kind: Self::KIND,
+            rule: &e.rule,
+            pack: e.pack.as_deref(),
+            citation: &e.citation,
+            location: &e.location,
+            text: &e.text,
+            text_start: e.text_start,
+            lossy: e.lossy,
+            truncated: e.truncated,
+            captures: e.captures.as_ref(),
+            rank: e.rank.as_ref(),
+            id: e.id.as_deref(),
         }
     }
+}
 
-    /// The line if it is at most [`EXCERPT_MAX`] bytes, else an excerpt of
-    /// it for a match at byte `at`: from a quarter of the bound before it,
-    /// never splitting a character.
-    pub fn around(line: Arc<str>, at: usize) -> Quote {
-        if line.len() <= EXCERPT_MAX {
-            return Quote::whole(line);
+/// Many matches of one rule in one member and group, summarised
+/// ([`Aggregate`]).
+#[derive(Debug, Serialize)]
+pub(crate) struct AggregateRecord<'a> {
+    /// Always [`Self::KIND`].
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub rule: &'a str,
+    pub pack: &'a str,
+    pub path: &'a str,
+    pub members: &'a [String],
+    /// The group key: rank fields and/or the captures named by the rule's
+    /// `aggregate`. `"overflow": true` marks the lines of a rule that does
+    /// not aggregate, counted here because the artifact had reached its cap
+    /// on evidence records (see `scan::MAX_RECORDS`).
+    pub group: &'a Map<String, Value>,
+    /// Matching lines in this member and group.
+    pub count: u64,
+    /// Per numeric capture: min, max, mean.
+    pub stats: &'a BTreeMap<String, Stats>,
+    /// Citation of the first and last matching line.
+    pub first: &'a str,
+    pub last: &'a str,
+}
+
+impl AggregateRecord<'_> {
+    pub(crate) const KIND: &'static str = "aggregate";
+}
+
+impl<'a> From<&'a Aggregate> for AggregateRecord<'a> {
+    fn from(a: &'a Aggregate) -> Self {
+        AggregateRecord {
+            kind: Self::KIND,
+            rule: &a.rule,
+            pack: &a.pack,
+            path: &a.path,
+            members: &a.members,
+            group: &a.group,
+            count: a.count,
+            stats: &a.stats,
+            first: &a.first,
+            last: &a.last,
         }
-        let mut start = at.min(line.len()).saturating_sub(EXCERPT_MAX / 4);
-        while !line.is_char_boundary(start) {
-            start += 1;
+    }
+}
+
+/// One check judged over one scope ([`Verdict`]).
+#[derive(Debug, Serialize)]
+pub(crate) struct VerdictRecord<'a> {
+    /// Always [`Self::KIND`].
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub check: &'a str,
+    /// The InferenceX verifier's check number (0-15, `Check N` of its
+    /// prompt) that this check answers, from `checklist = N` in the check
+    /// file; absent where it answers none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checklist: Option<u8>,
+    pub description: &'a str,
+    pub rule: &'a str,
+    /// The artifact (zip, file, or extracted artifact folder) or, with
+    /// `scope = "run"`, the run's folder.
+    pub scope: &'a str,
+    pub status: Status,
+    pub reason: &'a str,
+    /// The records behind the verdict (at most 20), with rank and server.
+    pub evidence: &'a [Cited],
+    /// Observed capture values of the matching records: capture → distinct values (at most 20).
+    #[serde(skip_serializing_if = "Map::is_empty")]
+    pub observed: &'a Map<String, Value>,
+    /// What was expected: the conditions with `@param:` values resolved, the count bounds.
+    #[serde(skip_serializing_if = "Map::is_empty")]
+    pub expected: &'a Map<String, Value>,
+    /// Sources read for an absence: members holding `within` evidence.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub examined: &'a [String],
+    /// `every_rank`: one entry per server.
+    #[serde(skip_serializing_if = "<[ServerRanks]>::is_empty")]
+    pub servers: &'a [ServerRanks],
+    /// What is missing: `ranks` per server not seen, `members` not read completely.
+    pub missing: &'a BTreeMap<String, Value>,
+}
+
+impl VerdictRecord<'_> {
+    pub(crate) const KIND: &'static str = "verdict";
+}
+
+impl<'a> From<&'a Verdict> for VerdictRecord<'a> {
+    fn from(v: &'a Verdict) -> Self {
+        VerdictRecord {
+            kind: Self::KIND,
+            check: &v.check,
+            checklist: v.checklist,
+            description: &v.description,
+            rule: &v.rule,
+            scope: &v.scope,
+            status: v.status,
+            reason: &v.reason,
+            evidence: &v.evidence,
+            observed: &v.observed,
+            expected: &v.expected,
+            examined: &v.examined,
+            servers: &v.servers,
+            missing: &v.missing,
         }
-        let mut end = (start + EXCERPT_MAX).min(line.len());
-        while !line.is_char_boundary(end) {
-            end -= 1;
-        }
-        Quote { line, start, end }
-    }
-
-    /// Bytes of the whole line (what the quote holds in memory).
-    pub fn line_len(&self) -> usize {
-        self.line.len()
-    }
-
-    /// Where the excerpt starts in the line; `None` for a whole line.
-    pub fn excerpt_start(&self) -> Option<u64> {
-        (self.start > 0 || self.end < self.line.len()).then_some(self.start as u64)
-    }
-}
-
-impl std::ops::Deref for Quote {
-    type Target = str;
-    fn deref(&self) -> &str {
-        &self.line[self.start..self.end]
-    }
-}
-
-impl From<String> for Quote {
-    fn from(s: String) -> Quote {
-        Quote::whole(s.into())
-    }
-}
-
-impl From<&str> for Quote {
-    fn from(s: &str) -> Quote {
-        Quote::whole(s.into())
-    }
-}
-
-impl Serialize for Quote {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self)
     }
 }
 
@@ -247,34 +258,6 @@ pub(crate) struct ContextRecord {
     pub lossy: bool,
 }
 
-/// Many matches of one rule in one member and group, summarised.
-#[derive(Debug, Clone, Serialize)]
-pub struct AggregateRecord {
-    /// Always [`Self::KIND`].
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-    pub rule: String,
-    pub pack: String,
-    pub path: String,
-    pub members: Vec<String>,
-    /// The group key: rank fields and/or the captures named by the rule's
-    /// `aggregate`. `"overflow": true` marks the lines of a rule that does
-    /// not aggregate, counted here because the artifact had reached its cap
-    /// on evidence records (see `scan::MAX_RECORDS`).
-    pub group: Map<String, Value>,
-    /// Matching lines in this member and group.
-    pub count: u64,
-    /// Per numeric capture: min, max, mean.
-    pub stats: BTreeMap<String, Stats>,
-    /// Citation of the first and last matching line.
-    pub first: String,
-    pub last: String,
-}
-
-impl EvidenceRecord {
-    pub const KIND: &'static str = "evidence";
-}
-
 impl ContextRecord {
     pub(crate) const KIND: &'static str = "context";
 
@@ -287,17 +270,6 @@ impl ContextRecord {
             lossy,
         }
     }
-}
-
-impl AggregateRecord {
-    pub const KIND: &'static str = "aggregate";
-}
-
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct Stats {
-    pub min: f64,
-    pub max: f64,
-    pub mean: f64,
 }
 
 /// One per artifact, after its evidence: what was read and what was not.
@@ -486,154 +458,6 @@ impl CiteRecord {
     pub(crate) const KIND: &'static str = "cite";
 }
 
-/// pass, fail, unknown or not_applicable.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    Pass,
-    Fail,
-    Unknown,
-    /// The scope holds nothing the claim speaks about; does not change the exit code.
-    NotApplicable,
-}
-
-impl Status {
-    /// Every status, for readers that check stored names (the audit store).
-    pub const ALL: [Status; 4] = [
-        Status::Pass,
-        Status::Fail,
-        Status::Unknown,
-        Status::NotApplicable,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Pass => "pass",
-            Status::Fail => "fail",
-            Status::Unknown => "unknown",
-            Status::NotApplicable => "not_applicable",
-        }
-    }
-}
-
-/// How many verdicts have each status: the one tally behind every count of
-/// verdicts (check's totals and Markdown tables, audit's summary, runs
-/// judged and report).
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Tally {
-    pub pass: u64,
-    pub fail: u64,
-    pub unknown: u64,
-    pub not_applicable: u64,
-}
-
-impl Tally {
-    pub(crate) fn add(&mut self, status: Status) {
-        *match status {
-            Status::Pass => &mut self.pass,
-            Status::Fail => &mut self.fail,
-            Status::Unknown => &mut self.unknown,
-            Status::NotApplicable => &mut self.not_applicable,
-        } += 1;
-    }
-
-    /// The tally of `statuses`.
-    pub(crate) fn of(statuses: impl IntoIterator<Item = Status>) -> Tally {
-        let mut t = Tally::default();
-        for s in statuses {
-            t.add(s);
-        }
-        t
-    }
-}
-
-/// One citation behind a verdict, with the rank and server it came from.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Cited {
-    /// `path!member:line`, as `artiscan cite` takes it.
-    pub citation: String,
-    /// The server (worker log) the line belongs to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server: Option<String>,
-    /// Rank from the line prefix.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rank: Option<BTreeMap<String, u32>>,
-}
-
-/// Per-server outcome of an `every_rank` check.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct ServerRanks {
-    pub server: String,
-    /// Expected ranks (absent when the rank count is unknown): a number, or
-    /// `DP1 TP3` where the server runs replicas (DP, PP) that name them too.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expected: Option<Vec<Value>>,
-    pub seen: Vec<Value>,
-    pub missing: Vec<Value>,
-    pub status: Status,
-    pub reason: String,
-}
-
-/// One check judged over one scope.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct VerdictRecord {
-    /// Always [`Self::KIND`] (a `String` so that the audit store can read it back).
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub check: String,
-    /// The InferenceX verifier's check number (0-15, `Check N` of its
-    /// prompt) that this check answers, from `checklist = N` in the check
-    /// file; absent where it answers none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub checklist: Option<u8>,
-    pub description: String,
-    pub rule: String,
-    /// The artifact (zip, file, or extracted artifact folder) or, with
-    /// `scope = "run"`, the run's folder.
-    pub scope: String,
-    pub status: Status,
-    pub reason: String,
-    /// The records behind the verdict (at most 20), with rank and server.
-    pub evidence: Vec<Cited>,
-    /// Observed capture values of the matching records: capture → distinct values (at most 20).
-    #[serde(default, skip_serializing_if = "Map::is_empty")]
-    pub observed: Map<String, Value>,
-    /// What was expected: the conditions with `@param:` values resolved, the count bounds.
-    #[serde(default, skip_serializing_if = "Map::is_empty")]
-    pub expected: Map<String, Value>,
-    /// Sources read for an absence: members holding `within` evidence.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub examined: Vec<String>,
-    /// `every_rank`: one entry per server.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub servers: Vec<ServerRanks>,
-    /// What is missing: `ranks` per server not seen, `members` not read completely.
-    pub missing: BTreeMap<String, Value>,
-}
-
-impl VerdictRecord {
-    pub const KIND: &'static str = "verdict";
-
-    pub fn new(check: &str, description: &str, rule: &str, scope: &str) -> VerdictRecord {
-        VerdictRecord {
-            kind: Self::KIND.into(),
-            check: check.into(),
-            checklist: None,
-            description: description.into(),
-            rule: rule.into(),
-            scope: scope.into(),
-            status: Status::Unknown,
-            reason: String::new(),
-            evidence: Vec::new(),
-            observed: Map::new(),
-            expected: Map::new(),
-            examined: Vec::new(),
-            servers: Vec::new(),
-            missing: BTreeMap::new(),
-        }
-    }
-}
-
 /// `audit report --format jsonl`, first line: the store and its totals.
 /// Fields of the `audit_*` records are in name order (as the report has
 /// always printed them).
@@ -797,7 +621,8 @@ mod tests {
         let v =
             serde_json::to_value(CoverageRecord::new("a.zip", None, &Coverage::default())).unwrap();
         assert_eq!(v["type"], "coverage");
-        let v = serde_json::to_value(VerdictRecord::new("c", "d", "r", "s")).unwrap();
+        let v =
+            serde_json::to_value(VerdictRecord::from(&Verdict::new("c", "d", "r", "s"))).unwrap();
         assert_eq!(v["type"], "verdict");
         let loc = Location::default();
         let c = ContextRecord::new(loc.clone(), Citation::from(&loc), "t".into(), false);

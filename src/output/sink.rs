@@ -3,11 +3,12 @@
 //! output format, as ripgrep's searcher hands matches to its printers. A new
 //! output format is one more sink and one more [`OutputFormat`] value.
 
-use super::escape;
 use super::records::{
-    AggregateRecord, CoverageRecord, EvidenceRecord, SummaryRecord, VerdictRecord,
+    Aggregate, AggregateRecord, CoverageRecord, Evidence, EvidenceRecord, SummaryRecord, Verdict,
+    VerdictRecord,
 };
 use super::{SCHEMA_VERSION, verdicts, write_jsonl};
+use crate::escape;
 use crate::location::Location;
 use std::io::{self, Write};
 
@@ -41,15 +42,24 @@ impl OutputFormat {
 /// One record of an artifact's scan, as a sink receives it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum ScanRecord<'a> {
-    Evidence(&'a EvidenceRecord),
-    Aggregate(&'a AggregateRecord),
+    Evidence(&'a Evidence),
+    Aggregate(&'a Aggregate),
+}
+
+impl<'a> From<&'a crate::scan::Record> for ScanRecord<'a> {
+    fn from(r: &'a crate::scan::Record) -> Self {
+        match r {
+            crate::scan::Record::Evidence(e) => ScanRecord::Evidence(e),
+            crate::scan::Record::Aggregate(a) => ScanRecord::Aggregate(a),
+        }
+    }
 }
 
 impl serde::Serialize for ScanRecord<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            ScanRecord::Evidence(e) => e.serialize(s),
-            ScanRecord::Aggregate(a) => a.serialize(s),
+            ScanRecord::Evidence(e) => EvidenceRecord::from(*e).serialize(s),
+            ScanRecord::Aggregate(a) => AggregateRecord::from(*a).serialize(s),
         }
     }
 }
@@ -68,11 +78,7 @@ pub(crate) trait RecordSink {
     /// The end of a scan: its summary.
     fn summary(&mut self, summary: &SummaryRecord) -> io::Result<()>;
     /// A check's verdicts and the coverage of the artifacts they judged.
-    fn verdicts(
-        &mut self,
-        verdicts: &[VerdictRecord],
-        coverage: &[CoverageRecord],
-    ) -> io::Result<()>;
+    fn verdicts(&mut self, verdicts: &[Verdict], coverage: &[CoverageRecord]) -> io::Result<()>;
 }
 
 /// The sink for `format`, writing to `out`.
@@ -133,7 +139,7 @@ impl RecordSink for VerdictRows<'_> {
         Ok(())
     }
 
-    fn verdicts(&mut self, verdicts: &[VerdictRecord], _: &[CoverageRecord]) -> io::Result<()> {
+    fn verdicts(&mut self, verdicts: &[Verdict], _: &[CoverageRecord]) -> io::Result<()> {
         self.out
             .write_all(super::verdict_rows::render(verdicts, &self.run_checks).as_bytes())?;
         self.out.flush()
@@ -205,13 +211,9 @@ impl RecordSink for Jsonl<'_> {
         self.out.end()
     }
 
-    fn verdicts(
-        &mut self,
-        verdicts: &[VerdictRecord],
-        coverage: &[CoverageRecord],
-    ) -> io::Result<()> {
+    fn verdicts(&mut self, verdicts: &[Verdict], coverage: &[CoverageRecord]) -> io::Result<()> {
         for v in verdicts {
-            write_jsonl(&mut self.out.buf, v);
+            write_jsonl(&mut self.out.buf, &VerdictRecord::from(v));
         }
         for c in coverage {
             write_jsonl(&mut self.out.buf, c);
@@ -272,11 +274,8 @@ impl RecordSink for Json<'_> {
         self.out.end()
     }
 
-    fn verdicts(
-        &mut self,
-        verdicts: &[VerdictRecord],
-        coverage: &[CoverageRecord],
-    ) -> io::Result<()> {
+    fn verdicts(&mut self, verdicts: &[Verdict], coverage: &[CoverageRecord]) -> io::Result<()> {
+        let verdicts: Vec<VerdictRecord<'_>> = verdicts.iter().map(VerdictRecord::from).collect();
         let doc = serde_json::json!({"schema_version": SCHEMA_VERSION, "verdicts": verdicts, "coverage": coverage});
         write_jsonl(&mut self.out.buf, &doc);
         self.out.end()
@@ -327,7 +326,7 @@ impl RecordSink for Text<'_> {
         self.out.end()
     }
 
-    fn verdicts(&mut self, v: &[VerdictRecord], _: &[CoverageRecord]) -> io::Result<()> {
+    fn verdicts(&mut self, v: &[Verdict], _: &[CoverageRecord]) -> io::Result<()> {
         if self.markdown {
             verdicts::markdown(&mut self.out.buf, v, &self.run_checks);
         } else {

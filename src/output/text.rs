@@ -1,6 +1,6 @@
 //! Human-readable rendering: grep-like `CITATION:TEXT` lines.
 
-use super::escape::text_bytes;
+use crate::escape::text_bytes;
 
 const PATH: &str = "\x1b[35m";
 const LINE: &str = "\x1b[32m";
@@ -22,7 +22,7 @@ pub(crate) struct Head<'a> {
 
 /// Writes the head, then the text and `\n`; with colour, the citation, line
 /// number and the spans returned by `spans(text)` are highlighted. The text
-/// is escaped ([`super::escape::text_bytes`]): a `\r`, backspace or escape
+/// is escaped ([`crate::escape::text_bytes`]): a `\r`, backspace or escape
 /// sequence in a log line cannot redraw the citation or forge another line.
 pub(crate) fn citation_line(
     out: &mut Vec<u8>,

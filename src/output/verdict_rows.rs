@@ -4,8 +4,8 @@
 //! run's artifacts first, with one citation. A pure function of the verdict
 //! records, so that any printer can call it.
 
-use super::escape;
-use super::records::{Status, VerdictRecord};
+use super::records::{Status, Verdict};
+use crate::escape;
 use std::fmt::Write;
 
 /// The verifier's checks, by number, as its prompt names them (Checks
@@ -51,9 +51,9 @@ fn worse(s: Status) -> u8 {
 /// `run_checks` names the checks judged per run (`scope = "run"`), whose
 /// scope is the run folder. Verdicts of checks without a number are only
 /// counted. All artifact text sits in code spans it cannot leave.
-pub(crate) fn render(verdicts: &[VerdictRecord], run_checks: &[String]) -> String {
+pub(crate) fn render(verdicts: &[Verdict], run_checks: &[String]) -> String {
     let mut out = String::new();
-    let mut runs: Vec<(String, Vec<&VerdictRecord>)> = Vec::new();
+    let mut runs: Vec<(String, Vec<&Verdict>)> = Vec::new();
     for v in verdicts.iter().filter(|v| v.checklist.is_some()) {
         let run = super::verdicts::run_of(v, run_checks);
         match runs.iter_mut().find(|(r, _)| *r == run) {
@@ -74,7 +74,7 @@ pub(crate) fn render(verdicts: &[VerdictRecord], run_checks: &[String]) -> Strin
         numbers.sort_unstable();
         numbers.dedup();
         for n in numbers {
-            let of: Vec<&VerdictRecord> = vs
+            let of: Vec<&Verdict> = vs
                 .iter()
                 .copied()
                 .filter(|v| v.checklist == Some(n))
@@ -108,7 +108,7 @@ pub(crate) fn render(verdicts: &[VerdictRecord], run_checks: &[String]) -> Strin
 
 /// One row: the worst verdict of this number in the run, its reason and
 /// first citation, and how the others stand.
-fn row(n: u8, of: &[&VerdictRecord]) -> String {
+fn row(n: u8, of: &[&Verdict]) -> String {
     let Some(worst) = of.iter().copied().min_by_key(|v| worse(v.status)) else {
         return String::new();
     };
@@ -161,8 +161,8 @@ mod tests {
     use super::*;
     use crate::output::records::Cited;
 
-    fn v(check: &str, n: Option<u8>, scope: &str, st: Status, reason: &str) -> VerdictRecord {
-        let mut v = VerdictRecord::new(check, "", "r", scope);
+    fn v(check: &str, n: Option<u8>, scope: &str, st: Status, reason: &str) -> Verdict {
+        let mut v = Verdict::new(check, "", "r", scope);
         v.checklist = n;
         v.status = st;
         v.reason = reason.into();

@@ -1,13 +1,13 @@
 //! How check verdicts read for a person: the `--format text` listing per
 //! scope and the `--format markdown` report sized for a PR comment.
 
-use super::escape;
-use super::records::{Cited, Status, Tally, VerdictRecord};
+use super::records::{Cited, Status, Tally, Verdict};
+use crate::escape;
 use std::io::Write;
 
 /// Verdicts grouped by scope, keeping their order.
-fn groups(verdicts: &[VerdictRecord]) -> Vec<(&str, Vec<&VerdictRecord>)> {
-    let mut out: Vec<(&str, Vec<&VerdictRecord>)> = Vec::new();
+fn groups(verdicts: &[Verdict]) -> Vec<(&str, Vec<&Verdict>)> {
+    let mut out: Vec<(&str, Vec<&Verdict>)> = Vec::new();
     for v in verdicts {
         match out.last_mut() {
             Some((s, vs)) if *s == v.scope => vs.push(v),
@@ -17,7 +17,7 @@ fn groups(verdicts: &[VerdictRecord]) -> Vec<(&str, Vec<&VerdictRecord>)> {
     out
 }
 
-fn totals(verdicts: &[VerdictRecord]) -> String {
+fn totals(verdicts: &[Verdict]) -> String {
     let t = Tally::of(verdicts.iter().map(|v| v.status));
     format!(
         "{} fail, {} unknown, {} pass, {} not applicable",
@@ -25,7 +25,7 @@ fn totals(verdicts: &[VerdictRecord]) -> String {
     )
 }
 
-pub(crate) fn text(buf: &mut Vec<u8>, verdicts: &[VerdictRecord]) {
+pub(crate) fn text(buf: &mut Vec<u8>, verdicts: &[Verdict]) {
     for (scope, vs) in groups(verdicts) {
         let _ = writeln!(buf, "{}", escape::text(&crate::location::escape(scope)));
         for v in vs {
@@ -85,7 +85,7 @@ const MD_REASON: usize = 400;
 /// Every piece of artifact-derived text sits in a code span it cannot leave.
 /// The run a verdict belongs to: its artifact's folder, or, for a check
 /// judged per run (named in `run_checks`), its scope, which is the run.
-pub(crate) fn run_of(v: &VerdictRecord, run_checks: &[String]) -> String {
+pub(crate) fn run_of(v: &Verdict, run_checks: &[String]) -> String {
     if run_checks.contains(&v.check) {
         return v.scope.clone();
     }
@@ -96,11 +96,11 @@ pub(crate) fn run_of(v: &VerdictRecord, run_checks: &[String]) -> String {
 }
 
 /// `run_checks` names the checks judged per run: their scope is the run.
-pub(crate) fn markdown(buf: &mut Vec<u8>, verdicts: &[VerdictRecord], run_checks: &[String]) {
+pub(crate) fn markdown(buf: &mut Vec<u8>, verdicts: &[Verdict], run_checks: &[String]) {
     let _ = writeln!(buf, "## artiscan check: {}", totals(verdicts));
-    let per_run = |v: &VerdictRecord| run_checks.contains(&v.check);
+    let per_run = |v: &Verdict| run_checks.contains(&v.check);
     // Summary tables: one per run, in order of first appearance.
-    let mut runs: Vec<(String, Vec<&VerdictRecord>)> = Vec::new();
+    let mut runs: Vec<(String, Vec<&Verdict>)> = Vec::new();
     for v in verdicts {
         let run = run_of(v, run_checks);
         match runs.iter_mut().find(|(r, _)| *r == run) {
@@ -165,7 +165,7 @@ pub(crate) fn markdown(buf: &mut Vec<u8>, verdicts: &[VerdictRecord], run_checks
         Status::Pass => 2,
         Status::NotApplicable => 3,
     };
-    let mut rows: Vec<&VerdictRecord> = verdicts
+    let mut rows: Vec<&Verdict> = verdicts
         .iter()
         .filter(|v| v.status != Status::NotApplicable)
         .collect();
@@ -176,7 +176,7 @@ pub(crate) fn markdown(buf: &mut Vec<u8>, verdicts: &[VerdictRecord], run_checks
     let _ = writeln!(buf, "\n### Verdicts, worst first\n");
     let _ = writeln!(buf, "| check | status | artifact | reason | evidence |");
     let _ = writeln!(buf, "|---|---|---|---|---|");
-    let mut left: Vec<&VerdictRecord> = Vec::new();
+    let mut left: Vec<&Verdict> = Vec::new();
     for v in rows {
         let icon = match v.status {
             Status::Pass => "✅ pass",

@@ -3,7 +3,7 @@
 //! numeric captures, mergeable across the parts of a split member.
 
 use super::rank::RankKey;
-use crate::output::{AggregateRecord, Citation, Stats};
+use crate::domain::{Aggregate, Citation, Stats};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -176,7 +176,7 @@ impl Agg {
         path: &Arc<str>,
         members: &Arc<[String]>,
         cite: &Arc<str>,
-    ) -> AggregateRecord {
+    ) -> Aggregate {
         let mut stats = self.stats;
         for (name, slot) in rule.numeric.iter().zip(self.slots) {
             if let Some(v) = slot {
@@ -189,8 +189,7 @@ impl Agg {
             }
         }
         let at = |(line, _): (u64, u64)| Citation::new(cite.clone(), line).to_string();
-        AggregateRecord {
-            kind: AggregateRecord::KIND,
+        Aggregate {
             rule: rule.id.clone(),
             pack: rule.pack.clone(),
             path: path.to_string(),

@@ -3,25 +3,23 @@
 
 use super::aggregate::{Agg, AggKey};
 use super::rank::RankKey;
+use crate::domain::{Aggregate, Citation, Evidence, Quote};
 use crate::drive;
 use crate::lines::{Line, LineSink, clean};
 use crate::location::Location;
-use crate::output::{self, AggregateRecord, Citation, EvidenceRecord, Quote};
 use crate::pack::{AnchoredCaptures, CapType, Hit, LiteralCursor, Literals, Matcher, RuleSet};
 use crate::source::{self, Coverage};
 use regex::bytes::Captures;
-use serde::Serialize;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// A scan output record, in the order it was found.
-#[derive(Debug, Clone, Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone)]
 pub enum Record {
-    Evidence(EvidenceRecord),
-    Aggregate(AggregateRecord),
+    Evidence(Evidence),
+    Aggregate(Aggregate),
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -68,7 +66,7 @@ impl RecordBudget {
 /// Estimated heap bytes of an evidence record: the struct and its maps, the
 /// capture strings, and the line text when it is the first record of its
 /// line (the others share it).
-fn record_cost(e: &EvidenceRecord, first_of_line: bool) -> usize {
+fn record_cost(e: &Evidence, first_of_line: bool) -> usize {
     let caps: usize = e
         .captures
         .iter()
@@ -90,7 +88,7 @@ pub struct ArtifactScan {
 }
 
 impl ArtifactScan {
-    pub fn evidence(&self) -> impl Iterator<Item = &EvidenceRecord> {
+    pub fn evidence(&self) -> impl Iterator<Item = &Evidence> {
         self.records.iter().filter_map(|r| match r {
             Record::Evidence(e) => Some(e),
             Record::Aggregate(_) => None,
@@ -100,7 +98,7 @@ impl ArtifactScan {
 
 /// Stable id of an evidence record: artifact sha256 (or path for stdin),
 /// members, line, rule and column.
-pub(crate) fn evidence_id(artifact_key: &str, e: &EvidenceRecord) -> String {
+pub(crate) fn evidence_id(artifact_key: &str, e: &Evidence) -> String {
     let mut h = Sha256::new();
     h.update(artifact_key.as_bytes());
     for m in e.location.members.iter() {
@@ -508,7 +506,7 @@ impl<'a> MemberScan<'a> {
 
     /// Counts a record past the budget in its rule's overflow aggregate
     /// (grouped by rank; numeric captures summarised).
-    fn spill(&mut self, rule: usize, e: &EvidenceRecord) {
+    fn spill(&mut self, rule: usize, e: &Evidence) {
         let rank = e
             .rank
             .as_ref()
@@ -556,14 +554,13 @@ impl<'a> MemberScan<'a> {
         // by an excerpt around each match.
         let first = !matches!(&self.line_text, Some((n, _, _)) if *n == line.number);
         if first {
-            let (text, lossy) = output::line_text(text);
+            let (text, lossy) = crate::domain::line_text(text);
             self.line_text = Some((line.number, text.into(), lossy));
         }
         let (_, shared, lossy) = self.line_text.as_ref().expect("line text");
         let (text, lossy) = (Quote::around(shared.clone(), column), *lossy);
         let text_start = text.excerpt_start();
-        let e = EvidenceRecord {
-            kind: EvidenceRecord::KIND,
+        let e = Evidence {
             rule: rule.id.clone(),
             pack: Some(rule.pack.clone()),
             citation: Citation::new(self.cite.clone(), line.number),

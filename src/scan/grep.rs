@@ -1,10 +1,10 @@
 //! `artiscan grep`: user patterns, grep's flags, text or JSON Lines.
 
+use crate::escape;
 use crate::lines::{Line, LineSink, clean, may_join};
 use crate::location::Location;
-use crate::output::escape;
 use crate::output::shared::Spill;
-use crate::output::{self, Citation, ContextRecord, CountRecord, EvidenceRecord};
+use crate::output::{self, Citation, ContextRecord, CountRecord, Evidence};
 use regex::bytes::Regex;
 use std::collections::VecDeque;
 use std::io::Write;
@@ -471,11 +471,10 @@ impl<'a> GrepSink<'a> {
         let is_match = role == Role::Match;
         let loc = self.location(number, offset);
         if self.opts.json {
-            let (text, lossy) = output::line_text(text);
+            let (text, lossy) = crate::domain::line_text(text);
             let citation = Citation::new(self.shared.2.clone(), number);
             if is_match {
-                let rec = EvidenceRecord {
-                    kind: EvidenceRecord::KIND,
+                let rec = Evidence {
                     rule: "grep".into(),
                     pack: None,
                     citation,
@@ -488,7 +487,7 @@ impl<'a> GrepSink<'a> {
                     rank: None,
                     id: None,
                 };
-                output::write_jsonl(self.out.buf(), &rec);
+                output::write_jsonl(self.out.buf(), &output::EvidenceRecord::from(&rec));
             } else {
                 let rec = ContextRecord::new(loc, citation, text, lossy);
                 output::write_jsonl(self.out.buf(), &rec);

@@ -521,7 +521,7 @@ mod tests {
         sink.finish(&mut records, &mut counts);
         let json = records
             .iter()
-            .map(|r| serde_json::to_string(r).unwrap())
+            .map(|r| serde_json::to_string(&crate::output::sink::ScanRecord::from(r)).unwrap())
             .collect();
         (json, counts)
     }
