@@ -331,10 +331,12 @@ impl<'a> MemberScan<'a> {
 
     /// Takes in what the scanner of the next part of the member found.
     pub(super) fn absorb(&mut self, mut later: MemberScan<'a>) {
-        // A block this part followed across the cut recorded those lines
-        // already: the later part's line variants of that rule step back
-        // there, as they do when one scan reads both.
-        let claims = std::mem::take(&mut self.overrun_claims);
+        // A block this part (or one before it) followed across the cut
+        // recorded those lines already: the later part's line variants of
+        // that rule step back there, as they do when one scan reads both. A
+        // block followed over a whole part claims lines of the parts after
+        // it too, so the claims are kept for them.
+        let claims = &self.overrun_claims;
         if !claims.is_empty() {
             let set = self.set;
             let counts = &mut later.counts;
@@ -350,14 +352,15 @@ impl<'a> MemberScan<'a> {
                 !claimed
             });
         }
-        self.overrun_claims = later.overrun_claims;
+        self.overrun_claims.extend(later.overrun_claims);
         if let (Some(doc), Some(more)) = (&mut self.json, later.json) {
             doc.append(more);
         }
         self.cuts.extend(later.cuts);
-        // The member ends where the last part ends: its open blocks are the
-        // member's.
-        self.blocks = later.blocks;
+        // The member's open blocks where it ends: those this part's scanner
+        // followed to the member's end without their closing (the overrun
+        // reads on to the end while a block is open), then the later part's.
+        self.blocks.extend(later.blocks);
         self.records.extend(later.records);
         for (key, b) in later.overflow {
             match self.overflow.get_mut(&key) {
