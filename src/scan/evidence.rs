@@ -146,8 +146,8 @@ pub struct MemberScan<'a> {
     cursor: LiteralCursor,
     every_line: bool,
     opts: ScanOptions,
-    /// Open blocks: variant and the captures of the line that opened it.
-    pub(super) blocks: Vec<(usize, Map<String, Value>)>,
+    /// Open blocks.
+    pub(super) blocks: Vec<OpenBlock>,
     /// Rules a block recorded the current line for (see `continue_blocks`).
     block_rules: Vec<usize>,
     /// (rule, line) a block recorded past this part's end (see `absorb`).
@@ -181,6 +181,25 @@ pub struct MemberScan<'a> {
     pub(super) overrun: bool,
     /// The member's text, where a json rule reads it (at its end).
     json: Option<JsonDoc>,
+}
+
+/// A block being read: its variant, the captures of the line that opened
+/// it, and for an indented (YAML) block the start line's indentation and
+/// that of its entries (known at its first entry).
+#[derive(Debug, Clone)]
+pub(super) struct OpenBlock {
+    variant: usize,
+    caps: Map<String, Value>,
+    indent: Option<(usize, Option<usize>)>,
+}
+
+/// The indentation `re` finds on `text` (its group `indent`; 0 where it
+/// does not match), and what follows it.
+fn indentation<'t>(re: &regex::bytes::Regex, text: &'t [u8]) -> (usize, &'t [u8]) {
+    match re.captures(text).and_then(|c| c.name("indent")) {
+        Some(m) => (m.end() - m.start(), &text[m.end()..]),
+        None => (0, text),
+    }
 }
 
 /// Most bytes of one document the json rules read: past it the member
@@ -415,8 +434,8 @@ impl<'a> MemberScan<'a> {
         coverage: &mut Coverage,
     ) {
         // A `complete` block still open where the member ends was cut.
-        for (vi, _) in &self.blocks {
-            let v = &self.set.variants[*vi];
+        for b in &self.blocks {
+            let v = &self.set.variants[b.variant];
             if matches!(&v.matcher, Matcher::Block(b) if b.complete) {
                 self.cuts.push(format!(
                     "{}: a block the rule reads whole is still open where the member ends \
@@ -894,12 +913,36 @@ impl<'a> MemberScan<'a> {
         self.block_rules.clear();
         let mut i = 0;
         while i < self.blocks.len() {
-            let vi = self.blocks[i].0;
+            let vi = self.blocks[i].variant;
             let v = &self.set.variants[vi];
             let Matcher::Block(b) = &v.matcher else {
                 self.blocks.remove(i);
                 continue;
             };
+            if let (Some(re), Some((start, _))) = (&b.indent, self.blocks[i].indent) {
+                // A YAML block: its indentation decides where it ends and
+                // which lines are its entries.
+                if is_blank_or_comment(text) {
+                    i += 1;
+                    continue;
+                }
+                let (at, rest) = indentation(re, text);
+                if at < start || (at == start && !rest.starts_with(b"- ")) {
+                    self.blocks.remove(i);
+                    continue;
+                }
+                let entry = *self.blocks[i]
+                    .indent
+                    .as_mut()
+                    .map(|(_, e)| e.get_or_insert(at))
+                    .expect("indented block");
+                if at > entry || !b.each.is_match(text) {
+                    // Inside a value, or an entry `each` cannot read: the
+                    // block goes on.
+                    i += 1;
+                    continue;
+                }
+            }
             if b.end.as_ref().is_some_and(|e| e.is_match(text)) {
                 self.blocks.remove(i);
                 continue;
@@ -911,7 +954,7 @@ impl<'a> MemberScan<'a> {
                     i += 1;
                     continue;
                 }
-                let mut caps = self.blocks[i].1.clone();
+                let mut caps = self.blocks[i].caps.clone();
                 let mut fresh = self.set.captures(v, &[&c], &[each]);
                 for k in &b.carry {
                     match fresh.get(k) {
@@ -920,7 +963,7 @@ impl<'a> MemberScan<'a> {
                             fresh.remove(k);
                         }
                         Some(val) => {
-                            self.blocks[i].1.insert(k.clone(), val.clone());
+                            self.blocks[i].caps.insert(k.clone(), val.clone());
                         }
                         None => {}
                     }
@@ -1038,8 +1081,14 @@ impl<'a> MemberScan<'a> {
                         None => false,
                         Some(c) => {
                             let caps = self.set.captures(v, &[&c], &[start]);
-                            self.blocks.retain(|b| b.0 != vi);
-                            self.blocks.push((vi, caps));
+                            let indent =
+                                b.indent.as_ref().map(|re| (indentation(re, text).0, None));
+                            self.blocks.retain(|b| b.variant != vi);
+                            self.blocks.push(OpenBlock {
+                                variant: vi,
+                                caps,
+                                indent,
+                            });
                             true
                         }
                     }
@@ -1076,8 +1125,8 @@ impl LineSink for MemberScan<'_> {
             self.continue_blocks(line, text);
             // A block that starts again here is the next part's to follow.
             let set = self.set;
-            self.blocks.retain(|(vi, _)| {
-                let Matcher::Block(b) = &set.variants[*vi].matcher else {
+            self.blocks.retain(|open| {
+                let Matcher::Block(b) = &set.variants[open.variant].matcher else {
                     return false;
                 };
                 !b.start.is_match(text)
