@@ -182,3 +182,39 @@ fn yaml_env_block_reads_past_lower_case_names_to_its_indentation_end() {
         run.stdout
     );
 }
+
+/// A fixed-sequence SGLang run whose job log traces the simulated
+/// acceptance length being set: `fixed-sequence-no-simulation` fails on it
+/// (the trace is a setting), whichever form set -x printed.
+#[test]
+fn a_traced_simulated_acceptance_length_fails_fixed_sequence_runs() {
+    let client = "+ python3 utils/bench_serving/benchmark_serving.py --backend sglang --model /models/DeepSeek-R1-FP4 --dataset-name random --random-input-len 1024 --random-output-len 1024 --num-prompts 640 --max-concurrency 64\n";
+    for (trace, line) in [
+        (
+            "+ SGLANG_SIMULATE_ACC_LEN=3.5\n+ export SGLANG_SIMULATE_ACC_LEN\n",
+            1,
+        ),
+        ("+ export SGLANG_SIMULATE_ACC_LEN=3.5\n", 1),
+        ("++ SGLANG_SIMULATE_ACC_LEN=3.5\n", 1),
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("server.log"), SERVER).unwrap();
+        std::fs::write(dir.path().join("job.log"), format!("{trace}{client}")).unwrap();
+        let run = artiscan(&[
+            "check",
+            "--set",
+            "inferencex",
+            "--format",
+            "jsonl",
+            dir.path().to_str().unwrap(),
+        ]);
+        let v = run
+            .of_type("verdict")
+            .into_iter()
+            .find(|v| v["check"] == "fixed-sequence-no-simulation")
+            .unwrap_or_else(|| panic!("no verdict: {}\n{}", run.stdout, run.stderr));
+        assert_eq!(status(&v), "fail", "{trace:?}: {v}");
+        let cite = v["evidence"][0]["citation"].as_str().unwrap();
+        assert!(cite.ends_with(&format!("job.log:{line}")), "{cite}");
+    }
+}
