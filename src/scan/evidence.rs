@@ -151,7 +151,9 @@ pub struct MemberScan<'a> {
     /// Rules a block recorded the current line for (see `continue_blocks`).
     block_rules: Vec<usize>,
     /// (rule, line) a block recorded past this part's end (see `absorb`).
-    overrun_claims: Vec<(usize, u64)>,
+    /// A set: a block followed over whole parts claims many lines, each
+    /// looked up for every record of the parts after it.
+    overrun_claims: std::collections::HashSet<(usize, u64), foldhash::fast::RandomState>,
     /// Records waiting for their rule's `then` line: (rule, index in
     /// `records`, lines left to look in).
     pending: Vec<(usize, usize, u32)>,
@@ -319,7 +321,7 @@ impl<'a> MemberScan<'a> {
             opts,
             blocks: Vec::new(),
             block_rules: Vec::new(),
-            overrun_claims: Vec::new(),
+            overrun_claims: Default::default(),
             pending: Vec::new(),
             cuts: Vec::new(),
             hits: Vec::new(),
@@ -973,7 +975,7 @@ impl<'a> MemberScan<'a> {
                 self.emit(vi, line, text, column, caps);
                 self.block_rules.push(v.rule);
                 if self.overrun {
-                    self.overrun_claims.push((v.rule, line.number));
+                    self.overrun_claims.insert((v.rule, line.number));
                 }
                 i += 1;
             } else if is_blank_or_comment(text) {
