@@ -136,6 +136,9 @@ pub struct BlockMatch {
     /// Closing other than at `end` is a coverage error (see
     /// `VariantDef::complete`).
     pub complete: bool,
+    /// A YAML block: where a line's indentation is (group `indent`; see
+    /// `VariantDef::indent`).
+    pub indent: Option<Regex>,
 }
 
 #[derive(Debug)]
@@ -1114,6 +1117,7 @@ fn compile_variant(
                     ("start", v.start.is_some()),
                     ("end", v.end.is_some()),
                     ("carry", !v.carry.is_empty()),
+                    ("indent", v.indent.is_some()),
                     ("at", v.at.is_some()),
                     ("key", v.key.is_some()),
                     ("fields", v.fields.is_some()),
@@ -1163,12 +1167,31 @@ fn compile_variant(
             if v.complete && end.is_none() {
                 return Err("`complete` needs a block variant with `end`".into());
             }
+            let indent = match &v.indent {
+                None => None,
+                Some(s) => {
+                    // Its group is a position, not a capture of the record.
+                    let re = build_regex(s).map_err(|e| format!("indent: {e}"))?;
+                    if !re.capture_names().flatten().any(|n| n == "indent") {
+                        return Err("indent: the regex needs a group named `indent`".into());
+                    }
+                    Some(re)
+                }
+            };
+            if v.complete && indent.is_some() {
+                return Err(
+                    "`complete` and `indent` exclude each other (an indented block ends where \
+                     its indentation does)"
+                        .into(),
+                );
+            }
             let block = BlockMatch {
                 start,
                 each,
                 end,
                 carry: v.carry.clone(),
                 complete: v.complete,
+                indent,
             };
             (Matcher::Block(block), v.start.as_deref())
         }
@@ -1183,6 +1206,7 @@ fn compile_variant(
                     ("dump", v.dump.is_some()),
                     ("keys", v.keys.is_some()),
                     ("carry", !v.carry.is_empty()),
+                    ("indent", v.indent.is_some()),
                     ("prefilter", v.prefilter.is_some()),
                 ],
             )?;

@@ -107,6 +107,8 @@ pub struct RuleDef {
     pub cite: Option<String>,
     #[serde(default)]
     pub complete: bool,
+    #[serde(default)]
+    pub indent: Option<String>,
     /// A later line that completes each record of the rule: the first line
     /// within [`THEN_LINES`] lines after a record that matches it adds the
     /// captures the record lacks (a traceback's exception line after its
@@ -174,6 +176,16 @@ pub struct VariantDef {
     /// read: a coverage error, so no absence is claimed from it.
     #[serde(default)]
     pub complete: bool,
+    /// Block variants: the block is a YAML mapping, delimited by
+    /// indentation. A regex whose group `indent` is a line's indentation
+    /// (after any prefix it also matches, such as a job-log timestamp). The
+    /// block holds the lines indented deeper than its start line (and `- `
+    /// items at the start line's own indentation); its entries are the lines
+    /// at the first such line's indentation: one `each` cannot read is passed
+    /// over, not an end, and deeper lines (a multi-line value) are passed
+    /// over. It ends at the first line indented no deeper than its start.
+    #[serde(default)]
+    pub indent: Option<String>,
 }
 
 #[derive(Debug, Deserialize, Clone)]
@@ -222,6 +234,7 @@ impl RuleDef {
             fields: self.fields.clone(),
             cite: self.cite.clone(),
             complete: self.complete,
+            indent: self.indent.clone(),
         };
         let has_inline = inline.regex.is_some() || inline.start.is_some() || inline.kind.is_some();
         let mut out = Vec::new();

@@ -144,12 +144,14 @@ pub struct MemberScan<'a> {
     cursor: LiteralCursor,
     every_line: bool,
     opts: ScanOptions,
-    /// Open blocks: variant and the captures of the line that opened it.
-    pub(super) blocks: Vec<(usize, Map<String, Value>)>,
+    /// Open blocks.
+    pub(super) blocks: Vec<OpenBlock>,
     /// Rules a block recorded the current line for (see `continue_blocks`).
     block_rules: Vec<usize>,
     /// (rule, line) a block recorded past this part's end (see `absorb`).
-    overrun_claims: Vec<(usize, u64)>,
+    /// A set: a block followed over whole parts claims many lines, each
+    /// looked up for every record of the parts after it.
+    overrun_claims: std::collections::HashSet<(usize, u64), foldhash::fast::RandomState>,
     /// Records waiting for their rule's `then` line: (rule, index in
     /// `records`, lines left to look in).
     pending: Vec<(usize, usize, u32)>,
@@ -179,6 +181,25 @@ pub struct MemberScan<'a> {
     pub(super) overrun: bool,
     /// The member's text, where a json rule reads it (at its end).
     json: Option<JsonDoc>,
+}
+
+/// A block being read: its variant, the captures of the line that opened
+/// it, and for an indented (YAML) block the start line's indentation and
+/// that of its entries (known at its first entry).
+#[derive(Debug, Clone)]
+pub(super) struct OpenBlock {
+    variant: usize,
+    caps: Map<String, Value>,
+    indent: Option<(usize, Option<usize>)>,
+}
+
+/// The indentation `re` finds on `text` (its group `indent`; 0 where it
+/// does not match), and what follows it.
+fn indentation<'t>(re: &regex::bytes::Regex, text: &'t [u8]) -> (usize, &'t [u8]) {
+    match re.captures(text).and_then(|c| c.name("indent")) {
+        Some(m) => (m.end() - m.start(), &text[m.end()..]),
+        None => (0, text),
+    }
 }
 
 /// Most bytes of one document the json rules read: past it the member
@@ -298,7 +319,7 @@ impl<'a> MemberScan<'a> {
             opts,
             blocks: Vec::new(),
             block_rules: Vec::new(),
-            overrun_claims: Vec::new(),
+            overrun_claims: Default::default(),
             pending: Vec::new(),
             cuts: Vec::new(),
             hits: Vec::new(),
@@ -329,10 +350,12 @@ impl<'a> MemberScan<'a> {
 
     /// Takes in what the scanner of the next part of the member found.
     pub(super) fn absorb(&mut self, mut later: MemberScan<'a>) {
-        // A block this part followed across the cut recorded those lines
-        // already: the later part's line variants of that rule step back
-        // there, as they do when one scan reads both.
-        let claims = std::mem::take(&mut self.overrun_claims);
+        // A block this part (or one before it) followed across the cut
+        // recorded those lines already: the later part's line variants of
+        // that rule step back there, as they do when one scan reads both. A
+        // block followed over a whole part claims lines of the parts after
+        // it too, so the claims are kept for them.
+        let claims = &self.overrun_claims;
         if !claims.is_empty() {
             let set = self.set;
             let counts = &mut later.counts;
@@ -348,14 +371,15 @@ impl<'a> MemberScan<'a> {
                 !claimed
             });
         }
-        self.overrun_claims = later.overrun_claims;
+        self.overrun_claims.extend(later.overrun_claims);
         if let (Some(doc), Some(more)) = (&mut self.json, later.json) {
             doc.append(more);
         }
         self.cuts.extend(later.cuts);
-        // The member ends where the last part ends: its open blocks are the
-        // member's.
-        self.blocks = later.blocks;
+        // The member's open blocks where it ends: those this part's scanner
+        // followed to the member's end without their closing (the overrun
+        // reads on to the end while a block is open), then the later part's.
+        self.blocks.extend(later.blocks);
         self.records.extend(later.records);
         for (key, b) in later.overflow {
             match self.overflow.get_mut(&key) {
@@ -410,8 +434,8 @@ impl<'a> MemberScan<'a> {
         coverage: &mut Coverage,
     ) {
         // A `complete` block still open where the member ends was cut.
-        for (vi, _) in &self.blocks {
-            let v = &self.set.variants[*vi];
+        for b in &self.blocks {
+            let v = &self.set.variants[b.variant];
             if matches!(&v.matcher, Matcher::Block(b) if b.complete) {
                 self.cuts.push(format!(
                     "{}: a block the rule reads whole is still open where the member ends \
@@ -888,12 +912,36 @@ impl<'a> MemberScan<'a> {
         self.block_rules.clear();
         let mut i = 0;
         while i < self.blocks.len() {
-            let vi = self.blocks[i].0;
+            let vi = self.blocks[i].variant;
             let v = &self.set.variants[vi];
             let Matcher::Block(b) = &v.matcher else {
                 self.blocks.remove(i);
                 continue;
             };
+            if let (Some(re), Some((start, _))) = (&b.indent, self.blocks[i].indent) {
+                // A YAML block: its indentation decides where it ends and
+                // which lines are its entries.
+                if is_blank_or_comment(text) {
+                    i += 1;
+                    continue;
+                }
+                let (at, rest) = indentation(re, text);
+                if at < start || (at == start && !rest.starts_with(b"- ")) {
+                    self.blocks.remove(i);
+                    continue;
+                }
+                let entry = *self.blocks[i]
+                    .indent
+                    .as_mut()
+                    .map(|(_, e)| e.get_or_insert(at))
+                    .expect("indented block");
+                if at > entry || !b.each.is_match(text) {
+                    // Inside a value, or an entry `each` cannot read: the
+                    // block goes on.
+                    i += 1;
+                    continue;
+                }
+            }
             if b.end.as_ref().is_some_and(|e| e.is_match(text)) {
                 self.blocks.remove(i);
                 continue;
@@ -905,7 +953,7 @@ impl<'a> MemberScan<'a> {
                     i += 1;
                     continue;
                 }
-                let mut caps = self.blocks[i].1.clone();
+                let mut caps = self.blocks[i].caps.clone();
                 let mut fresh = self.set.captures(v, &[&c], &[each]);
                 for k in &b.carry {
                     match fresh.get(k) {
@@ -914,7 +962,7 @@ impl<'a> MemberScan<'a> {
                             fresh.remove(k);
                         }
                         Some(val) => {
-                            self.blocks[i].1.insert(k.clone(), val.clone());
+                            self.blocks[i].caps.insert(k.clone(), val.clone());
                         }
                         None => {}
                     }
@@ -924,7 +972,7 @@ impl<'a> MemberScan<'a> {
                 self.emit(vi, line, text, column, caps);
                 self.block_rules.push(v.rule);
                 if self.overrun {
-                    self.overrun_claims.push((v.rule, line.number));
+                    self.overrun_claims.insert((v.rule, line.number));
                 }
                 i += 1;
             } else if is_blank_or_comment(text) {
@@ -1032,8 +1080,14 @@ impl<'a> MemberScan<'a> {
                         None => false,
                         Some(c) => {
                             let caps = self.set.captures(v, &[&c], &[start]);
-                            self.blocks.retain(|b| b.0 != vi);
-                            self.blocks.push((vi, caps));
+                            let indent =
+                                b.indent.as_ref().map(|re| (indentation(re, text).0, None));
+                            self.blocks.retain(|b| b.variant != vi);
+                            self.blocks.push(OpenBlock {
+                                variant: vi,
+                                caps,
+                                indent,
+                            });
                             true
                         }
                     }
@@ -1070,8 +1124,8 @@ impl LineSink for MemberScan<'_> {
             self.continue_blocks(line, text);
             // A block that starts again here is the next part's to follow.
             let set = self.set;
-            self.blocks.retain(|(vi, _)| {
-                let Matcher::Block(b) = &set.variants[*vi].matcher else {
+            self.blocks.retain(|open| {
+                let Matcher::Block(b) = &set.variants[open.variant].matcher else {
                     return false;
                 };
                 !b.start.is_match(text)

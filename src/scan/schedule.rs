@@ -516,12 +516,24 @@ mod tests {
         }
     }
 
+    /// The records (as JSON), then the coverage errors (a dump read in
+    /// part), and the counts.
     fn finish(sink: MemberScan<'_>) -> (Vec<String>, BTreeMap<String, u64>) {
-        let (mut records, mut counts) = (Vec::new(), BTreeMap::new());
-        sink.finish(&mut records, &mut counts);
+        let (mut records, mut counts, mut cov) = (Vec::new(), BTreeMap::new(), Coverage::default());
+        sink.finish_capped(
+            &mut records,
+            &mut counts,
+            &mut RecordBudget::default(),
+            &mut cov,
+        );
         let json = records
             .iter()
             .map(|r| serde_json::to_string(&crate::output::sink::ScanRecord::from(r)).unwrap())
+            .chain(
+                cov.errors
+                    .iter()
+                    .map(|e| format!("error {:?}: {}", e.kind, e.message)),
+            )
             .collect();
         (json, counts)
     }
@@ -679,6 +691,107 @@ regex = 'speed: (?P<tps>\d+(?:\.\d+)?)'
                 .map(|r| r["location"]["line"].as_u64().unwrap())
                 .collect();
             assert_eq!(lines, [2, 4], "cut at byte {cut}");
+        }
+    }
+
+    /// A rule that reads a dump whole (`complete`) beside a line variant of
+    /// the same rule that matches the dump's entries too.
+    const COMPLETE: &str = r#"
+name = "t"
+version = "1"
+
+[[rule]]
+id = "t.dump"
+source = "test"
+[[rule.variant]]
+kind = "block"
+prefilter = ["dump {"]
+start = '^dump \{$'
+each = '^  (?P<name>[A-Z]+)=(?P<value>\S*)$'
+end = '^\}$'
+complete = true
+set = { form = "block" }
+[[rule.variant]]
+prefilter = ["="]
+regex = '(?P<name>[A-Z]+)=(?P<value>\S*)'
+set = { form = "line" }
+"#;
+
+    /// Records (as JSON) and coverage errors (kind, message) of `text` as
+    /// one member cut at `cuts` (none: one scan).
+    fn scan_with_coverage(set: &RuleSet, text: &str, cuts: &[usize]) -> (Vec<String>, Vec<String>) {
+        let members = vec!["x.log".to_string()];
+        let reader = LineReader::new(crate::lines::LineLimits::default());
+        let mut sink = MemberScan::new(set, "a", &members, "x.log", ScanOptions::default());
+        let mut parts = vec![0];
+        parts.extend_from_slice(cuts);
+        parts.push(text.len());
+        scan_parts(&mut sink, text.as_bytes(), &reader, &parts);
+        let (mut records, mut counts, mut cov) = (Vec::new(), BTreeMap::new(), Coverage::default());
+        sink.finish_capped(
+            &mut records,
+            &mut counts,
+            &mut RecordBudget::default(),
+            &mut cov,
+        );
+        let records = records
+            .iter()
+            .map(|r| serde_json::to_string(r).unwrap())
+            .collect();
+        let errors = cov
+            .errors
+            .iter()
+            .map(|e| format!("{:?}: {}", e.kind, e.message))
+            .collect();
+        (records, errors)
+    }
+
+    /// A `complete` block that opens in the first of three parts, spans the
+    /// whole second and closes (at its end, at a line it cannot read, or
+    /// not at all) in the third: the records and the coverage errors are
+    /// those of one scan, wherever the cuts fall inside it.
+    #[test]
+    fn a_complete_block_over_a_whole_part_is_judged_as_in_one_scan() {
+        let pack = crate::pack::parse_pack("t.toml", COMPLETE).unwrap();
+        let set = RuleSet::compile(&[pack], &Selection::default()).unwrap();
+        let head = "before\ndump {\n  A=1\n";
+        let middle = "  B=2\n  C=3\n";
+        for (tail, cut) in [
+            ("  D=4\n}\nE=5\n", false),
+            ("  D=4\n  nested {\nF=6\n", true),
+            ("  D=4\n  G=7\n", true),
+        ] {
+            let text = format!("{head}{middle}{tail}");
+            let whole = scan_with_coverage(&set, &text, &[]);
+            assert_eq!(
+                whole.1.len(),
+                usize::from(cut),
+                "one scan of {text:?}: {:?}",
+                whole.1
+            );
+            let starts: Vec<usize> = memchr::memchr_iter(b'\n', text.as_bytes())
+                .map(|i| i + 1)
+                .filter(|&i| i < text.len())
+                .collect();
+            // Part 1 ends inside the block, part 2 lies wholly in it, part 3
+            // holds its end: every such pair of cuts, and the plain pair.
+            let (a, b) = (head.len(), head.len() + middle.len());
+            let mut pairs = vec![(a, b)];
+            for &x in starts
+                .iter()
+                .filter(|&&x| x > head.find("dump").unwrap() && x <= a)
+            {
+                for &y in starts.iter().filter(|&&y| y > x && y <= b) {
+                    pairs.push((x, y));
+                }
+            }
+            for (x, y) in pairs {
+                assert_eq!(
+                    scan_with_coverage(&set, &text, &[x, y]),
+                    whole,
+                    "{text:?} cut at bytes {x} and {y}"
+                );
+            }
         }
     }
 

@@ -128,3 +128,93 @@ fn advice_text_and_quoted_source_are_not_settings() {
     let v = nextn(&[("fingerprint.json", env), ("warnings.log", advice)]);
     assert_eq!(status(&v), "pass", "{v}");
 }
+
+/// A recipe's YAML env block as people write it: lower-case proxy and
+/// cache names before the variable asked about. The block ends where its
+/// indentation does, so the variable after them is read.
+const YAML_RECIPE: &str = "\
+name: dsr1-fp4-mtp
+backend:
+  decode_environment:
+    no_proxy: \"localhost,127.0.0.1,.cluster.local\"
+    http_proxy: \"http://proxy.internal:3128\"
+    hf_home: /data/hf
+    # the draft's MoE
+    SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE: \"1\"
+    NCCL_MNNVL_ENABLE: 1
+  sglang_config:
+    decode:
+      tp-size: 4
+";
+
+#[test]
+fn yaml_env_block_reads_past_lower_case_names_to_its_indentation_end() {
+    fails_citing(&[("config.yaml", YAML_RECIPE)], "config.yaml", 8);
+    // Without it, read to the block's end: the claim holds.
+    let clean = YAML_RECIPE.replace("    SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE: \"1\"\n", "");
+    let v = nextn(&[("config.yaml", &clean)]);
+    assert_eq!(status(&v), "pass", "{v}");
+    // The lower-case names are variables of the block.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("config.yaml");
+    std::fs::write(&path, YAML_RECIPE).unwrap();
+    let run = artiscan(&["scan", "--only", "env.var", path.to_str().unwrap()]);
+    let names: Vec<String> = run
+        .of_type("evidence")
+        .iter()
+        .map(|e| {
+            e["captures"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "no_proxy",
+            "http_proxy",
+            "hf_home",
+            "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE",
+            "NCCL_MNNVL_ENABLE"
+        ],
+        "{}",
+        run.stdout
+    );
+}
+
+/// A fixed-sequence SGLang run whose job log traces the simulated
+/// acceptance length being set: `fixed-sequence-no-simulation` fails on it
+/// (the trace is a setting), whichever form set -x printed.
+#[test]
+fn a_traced_simulated_acceptance_length_fails_fixed_sequence_runs() {
+    let client = "+ python3 utils/bench_serving/benchmark_serving.py --backend sglang --model /models/DeepSeek-R1-FP4 --dataset-name random --random-input-len 1024 --random-output-len 1024 --num-prompts 640 --max-concurrency 64\n";
+    for (trace, line) in [
+        (
+            "+ SGLANG_SIMULATE_ACC_LEN=3.5\n+ export SGLANG_SIMULATE_ACC_LEN\n",
+            1,
+        ),
+        ("+ export SGLANG_SIMULATE_ACC_LEN=3.5\n", 1),
+        ("++ SGLANG_SIMULATE_ACC_LEN=3.5\n", 1),
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("server.log"), SERVER).unwrap();
+        std::fs::write(dir.path().join("job.log"), format!("{trace}{client}")).unwrap();
+        let run = artiscan(&[
+            "check",
+            "--set",
+            "inferencex",
+            "--format",
+            "jsonl",
+            dir.path().to_str().unwrap(),
+        ]);
+        let v = run
+            .of_type("verdict")
+            .into_iter()
+            .find(|v| v["check"] == "fixed-sequence-no-simulation")
+            .unwrap_or_else(|| panic!("no verdict: {}\n{}", run.stdout, run.stderr));
+        assert_eq!(status(&v), "fail", "{trace:?}: {v}");
+        let cite = v["evidence"][0]["citation"].as_str().unwrap();
+        assert!(cite.ends_with(&format!("job.log:{line}")), "{cite}");
+    }
+}

@@ -142,3 +142,39 @@ fn then_and_complete_are_validated() {
     let run = artiscan(&["packs", "test", &good]);
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
+
+/// An SGLang NVFP4 start-up on Blackwell: the main process resolves the
+/// MoE runner backend and a rank the FP4 GEMM backend; each becomes a
+/// `sglang.kernel_backend` record with the backend it names.
+#[test]
+fn sglang_fp4_kernel_selection_lines_name_the_backend() {
+    let log = "\
+[2026-10-29 04:10:01] Use flashinfer_trtllm as MoE runner backend on sm100 for DeepseekV3ForCausalLM
+[2026-10-29 04:10:01] Use trtllm_mla as attention backend on sm100 for DeepseekV3ForCausalLM
+[2026-10-29 04:11:02 TP1] SM120 (Blackwell) detected: auto-selecting fp4-gemm-backend=flashinfer_cudnn
+[2026-10-29 04:11:02 TP0] WARNING fp4_utils.py:77: FP4 GEMM backend set to 'flashinfer_trtllm' via --fp4-gemm-backend overrides environment variable SGLANG_FLASHINFER_FP4_GEMM_BACKEND. Using server argument value.
+";
+    let recs = scan_text("server.log", log);
+    let got: Vec<(u64, String, String, String)> = of_rule(&recs, "sglang.kernel_backend")
+        .iter()
+        .map(|r| {
+            let c = &r["captures"];
+            (
+                r["location"]["line"].as_u64().unwrap(),
+                c["layer"].as_str().unwrap().to_string(),
+                c["backend"].as_str().unwrap().to_string(),
+                c["via"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let want = [
+        (1, "moe", "flashinfer_trtllm", "auto"),
+        (3, "fp4_gemm", "flashinfer_cudnn", "auto"),
+        (4, "fp4_gemm", "flashinfer_trtllm", "arg"),
+    ]
+    .map(|(l, a, b, c)| (l, a.to_string(), b.to_string(), c.to_string()));
+    assert_eq!(got, want, "{recs:?}");
+    let gemm = of_rule(&recs, "sglang.kernel_backend")[1];
+    assert_eq!(gemm["rank"]["tp"], 1);
+    assert_eq!(gemm["captures"]["platform"], "SM120");
+}
