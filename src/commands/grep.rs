@@ -4,6 +4,7 @@ use super::Found;
 use crate::drive::{self, Stats};
 use crate::limits::ReadLimits;
 use crate::lines::LineReader;
+use crate::output::grep::GrepPrint;
 use crate::output::shared::{ARTIFACT_BUFFER, SharedOut, Spill};
 use crate::output::{self, CoverageRecord};
 use crate::scan::grep::{GrepMatcher, GrepOptions, GrepSink};
@@ -44,7 +45,9 @@ pub fn run(
             },
             || {
                 source::for_each_member(a, &limits.source, &mut coverage, |leaf| {
-                    let mut sink = GrepSink::new(&matcher, opts, &a.path, leaf.members, &mut aout);
+                    let mut printer =
+                        GrepPrint::new(&matcher, opts, &a.path, leaf.members, &mut aout);
+                    let mut sink = GrepSink::new(&matcher, opts, &mut printer);
                     // A mapped file is searched in place, not copied.
                     let result = match leaf.slice {
                         Some(bytes) => Ok(lines.scan_slice(bytes, 0, 1, &mut sink)),

@@ -8,6 +8,7 @@
 //! person-readable renderings of verdicts are in [`verdicts`], the
 //! verifier-shaped rows of `check --format verdicts` in [`verdict_rows`].
 
+pub(crate) mod grep;
 pub(crate) mod progress;
 pub(crate) mod records;
 pub(crate) mod shared;

@@ -1,14 +1,11 @@
-//! `artiscan grep`: user patterns, grep's flags, text or JSON Lines.
+//! `artiscan grep`: user patterns and grep's flags, matched line by line;
+//! what matches goes to a [`GrepPrinter`] (`output::grep` prints it as
+//! text or JSON Lines), as ripgrep's searcher hands matches to its sink.
 
 use crate::escape;
 use crate::lines::{Line, LineSink, clean, may_join};
-use crate::location::Location;
-use crate::output::shared::Spill;
-use crate::output::{self, Citation, ContextRecord, CountRecord, Evidence};
 use regex::bytes::Regex;
 use std::collections::VecDeque;
-use std::io::Write;
-use std::sync::Arc;
 
 /// What a printed line is: a match, or context around one (`-A`/`-B`/`-C`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,7 +115,7 @@ pub(crate) enum GrepError {
 /// The compiled patterns. Matching runs over whole buffers to find
 /// candidates, then confirms on the cleaned line.
 pub(crate) struct GrepMatcher {
-    re: Regex,
+    pub(crate) re: Regex,
     /// One case-sensitive literal without `-w`/`-x`: found with memmem,
     /// the same leftmost match as `re`, without a regex search's set-up
     /// and cache pool on every confirmed line (most of `grep -c -F INFO`
@@ -390,19 +387,37 @@ impl Cleaned {
     }
 }
 
-/// Per-member grep state; output goes into the artifact's buffer.
+/// One line grep hands its printer: a match, or context around one.
+pub(crate) struct Hit<'a> {
+    pub number: u64,
+    /// Byte offset of the line in the member.
+    pub offset: u64,
+    /// The cleaned line.
+    pub text: &'a [u8],
+    pub is_match: bool,
+    /// Longer than `--max-line`: `text` is its start.
+    pub truncated: bool,
+}
+
+/// Where grep's findings go, as they are found: one per member.
+pub(crate) trait GrepPrinter {
+    /// A matching or context line.
+    fn hit(&mut self, hit: &Hit<'_>);
+    /// `-l`: the member matched (`matches` lines so far); nothing more is read.
+    fn listed(&mut self, matches: u64);
+    /// The member is done with `matches` matching lines (`-c`, `-L`).
+    fn finish(&mut self, matches: u64);
+    /// Between lines: false once the output is gone (stop reading).
+    fn spill(&mut self) -> bool;
+}
+
+/// Per-member grep state: matching, context and `-m`; lines go to the
+/// printer.
 pub(crate) struct GrepSink<'a> {
     pub matcher: &'a GrepMatcher,
     pub opts: &'a GrepOptions,
-    pub path: &'a str,
-    pub members: &'a [String],
-    pub out: &'a mut dyn Spill,
+    pub printer: &'a mut dyn GrepPrinter,
     pub matches: u64,
-    /// Path, members and their citation, built once per member.
-    shared: (Arc<str>, Arc<[String]>, Arc<str>),
-    /// What text output prints before `:line`: the citation, or with `-h`
-    /// the member chain alone.
-    shown: String,
     /// `-m` reached: only trailing context is printed now.
     maxed: bool,
     scratch: Vec<u8>,
@@ -421,27 +436,13 @@ impl<'a> GrepSink<'a> {
     pub(crate) fn new(
         matcher: &'a GrepMatcher,
         opts: &'a GrepOptions,
-        path: &'a str,
-        members: &'a [String],
-        out: &'a mut dyn Spill,
+        printer: &'a mut dyn GrepPrinter,
     ) -> Self {
         GrepSink {
             matcher,
             opts,
-            path,
-            members,
-            out,
+            printer,
             matches: 0,
-            shared: (
-                path.into(),
-                members.into(),
-                Location::member_citation(path, members).into(),
-            ),
-            shown: if opts.no_filename {
-                Location::members_citation(members)
-            } else {
-                Location::member_citation(path, members)
-            },
             maxed: false,
             scratch: Vec::new(),
             max_line: usize::MAX,
@@ -457,130 +458,21 @@ impl<'a> GrepSink<'a> {
         self.opts.invert || self.opts.before > 0 || self.opts.after > 0
     }
 
-    fn location(&self, number: u64, offset: u64) -> Location {
-        Location {
-            path: self.shared.0.clone(),
-            members: self.shared.1.clone(),
-            line: number,
-            byte_offset: offset,
-            column: None,
-        }
-    }
-
     fn print(&mut self, number: u64, offset: u64, text: &[u8], role: Role, truncated: bool) {
-        let is_match = role == Role::Match;
-        let loc = self.location(number, offset);
-        if self.opts.json {
-            let (text, lossy) = crate::domain::line_text(text);
-            let citation = Citation::new(self.shared.2.clone(), number);
-            if is_match {
-                let rec = Evidence {
-                    rule: "grep".into(),
-                    pack: None,
-                    citation,
-                    location: loc,
-                    text: text.into(),
-                    text_start: None,
-                    lossy,
-                    truncated,
-                    captures: None,
-                    rank: None,
-                    id: None,
-                };
-                output::write_jsonl(self.out.buf(), &output::EvidenceRecord::from(&rec));
-            } else {
-                let rec = ContextRecord::new(loc, citation, text, lossy);
-                output::write_jsonl(self.out.buf(), &rec);
-            }
-        } else {
-            if (self.opts.before > 0 || self.opts.after > 0)
-                && self.last_printed != 0
-                && number > self.last_printed + 1
-            {
-                self.out.buf().extend_from_slice(b"--\n");
-            }
-            let sep = if is_match { b':' } else { b'-' };
-            let matcher = self.matcher;
-            let (opts, color) = (self.opts, self.opts.color);
-            let head = |line_offset: u64| output::text::Head {
-                cite: &self.shown,
-                line: number,
-                offset: opts.byte_offset.then_some(line_offset),
-                sep,
-                null: opts.null,
-            };
-            if is_match && opts.only_matching && !opts.invert {
-                for m in matcher.re.find_iter(text).filter(|m| !m.is_empty()) {
-                    // The match's offset: exact unless escape sequences
-                    // were cleaned out of the line before it.
-                    let head = head(offset + m.start() as u64);
-                    let piece = &text[m.start()..m.end()];
-                    output::text::citation_line(self.out.buf(), &head, piece, color, |t| {
-                        vec![(0, t.len())]
-                    });
-                }
-                self.last_printed = number;
-                return;
-            }
-            let head = head(offset);
-            output::text::citation_line(self.out.buf(), &head, text, color, |t| {
-                if is_match && !opts.invert {
-                    matcher
-                        .re
-                        .find_iter(t)
-                        .map(|m| (m.start(), m.end()))
-                        .collect()
-                } else {
-                    Vec::new()
-                }
-            });
-        }
+        self.printer.hit(&Hit {
+            number,
+            offset,
+            text,
+            is_match: role == Role::Match,
+            truncated,
+        });
         self.last_printed = number;
     }
 
     /// Called once the member is done: `-c` prints its count, `-L` the
     /// member if nothing matched.
     pub(crate) fn finish(&mut self) {
-        if self.opts.quiet {
-            return;
-        }
-        if self.opts.files_without_match {
-            if self.matches == 0 && self.opts.json {
-                self.count_record();
-            } else if self.matches == 0 {
-                self.name_line();
-            }
-            return;
-        }
-        if self.opts.count {
-            if self.opts.json {
-                self.count_record();
-            } else {
-                let sep = if self.opts.null { '\0' } else { ':' };
-                let _ = writeln!(self.out.buf(), "{}{sep}{}", self.shown, self.matches);
-            }
-        }
-    }
-
-    /// `-l`/`-L`: the member's citation, ended by `\n`, or a NUL with
-    /// `--null` (as rg, for `xargs -0`).
-    fn name_line(&mut self) {
-        let end = if self.opts.null { 0 } else { b'\n' };
-        let out = self.out.buf();
-        out.extend_from_slice(self.shown.as_bytes());
-        out.push(end);
-    }
-
-    /// `--json` with `-c` or `-l`: JSON records only, never plain lines.
-    fn count_record(&mut self) {
-        let rec = CountRecord {
-            kind: CountRecord::KIND,
-            citation: Location::member_citation(self.path, self.members),
-            path: self.path,
-            members: self.members,
-            count: self.matches,
-        };
-        output::write_jsonl(self.out.buf(), &rec);
+        self.printer.finish(self.matches);
     }
 }
 
@@ -627,11 +519,7 @@ impl LineSink for GrepSink<'_> {
                 return false;
             }
             if self.opts.files_with_matches {
-                if self.opts.json {
-                    self.count_record();
-                } else {
-                    self.name_line();
-                }
+                self.printer.listed(self.matches);
                 self.scratch = scratch;
                 return false;
             }
@@ -684,7 +572,7 @@ impl LineSink for GrepSink<'_> {
             }
         }
         self.scratch = scratch;
-        self.out.spill()
+        self.printer.spill()
     }
 }
 
@@ -692,6 +580,7 @@ impl LineSink for GrepSink<'_> {
 mod tests {
     use super::*;
     use crate::lines::{LineLimits, LineReader};
+    use crate::output::grep::GrepPrint;
 
     /// The candidates of the build before: every line with an ESC byte,
     /// and the raw matches (the reference the fast path must equal).
@@ -767,7 +656,8 @@ mod tests {
             max_line,
             binary: false,
         };
-        let sink = GrepSink::new(&matcher, opts, "a", &members, &mut out);
+        let mut printer = GrepPrint::new(&matcher, opts, "a", &members, &mut out);
+        let sink = GrepSink::new(&matcher, opts, &mut printer);
         let matches = if before {
             let mut s = Before(sink);
             LineReader::new(limits).scan_slice(data, 0, 1, &mut s);
@@ -896,7 +786,8 @@ mod tests {
         let matcher = GrepMatcher::new(&opts).unwrap();
         let mut out: Vec<u8> = Vec::new();
         let members = vec![];
-        let mut s = Visits(GrepSink::new(&matcher, &opts, "a", &members, &mut out), 0);
+        let mut printer = GrepPrint::new(&matcher, &opts, "a", &members, &mut out);
+        let mut s = Visits(GrepSink::new(&matcher, &opts, &mut printer), 0);
         LineReader::new(LineLimits::default()).scan_slice(&data, 0, 1, &mut s);
         assert_eq!((s.0.matches, s.1), (0, 0));
         // A regex is matched on the cleaned lines, each cleaned once.
@@ -906,7 +797,8 @@ mod tests {
             ..GrepOptions::default()
         };
         let matcher = GrepMatcher::new(&opts).unwrap();
-        let mut s = Visits(GrepSink::new(&matcher, &opts, "a", &members, &mut out), 0);
+        let mut printer = GrepPrint::new(&matcher, &opts, "a", &members, &mut out);
+        let mut s = Visits(GrepSink::new(&matcher, &opts, &mut printer), 0);
         LineReader::new(LineLimits::default()).scan_slice(&data, 0, 1, &mut s);
         assert_eq!((s.0.matches, s.1), (5000, 5000));
     }

@@ -736,7 +736,7 @@ set = { form = "line" }
         );
         let records = records
             .iter()
-            .map(|r| serde_json::to_string(r).unwrap())
+            .map(|r| serde_json::to_string(&crate::output::sink::ScanRecord::from(r)).unwrap())
             .collect();
         let errors = cov
             .errors

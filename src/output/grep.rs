@@ -1,0 +1,187 @@
+//! grep's printer: the lines `scan::grep` finds, printed as grep and rg
+//! print them (`citation:line:text`, context with `-`, `--` between
+//! groups, `-o`, `-b`, `-0`, colour) or as JSON Lines (`evidence` with
+//! `rule` = "grep", `context`, `count`).
+
+use super::records::{ContextRecord, CountRecord, EvidenceRecord};
+use super::shared::Spill;
+use super::{text, write_jsonl};
+use crate::domain::{Citation, Evidence, line_text};
+use crate::location::Location;
+use crate::scan::grep::{GrepMatcher, GrepOptions, GrepPrinter, Hit};
+use std::io::Write;
+use std::sync::Arc;
+
+/// Prints one member's grep lines into its artifact's output.
+pub(crate) struct GrepPrint<'a> {
+    matcher: &'a GrepMatcher,
+    opts: &'a GrepOptions,
+    path: &'a str,
+    members: &'a [String],
+    out: &'a mut dyn Spill,
+    /// Path, members and their citation, built once per member.
+    shared: (Arc<str>, Arc<[String]>, Arc<str>),
+    /// What text output prints before `:line`: the citation, or with `-h`
+    /// the member chain alone.
+    shown: String,
+    last_printed: u64,
+}
+
+impl<'a> GrepPrint<'a> {
+    pub(crate) fn new(
+        matcher: &'a GrepMatcher,
+        opts: &'a GrepOptions,
+        path: &'a str,
+        members: &'a [String],
+        out: &'a mut dyn Spill,
+    ) -> Self {
+        GrepPrint {
+            matcher,
+            opts,
+            path,
+            members,
+            out,
+            shared: (
+                path.into(),
+                members.into(),
+                Location::member_citation(path, members).into(),
+            ),
+            shown: if opts.no_filename {
+                Location::members_citation(members)
+            } else {
+                Location::member_citation(path, members)
+            },
+            last_printed: 0,
+        }
+    }
+
+    /// `-l`/`-L`: the member's citation, ended by `\n`, or a NUL with
+    /// `--null` (as rg, for `xargs -0`).
+    fn name_line(&mut self) {
+        let end = if self.opts.null { 0 } else { b'\n' };
+        let out = self.out.buf();
+        out.extend_from_slice(self.shown.as_bytes());
+        out.push(end);
+    }
+
+    /// `--json` with `-c` or `-l`: JSON records only, never plain lines.
+    fn count_record(&mut self, matches: u64) {
+        let rec = CountRecord {
+            kind: CountRecord::KIND,
+            citation: Location::member_citation(self.path, self.members),
+            path: self.path,
+            members: self.members,
+            count: matches,
+        };
+        write_jsonl(self.out.buf(), &rec);
+    }
+}
+
+impl GrepPrinter for GrepPrint<'_> {
+    fn hit(&mut self, hit: &Hit<'_>) {
+        let (number, offset, line) = (hit.number, hit.offset, hit.text);
+        let loc = Location {
+            path: self.shared.0.clone(),
+            members: self.shared.1.clone(),
+            line: number,
+            byte_offset: offset,
+            column: None,
+        };
+        if self.opts.json {
+            let (text, lossy) = line_text(line);
+            let citation = Citation::new(self.shared.2.clone(), number);
+            if hit.is_match {
+                let rec = Evidence {
+                    rule: "grep".into(),
+                    pack: None,
+                    citation,
+                    location: loc,
+                    text: text.into(),
+                    text_start: None,
+                    lossy,
+                    truncated: hit.truncated,
+                    captures: None,
+                    rank: None,
+                    id: None,
+                };
+                write_jsonl(self.out.buf(), &EvidenceRecord::from(&rec));
+            } else {
+                let rec = ContextRecord::new(loc, citation, text, lossy);
+                write_jsonl(self.out.buf(), &rec);
+            }
+            self.last_printed = number;
+            return;
+        }
+        let opts = self.opts;
+        if (opts.before > 0 || opts.after > 0)
+            && self.last_printed != 0
+            && number > self.last_printed + 1
+        {
+            self.out.buf().extend_from_slice(b"--\n");
+        }
+        let sep = if hit.is_match { b':' } else { b'-' };
+        let (re, color) = (&self.matcher.re, opts.color);
+        let shown = &self.shown;
+        let head = |line_offset: u64| text::Head {
+            cite: shown,
+            line: number,
+            offset: opts.byte_offset.then_some(line_offset),
+            sep,
+            null: opts.null,
+        };
+        if hit.is_match && opts.only_matching && !opts.invert {
+            for m in re.find_iter(line).filter(|m| !m.is_empty()) {
+                // The match's offset: exact unless escape sequences were
+                // cleaned out of the line before it.
+                let head = head(offset + m.start() as u64);
+                let piece = &line[m.start()..m.end()];
+                text::citation_line(self.out.buf(), &head, piece, color, |t| vec![(0, t.len())]);
+            }
+            self.last_printed = number;
+            return;
+        }
+        let head = head(offset);
+        let is_match = hit.is_match;
+        text::citation_line(self.out.buf(), &head, line, color, |t| {
+            if is_match && !opts.invert {
+                re.find_iter(t).map(|m| (m.start(), m.end())).collect()
+            } else {
+                Vec::new()
+            }
+        });
+        self.last_printed = number;
+    }
+
+    fn listed(&mut self, matches: u64) {
+        if self.opts.json {
+            self.count_record(matches);
+        } else {
+            self.name_line();
+        }
+    }
+
+    fn finish(&mut self, matches: u64) {
+        let opts = self.opts;
+        if opts.quiet {
+            return;
+        }
+        if opts.files_without_match {
+            if matches == 0 {
+                self.listed(0);
+            }
+            return;
+        }
+        if opts.count {
+            if opts.json {
+                self.count_record(matches);
+            } else {
+                let sep = if opts.null { '\0' } else { ':' };
+                let _ = writeln!(self.out.buf(), "{}{sep}{matches}", self.shown);
+            }
+        }
+    }
+
+    fn spill(&mut self) -> bool {
+        self.out.spill()
+    }
+}
