@@ -142,7 +142,7 @@ mod tests {
         let g = globs(&["*.out"]);
         assert!(g.admits("a.zip", &tar));
         assert!(!g.admits("a.zip", &cfg));
-        // No `/`: the base name at any depth.
+        // No `/`: the base name in any folder.
         assert!(globs(&["n1_*"]).admits("a.zip", &tar));
         // With `/`: the path in its container, or the whole chain.
         assert!(globs(&["logs/*.out"]).admits("a.zip", &tar));
