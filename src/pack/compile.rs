@@ -6,7 +6,7 @@ use super::{LoadedPack, PackError, VariantDef};
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 use super::onepass::{OnePass, Spans};
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use globset::GlobSet;
 use regex::bytes::{Captures, Regex, RegexBuilder};
 use serde_json::{Map, Value};
 use sha2::Digest;
@@ -456,15 +456,11 @@ impl Selection {
     }
 }
 
+/// Rule-id globs (`--only`, `--skip`, `--with`) and a rule's `members`
+/// globs: the one dialect of [`crate::member_glob`] (`*` stays inside a
+/// path component; a rule id has none).
 fn globs(pats: &[String]) -> Result<Option<GlobSet>, globset::Error> {
-    if pats.is_empty() {
-        return Ok(None);
-    }
-    let mut b = GlobSetBuilder::new();
-    for p in pats {
-        b.add(Glob::new(p)?);
-    }
-    Ok(Some(b.build()?))
+    crate::member_glob::glob_set(pats)
 }
 
 fn build_regex(src: &str) -> Result<Regex, regex::Error> {
