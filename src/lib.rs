@@ -135,16 +135,16 @@ mod tests {
             let rest = &code[at..];
             if let Some(group) = rest.strip_prefix('{') {
                 // Top-level items of the group, to its matching brace.
-                let (mut depth, mut start) = (0usize, 0usize);
+                let (mut open_braces, mut start) = (0usize, 0usize);
                 for (j, c) in group.char_indices() {
                     match c {
-                        '{' => depth += 1,
-                        '}' if depth == 0 => {
+                        '{' => open_braces += 1,
+                        '}' if open_braces == 0 => {
                             out.push((at, ident(&group[start..j])));
                             break;
                         }
-                        '}' => depth -= 1,
-                        ',' if depth == 0 => {
+                        '}' => open_braces -= 1,
+                        ',' if open_braces == 0 => {
                             out.push((at, ident(&group[start..j])));
                             start = j + 1;
                         }

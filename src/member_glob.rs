@@ -1,9 +1,35 @@
 //! `-g/--member GLOB`: which members grep, scan and check read, with rg's
 //! rules. A member left out is not read, and is recorded in coverage as an
 //! `excluded` error: nothing may then be claimed absent from the artifact.
+//!
+//! Also the one glob dialect of every member or file-name glob: `-g`, a
+//! pack rule's `members`, a check's `expected_in`/`unless_in` are all built
+//! by [`glob`] ([`glob_set`]): `*`, `?` and `[...]` stay inside one path
+//! component, `**` crosses `/` (as in gitignore and rg), `{a,b}` picks one,
+//! `\` escapes.
 
-use globset::{Glob, GlobBuilder, GlobMatcher};
+use globset::{Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 use std::path::Path;
+
+/// One glob in artiscan's dialect (see the module docs).
+pub(crate) fn glob(pattern: &str) -> Result<Glob, globset::Error> {
+    GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+}
+
+/// Globs in artiscan's dialect, as one set (`None` for none).
+pub(crate) fn glob_set(patterns: &[String]) -> Result<Option<GlobSet>, globset::Error> {
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    let mut b = GlobSetBuilder::new();
+    for p in patterns {
+        b.add(glob(p)?);
+    }
+    Ok(Some(b.build()?))
+}
 
 /// A `-g` value that is not a glob.
 #[derive(Debug, thiserror::Error)]
@@ -45,14 +71,10 @@ impl MemberGlobs {
             };
             let pat = pat.strip_prefix("./").unwrap_or(pat);
             // `*` stays inside one path component, as in rg and ugrep.
-            let glob: Glob = GlobBuilder::new(pat)
-                .literal_separator(true)
-                .backslash_escape(true)
-                .build()
-                .map_err(|e| MemberGlobError {
-                    glob: g.clone(),
-                    message: e.kind().to_string(),
-                })?;
+            let glob: Glob = glob(pat).map_err(|e| MemberGlobError {
+                glob: g.clone(),
+                message: e.kind().to_string(),
+            })?;
             out.push(One {
                 matcher: glob.compile_matcher(),
                 negated,
@@ -142,7 +164,7 @@ mod tests {
         let g = globs(&["*.out"]);
         assert!(g.admits("a.zip", &tar));
         assert!(!g.admits("a.zip", &cfg));
-        // No `/`: the base name at any depth.
+        // No `/`: the base name in any folder.
         assert!(globs(&["n1_*"]).admits("a.zip", &tar));
         // With `/`: the path in its container, or the whole chain.
         assert!(globs(&["logs/*.out"]).admits("a.zip", &tar));

@@ -1,7 +1,7 @@
 -- The `artiscan audit` store: one SQLite file, schema version 4
 -- (`PRAGMA user_version = 4`). artiscan creates it on first use and refuses a
 -- file with a newer version; a future version adds a migration step from each
--- older one (see `src/audit/store.rs`, `MIGRATIONS`).
+-- older one (see `src/audit/store/open.rs`, `MIGRATIONS`).
 --
 -- Keys: a file is identified by its path as walked (`runs/123/x.zip`,
 -- relative to where artiscan ran, exactly as it appears in citations). Every

@@ -1,11 +1,11 @@
 -- Layout 2 of the audit store, frozen: the starting point of the migration
--- tests (`src/audit/store.rs`). Not used by artiscan itself; the current
+-- tests (`src/audit/store/open.rs`). Not used by artiscan itself; the current
 -- layout is `schema.sql`.
 
 -- The `artiscan audit` store: one SQLite file, schema version 1
 -- (`PRAGMA user_version = 1`). artiscan creates it on first use and refuses a
 -- file with a newer version; a future version adds a migration step from each
--- older one (see `src/audit/store.rs`, `MIGRATIONS`).
+-- older one (see `src/audit/store/open.rs`, `MIGRATIONS`).
 --
 -- Keys: an artifact is identified by its path as walked (`runs/123/x.zip`,
 -- relative to where artiscan ran, exactly as it appears in citations). Every

@@ -526,16 +526,10 @@ fn parse_same(p: &toml::Table) -> Result<Same, String> {
     })
 }
 
-/// Artifact-name globs, compiled (None for none).
+/// Artifact-name globs, compiled (None for none), in the one dialect of
+/// [`crate::member_glob`].
 fn globs(list: &[String]) -> Result<Option<globset::GlobSet>, String> {
-    if list.is_empty() {
-        return Ok(None);
-    }
-    let mut b = globset::GlobSetBuilder::new();
-    for g in list {
-        b.add(globset::Glob::new(g).map_err(|e| e.to_string())?);
-    }
-    Ok(Some(b.build().map_err(|e| e.to_string())?))
+    crate::member_glob::glob_set(list).map_err(|e| e.to_string())
 }
 
 impl Applies {
@@ -852,6 +846,74 @@ impl Check {
                 }
                 s
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::member_glob::MemberGlobs;
+    use crate::pack::compile::{RuleSet, Selection};
+
+    /// `-g`, a pack rule's `members` and a check's `expected_in`/`unless_in`
+    /// are one glob dialect (`*` inside a path component, `**` across):
+    /// on the same names the three decide alike.
+    #[test]
+    fn member_globs_are_one_dialect() {
+        let pats = [
+            "*.log",
+            "*env*.txt",
+            "logs/*.log",
+            "**/*.log",
+            "logs/**",
+            "n1_*",
+            "{a,b}.json",
+            "[ab].out",
+            "?.out",
+            "l*.log",
+        ];
+        let names = [
+            "server.log",
+            "logs/server.log",
+            "logs/n1/server.log",
+            "env_dir/x.txt",
+            "my_env.txt",
+            "a.json",
+            "logs/b.json",
+            "b.out",
+            "logs/ab.out",
+            "n1_decode.log",
+            "x/n1_decode.log",
+        ];
+        for p in pats {
+            let dash_g = MemberGlobs::new(&[p.to_string()]).unwrap().unwrap();
+            let src = format!(
+                "name = \"t\"\nversion = \"1\"\n[[rule]]\nid = \"t.r\"\nmembers = [{p:?}]\nregex = 'x'\n"
+            );
+            let pack = crate::pack::parse_pack("t.toml", &src).unwrap();
+            let members = RuleSet::compile(&[pack], &Selection::all()).unwrap();
+            let check = super::globs(&[p.to_string()]).unwrap().unwrap();
+            for n in names {
+                assert_eq!(
+                    dash_g.admits("a.zip", &[n.to_string()]),
+                    members.active_for(n)[0],
+                    "-g and members disagree: {p} on {n}"
+                );
+                // A check matches an artifact's base name; -g a plain
+                // file by its file name.
+                let base = n.rsplit('/').next().unwrap();
+                assert_eq!(
+                    check.is_match(base),
+                    dash_g.admits(base, &[]),
+                    "expected_in and -g disagree: {p} on {base}"
+                );
+            }
+            // The dialect itself: `*` never crosses `/`, `**` does.
+            assert_eq!(
+                check.is_match("logs/n1/server.log"),
+                p == "**/*.log" || p == "logs/**",
+                "{p}"
+            );
         }
     }
 }

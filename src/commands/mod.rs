@@ -59,6 +59,8 @@ pub struct MemberArgs {
     /// against the member's path inside its innermost container
     /// (`logs/n1_agg_w0.out`, no `./`); a glob without `/` against its base
     /// name; a plain file by its file name; `.gz`/`.zst`/... looked through.
+    /// `*`, `?` and `[...]` stay inside one path component, `**` crosses `/`
+    /// (gitignore's and rg's dialect, also that of pack `members` globs).
     /// Left-out members are not read: coverage lists them as `excluded`, and
     /// nothing is claimed absent from an artifact with one
     #[arg(

@@ -5,8 +5,8 @@
 use super::{LoadedPack, PackError, VariantDef};
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
-use super::shape::{Shape, Spans};
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use super::onepass::{OnePass, Spans};
+use globset::GlobSet;
 use regex::bytes::{Captures, Regex, RegexBuilder};
 use serde_json::{Map, Value};
 use sha2::Digest;
@@ -239,7 +239,7 @@ pub struct AnchoredRegex {
     re: regex_automata::meta::Regex,
     /// The same pattern as a forward walk, where it has one (no regex run
     /// on the lines it matches).
-    shape: Option<Shape>,
+    onepass: Option<OnePass>,
     /// Capture group index by name.
     groups: Vec<(String, usize)>,
     /// The group of each of the rule's fields (aggregate keys, then numeric
@@ -280,7 +280,7 @@ impl AnchoredRegex {
         Some(AnchoredRegex {
             literal: memchr::memmem::Finder::new(&literal).into_owned(),
             re,
-            shape: Shape::new(src),
+            onepass: OnePass::new(src),
             groups,
             fields,
         })
@@ -289,7 +289,10 @@ impl AnchoredRegex {
     pub fn new_captures(&self) -> AnchoredCaptures {
         AnchoredCaptures {
             caps: self.re.create_captures(),
-            spans: self.shape.as_ref().map_or_else(Vec::new, Shape::new_spans),
+            spans: self
+                .onepass
+                .as_ref()
+                .map_or_else(Vec::new, OnePass::new_spans),
             walked: false,
             searches: 0,
         }
@@ -297,7 +300,7 @@ impl AnchoredRegex {
 
     /// Whether lines it matches are matched without running a regex.
     pub fn walks(&self) -> bool {
-        self.shape.is_some()
+        self.onepass.is_some()
     }
 
     /// How far into a match the literal `lit` can begin, at most (see
@@ -306,7 +309,7 @@ impl AnchoredRegex {
         if self.literal.needle() == lit.as_bytes() {
             return Some(0);
         }
-        self.shape.as_ref()?.lead(lit.as_bytes())
+        self.onepass.as_ref()?.lead(lit.as_bytes())
     }
 
     /// The leftmost-first match in `text`, the one the unanchored regex
@@ -322,7 +325,7 @@ impl AnchoredRegex {
         let from = from.min(text.len());
         // The literal is usually right there (`from` is where the prefilter
         // saw it): no search.
-        let at = if super::shape::has_prefix(&text[from..], self.literal.needle()) {
+        let at = if super::onepass::has_prefix(&text[from..], self.literal.needle()) {
             Some(from)
         } else {
             self.literal.find(&text[from..]).map(|i| from + i)
@@ -331,11 +334,11 @@ impl AnchoredRegex {
             caps.caps.set_pattern(None);
             return false;
         };
-        // The walk finds what the anchored regex finds (see `shape`), so
+        // The walk finds what the anchored regex finds (see `onepass`), so
         // where it fails only the unanchored search remains.
-        let tried = match &self.shape {
-            Some(shape) => {
-                if shape.matches_at(text, at, &mut caps.spans) {
+        let tried = match &self.onepass {
+            Some(walk) => {
+                if walk.matches_at(text, at, &mut caps.spans) {
                     caps.walked = true;
                     return true;
                 }
@@ -456,15 +459,11 @@ impl Selection {
     }
 }
 
+/// Rule-id globs (`--only`, `--skip`, `--with`) and a rule's `members`
+/// globs: the one dialect of [`crate::member_glob`] (`*` stays inside a
+/// path component; a rule id has none).
 fn globs(pats: &[String]) -> Result<Option<GlobSet>, globset::Error> {
-    if pats.is_empty() {
-        return Ok(None);
-    }
-    let mut b = GlobSetBuilder::new();
-    for p in pats {
-        b.add(Glob::new(p)?);
-    }
-    Ok(Some(b.build()?))
+    crate::member_glob::glob_set(pats)
 }
 
 fn build_regex(src: &str) -> Result<Regex, regex::Error> {

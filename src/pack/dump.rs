@@ -90,7 +90,8 @@ fn string_end(text: &[u8], at: usize) -> Option<usize> {
 /// End of a value starting at `at`: the next top-level `,` or the closing
 /// bracket of the dump. None if the text ends first (a cut-off field).
 fn value_end(text: &[u8], at: usize, close: u8) -> Option<usize> {
-    let mut depth = 0usize;
+    // Brackets opened inside the value and not yet closed.
+    let mut open_brackets = 0usize;
     let mut i = at;
     while i < text.len() {
         match text[i] {
@@ -98,9 +99,9 @@ fn value_end(text: &[u8], at: usize, close: u8) -> Option<usize> {
                 i = string_end(text, i)?;
                 continue;
             }
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' if depth > 0 => depth -= 1,
-            b if depth == 0 && (b == b',' || b == close) => return Some(i),
+            b'(' | b'[' | b'{' => open_brackets += 1,
+            b')' | b']' | b'}' if open_brackets > 0 => open_brackets -= 1,
+            b if open_brackets == 0 && (b == b',' || b == close) => return Some(i),
             _ => {}
         }
         i += 1;

@@ -5,7 +5,7 @@
 pub(crate) mod compile;
 pub(crate) mod dump;
 pub(crate) mod json;
-pub(crate) mod shape;
+pub(crate) mod onepass;
 
 pub(crate) use compile::{
     AnchoredCaptures, CapType, Hit, LiteralCursor, Literals, Matcher, RuleSet,

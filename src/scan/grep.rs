@@ -601,7 +601,7 @@ mod tests {
     }
 
     /// Coloured lines in the formats vLLM and LMCache print (a colour
-    /// code around the level, the logger and the source place), with the
+    /// code around the severity, the logger and the source place), with the
     /// needles now and then split by a colour code, OSC and bare escapes,
     /// `\r` endings and a json-file record (left out with `json` false),
     /// escapes cut by the line's end (a bare ESC, an unterminated OSC and

@@ -24,7 +24,8 @@ pub(super) trait Entries<'l> {
     /// where it was noticed.
     fn record(&mut self, at: &[String], e: &io::Error);
     /// Entry `name` of the container, `stored` bytes in it when known, its
-    /// bytes in `r`: detected, decoded, opened or visited one level down.
+    /// bytes in `r`: detected, decoded, opened or visited one layer down
+    /// (`depth`: the layers above it, as the walker counts them).
     /// Errors from inside it are recorded there; an error of the
     /// container's own stream is returned.
     fn entry(

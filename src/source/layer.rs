@@ -456,7 +456,8 @@ impl<'b, R: Read> Layer<'b, R> {
         }
     }
 
-    /// This layer is a container member: its output is one level deeper.
+    /// This layer is a container member: its output is read under
+    /// the member chain one name longer.
     pub(super) fn set_member(&mut self, name: String) {
         self.members.push(name);
     }

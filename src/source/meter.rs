@@ -77,7 +77,7 @@ pub(crate) enum Origin {
 }
 
 impl Origin {
-    /// The origin of a reader `members` deep in the artifact.
+    /// The origin of a reader under a member chain of `members` names.
     pub(crate) fn at(members: usize) -> Origin {
         if members == 0 {
             Origin::File

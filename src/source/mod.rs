@@ -712,10 +712,11 @@ where
         }
     }
 
-    /// Whether reading may go on at container level `level` after `e`: only
-    /// if the error came from inside the member (a deeper layer).
-    fn recoverable(e: &io::Error, level: usize) -> bool {
-        Tagged::of(e).is_some_and(|t| t.members.len() > level && t.kind != ErrorKind::Io)
+    /// Whether reading may go on in the container whose member chain has
+    /// `chain_len` names after `e`: only if the error came from inside the
+    /// member (a longer chain).
+    fn recoverable(e: &io::Error, chain_len: usize) -> bool {
+        Tagged::of(e).is_some_and(|t| t.members.len() > chain_len && t.kind != ErrorKind::Io)
     }
 
     fn too_deep(&mut self, depth: usize) -> bool {
@@ -731,7 +732,7 @@ where
     /// A whole member in memory (a mapped file): zips open in place.
     fn slice(&mut self, bytes: &[u8]) -> io::Result<()> {
         match detect(&bytes[..bytes.len().min(HEAD_LEN)]) {
-            // Opened in place; its members are one level down, as when
+            // Opened in place; its members are one layer down, as when
             // a zip is reached by `stream`.
             Format::Zip if self.too_deep(0) => Ok(()),
             Format::Zip => self.with_layer("zip", |w| {
@@ -769,7 +770,10 @@ where
         }
     }
 
-    /// A member as a stream: detect, then decode, open or visit.
+    /// A member as a stream: detect, then decode, open or visit. `depth`:
+    /// the layers (decoders and containers) above `r`, bounded by
+    /// `--max-depth` (not the member chain's length: a `.gz` is a layer
+    /// without a member name).
     fn stream(&mut self, r: &mut dyn Read, depth: usize) -> io::Result<()> {
         // An error inside the first block must not swallow the bytes
         // decoded before it: they go on, then the error.
@@ -923,12 +927,12 @@ where
         r: &mut dyn Read,
         depth: usize,
     ) -> io::Result<()> {
-        let level = self.members.len();
+        let chain_len = self.members.len();
         self.members.push(name);
         self.stored.push(stored);
         let result = self.stream(r, depth);
         let out = match result {
-            Err(e) if Self::recoverable(&e, level) => {
+            Err(e) if Self::recoverable(&e, chain_len) => {
                 self.record(&e);
                 Ok(())
             }

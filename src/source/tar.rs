@@ -180,7 +180,7 @@ pub(super) fn for_each_entry(
     }
 }
 
-/// A tar error at the level of the container at `members` (a decoder's
+/// A tar error of the container at `members` (a decoder's
 /// error below it keeps its own tag).
 fn tar_error(members: &[String], e: TarError) -> io::Error {
     match e {

@@ -83,7 +83,7 @@ fn stream(w: &mut dyn Entries<'_>, r: &mut dyn Read, depth: usize) -> io::Result
 /// A whole zip in memory: entries from its central directory, or from
 /// its local headers when the directory is missing or does not fit.
 fn slice(w: &mut dyn Entries<'_>, data: &[u8], depth: usize) -> io::Result<()> {
-    let level = w.members().len();
+    let chain_len = w.members().len();
     let dir = match central_directory(data, MAX_DIRECTORY_ENTRIES) {
         Ok(d) => d,
         Err(DirectoryError::TooMany(_)) => {
@@ -174,7 +174,7 @@ fn slice(w: &mut dyn Entries<'_>, data: &[u8], depth: usize) -> io::Result<()> {
         let have =
             &data[start.min(data.len() as u64) as usize..end.min(data.len() as u64) as usize];
         let cut = (have.len() as u64) < e.csize;
-        let mut raw = Counted::new(w.meter().reader(have, Origin::at(level)));
+        let mut raw = Counted::new(w.meter().reader(have, Origin::at(chain_len)));
         entry(
             w,
             name,
@@ -201,7 +201,7 @@ fn slice(w: &mut dyn Entries<'_>, data: &[u8], depth: usize) -> io::Result<()> {
         w.coverage().error(&here, ErrorKind::Corrupt, msg);
         let mut r = w
             .meter()
-            .reader(&data[from as usize..to as usize], Origin::at(level));
+            .reader(&data[from as usize..to as usize], Origin::at(chain_len));
         local_headers(w, &mut r, depth, LocalHeaders::DirectoryDamaged, &mut names)?;
     }
     Ok(())

@@ -4,14 +4,15 @@
 //! (`\d+`, `\w+`), literal alternatives and optional tails match by one
 //! forward walk, with no regex engine.
 //!
-//! A pattern gets a [`Shape`] only when the walk provably finds what the
+//! A pattern gets a [`OnePass`] walk only when the walk provably finds what the
 //! leftmost-first regex finds when run anchored at the same place: every
 //! greedy run and every optional part stops where nothing that may follow
 //! it could start (or where what follows can always be skipped to the
 //! end), and no literal alternative is a prefix of another. Then the first
 //! choice the regex prefers is the only one that can succeed, so the walk
-//! never has to go back. Anything else (look-around, `.*?`, nested
-//! repetitions) has no shape and runs through the regex as before.
+//! never has to go back (one pass, as the name says). Anything else
+//! (look-around, `.*?`, nested repetitions) has no walk and runs through
+//! the regex as before.
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 
@@ -251,7 +252,7 @@ pub(crate) fn has_prefix(text: &[u8], lit: &[u8]) -> bool {
     (0..n).all(|i| text[i] == lit[i])
 }
 
-/// A shape as a flat program: the walk runs it in one loop, where walking
+/// A walk as a flat program: the walk runs it in one loop, where walking
 /// the tree cost a call and a dispatch per node. A capture of a single run,
 /// alternative or decimal is one op that records its span (no separate
 /// open and close ops), and `\d+(?:\.\d+)?`, the number of nearly every
@@ -486,7 +487,7 @@ fn class_bytes(c: &Class) -> Option<Bytes> {
 
 /// A pattern the forward walk matches exactly as the regex does.
 #[derive(Debug)]
-pub(crate) struct Shape {
+pub(crate) struct OnePass {
     ops: Vec<Op>,
     groups: usize,
 }
@@ -494,10 +495,10 @@ pub(crate) struct Shape {
 /// Capture spans of a walk, by group index (0: the whole match).
 pub(crate) type Spans = Vec<Option<(usize, usize)>>;
 
-impl Shape {
-    /// The shape of `src` as compiled with ASCII classes and byte
+impl OnePass {
+    /// The walk of `src` as compiled with ASCII classes and byte
     /// semantics (how the aggregate regexes are built), if it has one.
-    pub(crate) fn new(src: &str) -> Option<Shape> {
+    pub(crate) fn new(src: &str) -> Option<OnePass> {
         let hir = regex_syntax::ParserBuilder::new()
             .unicode(false)
             .utf8(false)
@@ -516,7 +517,7 @@ impl Shape {
         root.groups(&mut groups);
         let mut ops = Vec::new();
         flatten(&root, &mut ops);
-        Some(Shape {
+        Some(OnePass {
             ops,
             groups: groups.iter().max().map_or(1, |m| m + 1),
         })
@@ -594,13 +595,13 @@ mod tests {
 
     /// The walk agrees with the regex on every start of every text.
     fn agree(src: &str, texts: &[&str]) {
-        let shape = Shape::new(src).unwrap_or_else(|| panic!("{src} has a shape"));
-        let mut spans = shape.new_spans();
+        let walk = OnePass::new(src).unwrap_or_else(|| panic!("{src} has a walk"));
+        let mut spans = walk.new_spans();
         for t in texts {
             let t = t.as_bytes();
             for at in 0..=t.len() {
                 let want = regex_spans(src, t, at);
-                let got = shape.matches_at(t, at, &mut spans).then(|| spans.clone());
+                let got = walk.matches_at(t, at, &mut spans).then(|| spans.clone());
                 assert_eq!(
                     got.as_ref()
                         .map(|s| &s[..want.as_ref().map_or(0, Vec::len)]),
@@ -613,7 +614,7 @@ mod tests {
     }
 
     #[test]
-    fn builtin_aggregate_shapes_agree_with_the_regex() {
+    fn builtin_aggregate_walks_agree_with_the_regex() {
         agree(
             r"accept len: (?P<value>\d+(?:\.\d+)?)(?:, accept rate: (?P<accept_rate>\d+(?:\.\d+)?))?",
             &[
@@ -647,7 +648,7 @@ mod tests {
 
     #[test]
     fn lead_bounds_where_a_literal_begins_in_a_match() {
-        let lead = |src: &str, lit: &str| Shape::new(src).unwrap().lead(lit.as_bytes());
+        let lead = |src: &str, lit: &str| OnePass::new(src).unwrap().lead(lit.as_bytes());
         let tp = r"throughput \(token/s\): (?P<t>\d+(?:\.\d+)?)";
         assert_eq!(lead(tp, "throughput (token/s): "), Some(0));
         assert_eq!(
@@ -694,25 +695,25 @@ mod tests {
     /// The common captures become one op each: the walk's fast path.
     #[test]
     fn captured_numbers_runs_and_alternatives_are_single_ops() {
-        let shape = Shape::new(
+        let walk = OnePass::new(
             r" graph: (?P<g>\w+), (?P<p>gen|input) throughput \(token/s\): (?P<t>\d+(?:\.\d+)?)",
         )
         .unwrap();
         assert!(
-            !shape
+            !walk
                 .ops
                 .iter()
                 .any(|o| matches!(o, Op::Open(_) | Op::Opt { .. }))
         );
         assert!(matches!(
-            shape.ops.last(),
+            walk.ops.last(),
             Some(Op::Decimal { cap: Some(_) })
         ));
         // Not a decimal: a group inside, or digits that may be empty.
         for src in [r"x(?P<a>\d+(?:\.(?P<b>\d+))?)", r"x(?P<a>\d*(?:\.\d+)?)"] {
-            let shape = Shape::new(src).unwrap();
+            let walk = OnePass::new(src).unwrap();
             assert!(
-                !shape.ops.iter().any(|o| matches!(o, Op::Decimal { .. })),
+                !walk.ops.iter().any(|o| matches!(o, Op::Decimal { .. })),
                 "{src}"
             );
         }
@@ -733,7 +734,7 @@ mod tests {
     }
 
     #[test]
-    fn ambiguous_patterns_have_no_shape() {
+    fn ambiguous_patterns_have_no_walk() {
         for src in [
             r"a\d+1",          // the run could stop earlier
             r"x(?:ab)?a",      // the optional part could be skipped
@@ -745,7 +746,7 @@ mod tests {
             // optional part and what follows it begin with a space.
             r"reqs,(?: Swapped: \d+ reqs,)? (?:Pending|Waiting): (\d+)",
         ] {
-            assert!(Shape::new(src).is_none(), "{src} must have no shape");
+            assert!(OnePass::new(src).is_none(), "{src} must have no walk");
         }
     }
 }
