@@ -3,24 +3,26 @@
 //! Data flows `source` (walk, detect, decode, containers: leaf members with
 //! their coverage) → `lines` (line reader: cleaning, long lines, binary
 //! probe) → `scan` (the rules `pack` compiled, matched into evidence,
-//! aggregates and ranks) → `check` (verdicts) → printed by `commands`
-//! as the records of `output`. `audit` runs the same scan and checks over
-//! many artifacts into SQLite.
+//! aggregates and ranks; grep's matching) → `check` (verdicts) → `output`
+//! (JSON Lines, JSON, text, Markdown, verdict rows, grep's lines), called by
+//! `commands`. `audit` runs the same scan and checks over many artifacts
+//! into SQLite, and prints its reports through `output`.
 //!
 //! Modules depend downwards in this order (each may use those below it):
-//! `commands` → `audit` → `check` → `scan` (with `scan::selftest`, which
-//! runs each rule's examples) → `pack` → `drive` (the driver of every
-//! command: threads, input order, progress, messages, tallies; hashing,
-//! coverage wording) → `limits` → `lines` → `source` (with `member_glob`)
-//! → `output` ⇄ `location` (the wire format, citations and escaping, at
-//! the bottom because every layer writes records or citations); `names`
-//! (artifact names parsed into run fields) is a leaf that `check` and
-//! `audit` both read; `formats` (the one table of decoded formats: magic,
-//! name suffixes) is below every layer that reads names. Nothing in the library uses `commands`: rule loading
-//! is [`load_rules`], check set-up and judging are in `check::load`. One
-//! known exception: `output::records` writes `source`'s coverage errors
-//! and notes as they are (`source::MemberError`, `source::Note`).
-//! `main.rs` parses arguments and calls `commands`.
+//! `commands` → `audit` → `output` (the printers and the wire format:
+//! serialize-only views of the domain values) → `check` → `scan` (with
+//! `scan::selftest`, which runs each rule's examples) → `pack` → `drive`
+//! (the driver of every command: threads, input order, progress,
+//! messages, tallies; hashing, coverage wording) → `limits` → `lines` →
+//! `source` (with `member_glob`, the one glob dialect) → `domain` (what the
+//! layers produce: evidence, aggregates, verdicts, statuses, citations,
+//! quoted text; no format) → `location` (a place and its citation string)
+//! → `escape` (hostile text made safe to print); `names` (artifact names
+//! parsed into run fields) is a leaf that `check` and `audit` both read;
+//! `formats` (the one table of decoded formats: magic, name suffixes) is
+//! below every layer that reads names. Nothing in the library uses
+//! `commands`: rule loading is [`load_rules`], check set-up and judging are
+//! in `check::load`. `main.rs` parses arguments and calls `commands`.
 //!
 //! The public API is `commands` and the re-exports below (what `main.rs`,
 //! the benches and the fuzz targets need); everything else is
@@ -80,9 +82,7 @@ pub use source::{Coverage, Limits, for_each_member};
 #[cfg(test)]
 mod tests {
     /// The modules, higher first: each may use those after it, none uses
-    /// one before it (outside its tests). `location` and `output` use each
-    /// other; `output::records` writes `source`'s coverage errors as they
-    /// are (the one exception, named in the crate docs).
+    /// one before it (outside its tests).
     const ORDER: &[&str] = &[
         "commands",
         "audit",
