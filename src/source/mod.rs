@@ -292,8 +292,10 @@ where
 
 /// [`for_each_member`], and the SHA-256 (hex) of a regular file's bytes:
 /// the bytes that were searched, from the same open file (hashed on
-/// another thread while they are searched). None for a stream, or a file
-/// that could not be read in full; a file that changed while it was read
+/// another thread while they are searched). None for a stream, a file
+/// that could not be read in full, or one no member of which was read (all
+/// left out by `-g`: nothing in it is cited or claimed, so its bytes are
+/// not read to the end for the hash); a file that changed while it was read
 /// is an `io` error of the artifact (its verdicts are not complete).
 pub(crate) fn for_each_member_hashed<F>(
     artifact: &Artifact,
@@ -425,6 +427,9 @@ where
     let mut sha256 = None;
     let budget = Budget::new(limits);
     let mut visit = visit;
+    // Members handed to `visit`: an artifact none of whose members is read
+    // (all left out by `-g`) backs no claim, so its hash is not paid for.
+    let visited = std::cell::Cell::new(0u64);
     // `-g`: a member left out is not read, and says so in coverage.
     let visit = |leaf: Leaf<'_, '_>| -> io::Result<()> {
         if let Some(said) = packed_name_on_text(&artifact.path, leaf.members, leaf.layers) {
@@ -444,7 +449,10 @@ where
                 leaf.coverage.error(leaf.members, ErrorKind::Excluded, msg);
                 Ok(())
             }
-            _ => visit(leaf),
+            _ => {
+                visited.set(visited.get() + 1);
+                visit(leaf)
+            }
         }
     };
     // The bar follows the artifact's file bytes as they are consumed.
@@ -478,6 +486,7 @@ where
                         };
                         // The walk may stop before the end (a limit): the
                         // rest is hashed too, so the hash is the file's.
+                        let hash = hash && visited.get() > 0;
                         let drained = !hash || io::copy(&mut hashed, &mut io::sink()).is_ok();
                         let (read, sha) = (hashed.read, hashed.sha);
                         match stamp(&file) {
@@ -489,7 +498,7 @@ where
                                     changed(before.0, now).to_string(),
                                 )));
                             }
-                            Ok(_) if drained => sha256 = sha.map(hex),
+                            Ok(_) if drained && hash => sha256 = sha.map(hex),
                             _ => {}
                         }
                         out
@@ -499,18 +508,22 @@ where
                             // A big file is hashed on another thread while it
                             // is searched; a small one costs less than a thread.
                             let (h, out) = if bytes.len() < (1 << 20) {
-                                (sha256_hex(&bytes), w.slice(&bytes))
+                                let out = w.slice(&bytes);
+                                ((visited.get() > 0).then(|| sha256_hex(&bytes)), out)
                             } else {
                                 std::thread::scope(|s| {
                                     let h = s.spawn(|| sha256_hex(&bytes));
                                     let out = w.slice(&bytes);
                                     (
-                                        h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                                        Some(
+                                            h.join()
+                                                .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                                        ),
                                         out,
                                     )
                                 })
                             };
-                            sha256 = Some(h);
+                            sha256 = h;
                             out
                         } else {
                             w.slice(&bytes)

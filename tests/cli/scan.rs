@@ -580,3 +580,33 @@ fn coverage_counts_the_bytes_read_before_damage() {
         }
     }
 }
+
+/// An artifact none of whose members `-g` lets in backs no citation and no
+/// claim: it is not read to its end for a hash (its coverage has none),
+/// big (streamed) or small (read whole). One whose member is read keeps
+/// the hash of its bytes.
+#[test]
+fn an_artifact_left_out_by_g_is_not_hashed() {
+    use sha2::Digest;
+    let dir = tempfile::tempdir().unwrap();
+    let line = "[2026-06-04 10:00:00 TP0] Decode batch. #running-req: 64, accept len: 3.10\n";
+    let big = dir.path().join("big_server.log");
+    std::fs::write(&big, line.repeat((10 << 20) / line.len())).unwrap();
+    let small = dir.path().join("small_server.log");
+    std::fs::write(&small, line.repeat(100)).unwrap();
+    for f in [&big, &small] {
+        let path = f.to_str().unwrap();
+        let left_out = artiscan(&["scan", "-g", "*.nomatch", path]);
+        let cov = &left_out.of_type("coverage")[0];
+        assert!(cov.get("sha256").is_none(), "{path}: {cov}");
+        assert_eq!(cov["bytes"], 0, "{path}: {cov}");
+        assert!(left_out.of_type("evidence").is_empty());
+        let read = artiscan(&["scan", "-g", "*.log", path]);
+        let cov = &read.of_type("coverage")[0];
+        let want = sha2::Sha256::digest(std::fs::read(f).unwrap())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>();
+        assert_eq!(cov["sha256"], want.as_str(), "{path}");
+    }
+}
