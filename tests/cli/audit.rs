@@ -2426,6 +2426,39 @@ fn an_artifact_folder_is_judged_whole_as_check_and_its_zip_judge_it() {
         from_audit.iter().any(|(s, _, _)| s == "runs/1"),
         "run verdicts"
     );
+    // Sharded, an artifact's files stay in one slice; merged, the folders
+    // are judged again over the merged store: the verdicts of one audit.
+    for i in ["1/2", "2/2"] {
+        let db = format!("s{}.sqlite", &i[..1]);
+        audit(
+            dir.path(),
+            &["runs", "--db", &db, "--param", "al=3.77", "--shard", i],
+        );
+    }
+    audit(dir.path(), &["merge", "m.sqlite", "s1.sqlite", "s2.sqlite"]);
+    let all = |c: &Connection| -> Vec<(String, String, String)> {
+        c.prepare("SELECT scope_name, check_id, status FROM verdicts ORDER BY 1, 2")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    assert_eq!(all(&db(&dir.path().join("m.sqlite"))), all(&c));
+    let units = |f: &str| -> BTreeSet<String> {
+        db(&dir.path().join(f))
+            .prepare("SELECT DISTINCT unit FROM artifacts")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    let (u1, u2) = (units("s1.sqlite"), units("s2.sqlite"));
+    assert!(
+        !u1.is_empty() && !u2.is_empty() && u1.is_disjoint(&u2),
+        "{u1:?} {u2:?}"
+    );
     drop(c);
 
     // A crash appended to one server log: that folder alone is judged again.
