@@ -185,8 +185,17 @@ pub struct Measured {
     pub peak_kib: u64,
 }
 
+/// Peak resident memory of `pid` once it runs artiscan. Between fork and
+/// exec the child is still a copy of this test process, whose high-water
+/// mark (hundreds of MiB with tests running in parallel) it reports: that
+/// is not artiscan's, so it is not read (`Name:` is the test binary's until
+/// the exec).
 pub fn vm_hwm_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let name = status.lines().find_map(|l| l.strip_prefix("Name:"))?.trim();
+    if name != "artiscan" {
+        return None;
+    }
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }
