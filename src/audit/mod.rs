@@ -554,7 +554,8 @@ fn plan(opts: &AuditOptions, summary: &mut Summary, err: &mut dyn Write) -> anyh
             } else {
                 normalize(&u.name)
             };
-            if !matches!(a.kind, ArtifactKind::File(_)) {
+            let unreadable = !matches!(a.kind, ArtifactKind::File(_));
+            if unreadable && whole_file {
                 let what = match &a.kind {
                     ArtifactKind::Unreadable(e) | ArtifactKind::Skipped(e) => e.as_str(),
                     _ => "audit reads files and folders, not stdin or streams",
@@ -564,6 +565,10 @@ fn plan(opts: &AuditOptions, summary: &mut Summary, err: &mut dyn Write) -> anyh
             } else if store_files.contains(&a) {
                 // The store itself (and its WAL) when it lies under the folders audited.
             } else if opts.shard.is_none_or(|s| s.contains(&unit)) {
+                // A file of a folder artifact that cannot be read is stored
+                // as such (its coverage error says why, on stderr too), so
+                // that the folder's claims are unknown, as `check` has them.
+                summary.errors += u64::from(unreadable);
                 let run_dir = crate::names::run_dir(&unit);
                 units.insert(a.path.clone(), UnitOf { unit, run_dir });
                 artifacts.push(a);
@@ -576,10 +581,11 @@ fn plan(opts: &AuditOptions, summary: &mut Summary, err: &mut dyn Write) -> anyh
     let stats = artifacts
         .iter()
         .map(|a| {
-            let ArtifactKind::File(p) = &a.kind else {
-                unreachable!()
+            let st = match &a.kind {
+                ArtifactKind::File(p) => stat(p).map_err(|e| e.to_string()),
+                _ => Err("not a readable file".to_string()),
             };
-            (a.path.clone(), stat(p).map_err(|e| e.to_string()))
+            (a.path.clone(), st)
         })
         .collect();
     Ok(Plan {
@@ -613,18 +619,19 @@ impl Work<'_> {
         if self.abort.load(Ordering::Relaxed) {
             return ArtifactWork::Aborted;
         }
-        let st = match &self.stats[a.path.as_str()] {
-            Ok(st) => *st,
-            Err(e) => return ArtifactWork::Failed(e.clone()),
-        };
-        let ArtifactKind::File(file) = &a.kind else {
-            unreachable!()
+        let of = &self.units[a.path.as_str()];
+        let st = match (&self.stats[a.path.as_str()], &a.kind) {
+            (Ok(st), ArtifactKind::File(file)) => Some((*st, file)),
+            // A file of a folder artifact is stored unread: the scan below
+            // records why, and the folder's claims are unknown.
+            (Err(_), _) if of.unit != a.path => None,
+            (Err(e), _) => return ArtifactWork::Failed(e.clone()),
+            (Ok(_), _) => unreachable!("only files are stat'ed"),
         };
         let fields = crate::names::fields_for(&a.path, opts.run_id.as_deref());
-        let of = &self.units[a.path.as_str()];
         // A file now grouped otherwise (files added beside it) is scanned
         // again, so that its rows and its artifact's verdicts move with it.
-        if let Some(p) = self.prior.get(&a.path).filter(|p| {
+        if let Some(((st, file), p)) = st.zip(self.prior.get(&a.path)).filter(|(_, p)| {
             p.fingerprint == fp.fingerprint
                 && p.sha256.is_some()
                 && p.unit.as_deref() == Some(of.unit.as_str())
@@ -666,8 +673,8 @@ impl Work<'_> {
             run_dir: of.run_dir.clone(),
             unit: of.unit.clone(),
             fields,
-            size: st.size,
-            mtime_ns: st.mtime_ns,
+            size: st.map(|(st, _)| st.size),
+            mtime_ns: st.map(|(st, _)| st.mtime_ns),
             sha256: scan.sha256.clone(),
             scanned_ns,
             scan_ms: t.elapsed().as_millis() as i64,
@@ -746,7 +753,7 @@ impl Commit<'_, '_> {
                 store::write_artifact(conn, &p, &self.stamp)?;
                 self.tx_open.as_mut().expect("tx").1 += 1;
                 summary.scanned += 1;
-                summary.bytes += p.size as u64;
+                summary.bytes += p.size.unwrap_or(0) as u64;
                 summary.read_bytes += p.bytes as u64;
                 summary.evidence += p.rows.evidence.len() as u64;
                 summary.verdicts += p.rows.verdicts.len() as u64;

@@ -2512,3 +2512,43 @@ fn walk_files(dir: &Path) -> Vec<std::path::PathBuf> {
     out.sort();
     out
 }
+
+/// A file of an artifact folder that cannot be read (a FIFO) makes the
+/// folder's claims unknown in `audit` as in `check`, never a PASS from the
+/// files beside it; the audit exits 2 and names it.
+#[test]
+fn an_unreadable_file_of_an_artifact_folder_makes_its_claims_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = format!("server_logs_{RF1}");
+    let from = root().join("samples/artifacts/downloaded").join(&name);
+    let to = dir.path().join("runs/1").join(&name);
+    for f in walk_files(&from) {
+        let rel = f.strip_prefix(&from).unwrap();
+        std::fs::create_dir_all(to.join(rel).parent().unwrap()).unwrap();
+        std::fs::copy(&f, to.join(rel)).unwrap();
+    }
+    let fifo = to.join("zz_server.log");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let run = artiscan_in(dir.path(), &["audit", "runs", "--db", "a.sqlite"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("zz_server.log"), "{}", run.stderr);
+    let c = db(&dir.path().join("a.sqlite"));
+    let stored = stored_verdicts(&c, &format!("runs/1/{name}"));
+    let checked = artiscan_in(dir.path(), &["check", "--set", "inferencex", "runs/1"]);
+    let mut want: Vec<(String, String)> = checked
+        .of_type("verdict")
+        .iter()
+        .filter(|v| v["scope"].as_str().unwrap().ends_with(&name))
+        .map(|v| {
+            let s = |k: &str| v[k].as_str().unwrap().to_string();
+            (s("check"), s("status"))
+        })
+        .collect();
+    want.sort();
+    assert_eq!(stored, want);
+    let status = |id: &str| stored.iter().find(|(c, _)| c == id).unwrap().1.clone();
+    // Without the FIFO these pass (the golden outputs hold that).
+    assert_eq!(status("no-traceback"), "unknown");
+    assert_eq!(status("no-oom"), "unknown");
+}

@@ -57,8 +57,9 @@ pub(crate) struct Prepared {
     /// The artifact the file belongs to (`artifacts.unit`).
     pub unit: String,
     pub fields: NameFields,
-    pub size: i64,
-    pub mtime_ns: i64,
+    /// None for a file of a folder artifact that could not be read.
+    pub size: Option<i64>,
+    pub mtime_ns: Option<i64>,
     pub sha256: Option<String>,
     pub scanned_ns: i64,
     pub scan_ms: i64,
