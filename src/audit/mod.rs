@@ -898,15 +898,19 @@ pub(crate) fn judge_dirty_runs(conn: &Connection, checks: &CheckSet) -> anyhow::
             )?
             .query_map([&run], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
             .collect::<Result<_, _>>()?;
+        // Grouped by name through an index, so a run of many artifacts
+        // costs linear time.
         let mut units: Vec<Unit> = Vec::new();
+        let mut by_name: HashMap<&str, usize> = HashMap::new();
         for (i, (_, _, unit)) in files.iter().enumerate() {
-            match units.iter_mut().find(|u| u.name == *unit) {
-                Some(u) => u.files.push(i),
-                None => units.push(Unit {
+            let u = *by_name.entry(unit.as_str()).or_insert_with(|| {
+                units.push(Unit {
                     name: unit.clone(),
-                    files: vec![i],
-                }),
-            }
+                    files: Vec::new(),
+                });
+                units.len() - 1
+            });
+            units[u].files.push(i);
         }
         let folders: Vec<Unit> = units
             .iter()

@@ -208,13 +208,17 @@ pub(crate) fn judge_units(
         }
     }
     if checks.iter().any(|c| c.scope == CheckScope::Run) {
+        // In order of first appearance, found through an index (linear in
+        // the artifacts however many runs they span).
         let mut runs: Vec<(String, Vec<&Unit>)> = Vec::new();
+        let mut by_run: std::collections::HashMap<String, usize> = Default::default();
         for u in units {
             let run = u.run();
-            match runs.iter_mut().find(|(r, _)| *r == run) {
-                Some((_, us)) => us.push(u),
-                None => runs.push((run, vec![u])),
-            }
+            let at = *by_run.entry(run.clone()).or_insert_with(|| {
+                runs.push((run, Vec::new()));
+                runs.len() - 1
+            });
+            runs[at].1.push(u);
         }
         for (name, us) in runs {
             let scope = scope_of(name, &us);
