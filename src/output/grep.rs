@@ -24,7 +24,6 @@ pub(crate) struct GrepPrint<'a> {
     /// What text output prints before `:line`: the citation, or with `-h`
     /// the member chain alone.
     shown: String,
-    last_printed: u64,
 }
 
 impl<'a> GrepPrint<'a> {
@@ -51,7 +50,6 @@ impl<'a> GrepPrint<'a> {
             } else {
                 Location::member_citation(path, members)
             },
-            last_printed: 0,
         }
     }
 
@@ -109,14 +107,10 @@ impl GrepPrinter for GrepPrint<'_> {
                 let rec = ContextRecord::new(loc, citation, text, lossy);
                 write_jsonl(self.out.buf(), &rec);
             }
-            self.last_printed = number;
             return;
         }
         let opts = self.opts;
-        if (opts.before > 0 || opts.after > 0)
-            && self.last_printed != 0
-            && number > self.last_printed + 1
-        {
+        if hit.after_gap {
             self.out.buf().extend_from_slice(b"--\n");
         }
         let sep = if hit.is_match { b':' } else { b'-' };
@@ -137,7 +131,6 @@ impl GrepPrinter for GrepPrint<'_> {
                 let piece = &line[m.start()..m.end()];
                 text::citation_line(self.out.buf(), &head, piece, color, |t| vec![(0, t.len())]);
             }
-            self.last_printed = number;
             return;
         }
         let head = head(offset);
@@ -149,7 +142,6 @@ impl GrepPrinter for GrepPrint<'_> {
                 Vec::new()
             }
         });
-        self.last_printed = number;
     }
 
     fn listed(&mut self, matches: u64) {

@@ -397,6 +397,9 @@ pub(crate) struct Hit<'a> {
     pub is_match: bool,
     /// Longer than `--max-line`: `text` is its start.
     pub truncated: bool,
+    /// With context (`-A/-B/-C`): lines were left out since the last line
+    /// printed (text output marks it `--`, as grep does).
+    pub after_gap: bool,
 }
 
 /// Where grep's findings go, as they are found: one per member.
@@ -459,12 +462,14 @@ impl<'a> GrepSink<'a> {
     }
 
     fn print(&mut self, number: u64, offset: u64, text: &[u8], role: Role, truncated: bool) {
+        let context = self.opts.before > 0 || self.opts.after > 0;
         self.printer.hit(&Hit {
             number,
             offset,
             text,
             is_match: role == Role::Match,
             truncated,
+            after_gap: context && self.last_printed != 0 && number > self.last_printed + 1,
         });
         self.last_printed = number;
     }
