@@ -3,7 +3,7 @@
 //! scanned artifacts. Shared by `check` and `audit`.
 
 use super::scope::Unit;
-use super::{Check, CheckParams, CheckScope, Scope, Status, Verdict};
+use super::{Check, CheckParams, CheckScope, Scope, Verdict};
 use crate::pack::{RuleSet, compile::Selection};
 use crate::scan::ArtifactScan;
 use std::path::PathBuf;
@@ -183,59 +183,261 @@ pub(crate) fn judge(
 
 /// Judges every check over the artifacts (`units`, files indexing `scans`):
 /// per artifact, or per run (artifacts of the same folder) for
-/// `scope = "run"` checks. Verdicts come grouped by scope, in walk order.
+/// `scope = "run"` checks. Verdicts come grouped by scope, in walk order:
+/// every artifact's, then every run's (runs in order of first appearance).
 pub(crate) fn judge_units(
     checks: &[Check],
     scans: &[(String, ArtifactScan)],
     units: &[Unit],
     params: &CheckParams,
 ) -> Vec<Verdict> {
-    let scope_of = |name: String, us: &[&Unit]| Scope {
-        name,
-        artifacts: us.iter().map(|u| u.name.clone()).collect(),
-        scans: us
-            .iter()
-            .flat_map(|u| u.files.iter())
-            .filter_map(|&i| scans.get(i))
-            .map(|(p, s)| (p.as_str(), s))
-            .collect(),
-    };
+    let lookup = |i: usize| scans.get(i).map(|(p, s)| (p.as_str(), s));
     let mut verdicts = Vec::new();
     for u in units {
-        let scope = scope_of(u.name.clone(), &[u]);
-        for c in checks.iter().filter(|c| c.scope == CheckScope::Artifact) {
-            verdicts.push(c.judge(&scope, params));
-        }
+        let scope = scope_of(u.name.clone(), &[u], lookup);
+        judge_scope(checks, CheckScope::Artifact, &scope, params, |v| {
+            verdicts.push(v)
+        });
     }
     if checks.iter().any(|c| c.scope == CheckScope::Run) {
-        // In order of first appearance, found through an index (linear in
-        // the artifacts however many runs they span).
-        let mut runs: Vec<(String, Vec<&Unit>)> = Vec::new();
-        let mut by_run: std::collections::HashMap<String, usize> = Default::default();
-        for u in units {
-            let run = u.run();
-            let at = *by_run.entry(run.clone()).or_insert_with(|| {
-                runs.push((run, Vec::new()));
-                runs.len() - 1
+        for (name, us) in runs(units) {
+            let us: Vec<&Unit> = us.iter().map(|&u| &units[u]).collect();
+            let scope = scope_of(name, &us, lookup);
+            judge_scope(checks, CheckScope::Run, &scope, params, |v| {
+                verdicts.push(v)
             });
-            runs[at].1.push(u);
-        }
-        for (name, us) in runs {
-            let scope = scope_of(name, &us);
-            for c in checks.iter().filter(|c| c.scope == CheckScope::Run) {
-                verdicts.push(c.judge(&scope, params));
-            }
         }
     }
     verdicts
 }
 
+/// The scope of `units` named `name`, their scans looked up by file index.
+fn scope_of<'s>(
+    name: String,
+    units: &[&Unit],
+    scan: impl Fn(usize) -> Option<(&'s str, &'s ArtifactScan)>,
+) -> Scope<'s> {
+    Scope {
+        name,
+        artifacts: units.iter().map(|u| u.name.clone()).collect(),
+        scans: units
+            .iter()
+            .flat_map(|u| u.files.iter())
+            .filter_map(|&i| scan(i))
+            .collect(),
+    }
+}
+
+fn judge_scope(
+    checks: &[Check],
+    kind: CheckScope,
+    scope: &Scope<'_>,
+    params: &CheckParams,
+    mut emit: impl FnMut(Verdict),
+) {
+    for c in checks.iter().filter(|c| c.scope == kind) {
+        emit(c.judge(scope, params));
+    }
+}
+
+/// The runs of `units` (the folders holding them), in order of first
+/// appearance, each with its units' indexes; found through an index, so
+/// linear in the units however many runs they span.
+fn runs(units: &[Unit]) -> Vec<(String, Vec<usize>)> {
+    let mut runs: Vec<(String, Vec<usize>)> = Vec::new();
+    let mut by_run: std::collections::HashMap<String, usize> = Default::default();
+    for (i, u) in units.iter().enumerate() {
+        let run = u.run();
+        let at = *by_run.entry(run.clone()).or_insert_with(|| {
+            runs.push((run, Vec::new()));
+            runs.len() - 1
+        });
+        runs[at].1.push(i);
+    }
+    runs
+}
+
+/// [`judge_units`] as the scans arrive, for a check that streams its
+/// verdicts: the same verdicts in the same order, each artifact's handed
+/// on as soon as it and every artifact before it are scanned, the runs'
+/// at [`Judging::finish`] (they follow every artifact's). A run is judged
+/// once its last artifact is in, and a scan is dropped once no artifact or
+/// run left to judge needs it: what is held is the scans of the runs still
+/// open and one verdict per run and run check, never every verdict.
+pub(crate) struct Judging<'a> {
+    checks: &'a [Check],
+    params: &'a CheckParams,
+    units: &'a [Unit],
+    scans: Vec<Option<(String, ArtifactScan)>>,
+    /// Per file, how many artifacts and runs left to judge need its scan.
+    needed: Vec<u32>,
+    /// The units holding file `i`: `unit_list[unit_at[i]..unit_at[i + 1]]`.
+    unit_at: Vec<usize>,
+    unit_list: Vec<usize>,
+    /// Per unit, its files not scanned yet.
+    missing: Vec<usize>,
+    /// The first unit not judged yet.
+    next: usize,
+    /// With run checks: the runs, each unit's run, and per run the units
+    /// not judged yet and its verdicts.
+    runs: Vec<(String, Vec<usize>)>,
+    run_of: Vec<usize>,
+    run_left: Vec<usize>,
+    run_verdicts: Vec<Vec<Verdict>>,
+}
+
+impl<'a> Judging<'a> {
+    pub(crate) fn new(
+        checks: &'a [Check],
+        params: &'a CheckParams,
+        units: &'a [Unit],
+        files: usize,
+    ) -> Judging<'a> {
+        let per_run = checks.iter().any(|c| c.scope == CheckScope::Run);
+        let runs = if per_run { runs(units) } else { Vec::new() };
+        let mut run_of = vec![0; if per_run { units.len() } else { 0 }];
+        for (r, (_, us)) in runs.iter().enumerate() {
+            for &u in us {
+                run_of[u] = r;
+            }
+        }
+        // Each unit's file is needed by the unit, and by its run if any.
+        let uses = if per_run { 2 } else { 1 };
+        let mut needed = vec![0u32; files];
+        let mut unit_at = vec![0usize; files + 1];
+        for u in units {
+            for &f in u.files.iter().filter(|&&f| f < files) {
+                needed[f] += uses;
+                unit_at[f + 1] += 1;
+            }
+        }
+        for i in 0..files {
+            unit_at[i + 1] += unit_at[i];
+        }
+        let mut fill = unit_at.clone();
+        let mut unit_list = vec![0; unit_at[files]];
+        for (u, unit) in units.iter().enumerate() {
+            for &f in unit.files.iter().filter(|&&f| f < files) {
+                unit_list[fill[f]] = u;
+                fill[f] += 1;
+            }
+        }
+        Judging {
+            checks,
+            params,
+            units,
+            scans: (0..files).map(|_| None).collect(),
+            needed,
+            unit_at,
+            unit_list,
+            missing: units
+                .iter()
+                .map(|u| u.files.iter().filter(|&&f| f < files).count())
+                .collect(),
+            next: 0,
+            run_left: runs.iter().map(|(_, us)| us.len()).collect(),
+            run_verdicts: runs.iter().map(|_| Vec::new()).collect(),
+            runs,
+            run_of,
+        }
+    }
+
+    /// File `i`'s scan, walked as `path`: judges what it completes.
+    pub(crate) fn scanned(
+        &mut self,
+        i: usize,
+        path: String,
+        scan: ArtifactScan,
+        emit: &mut dyn FnMut(&Verdict),
+    ) {
+        if i >= self.scans.len() {
+            return;
+        }
+        if self.needed[i] > 0 {
+            self.scans[i] = Some((path, scan));
+        }
+        for k in self.unit_at[i]..self.unit_at[i + 1] {
+            self.missing[self.unit_list[k]] -= 1;
+        }
+        while self.next < self.units.len() && self.missing[self.next] == 0 {
+            self.judge_unit(emit);
+        }
+    }
+
+    /// Judges what is left (a file never scanned counts as absent, as in
+    /// [`judge_units`]) and hands on the runs' verdicts.
+    pub(crate) fn finish(mut self, emit: &mut dyn FnMut(&Verdict)) {
+        while self.next < self.units.len() {
+            self.judge_unit(emit);
+        }
+        for vs in &self.run_verdicts {
+            for v in vs {
+                emit(v);
+            }
+        }
+    }
+
+    fn lookup<'s>(&'s self) -> impl Fn(usize) -> Option<(&'s str, &'s ArtifactScan)> + 's {
+        |i| {
+            self.scans
+                .get(i)
+                .and_then(Option::as_ref)
+                .map(|(p, s)| (p.as_str(), s))
+        }
+    }
+
+    fn judge_unit(&mut self, emit: &mut dyn FnMut(&Verdict)) {
+        let u = self.next;
+        self.next += 1;
+        let unit = &self.units[u];
+        let scope = scope_of(unit.name.clone(), &[unit], self.lookup());
+        judge_scope(
+            self.checks,
+            CheckScope::Artifact,
+            &scope,
+            self.params,
+            |v| emit(&v),
+        );
+        self.release(u);
+        if self.runs.is_empty() {
+            return;
+        }
+        let r = self.run_of[u];
+        self.run_left[r] -= 1;
+        if self.run_left[r] > 0 {
+            return;
+        }
+        let us: Vec<&Unit> = self.runs[r].1.iter().map(|&u| &self.units[u]).collect();
+        let scope = scope_of(self.runs[r].0.clone(), &us, self.lookup());
+        let mut verdicts = Vec::new();
+        judge_scope(self.checks, CheckScope::Run, &scope, self.params, |v| {
+            verdicts.push(v)
+        });
+        self.run_verdicts[r] = verdicts;
+        for k in 0..self.runs[r].1.len() {
+            self.release(self.runs[r].1[k]);
+        }
+    }
+
+    /// One use of each of unit `u`'s files' scans is over.
+    fn release(&mut self, u: usize) {
+        for &f in &self.units[u].files {
+            if let Some(n) = self.needed.get_mut(f) {
+                *n = n.saturating_sub(1);
+                if *n == 0 {
+                    self.scans[f] = None;
+                }
+            }
+        }
+    }
+}
+
 /// Exit code: 0 all pass, 1 any fail, 3 any unknown and none fail;
 /// `not_applicable` counts for nothing.
-pub(crate) fn exit_code(verdicts: &[Verdict]) -> i32 {
-    if verdicts.iter().any(|v| v.status == Status::Fail) {
+pub(crate) fn exit_code(tally: &crate::domain::Tally) -> i32 {
+    if tally.fail > 0 {
         1
-    } else if verdicts.iter().any(|v| v.status == Status::Unknown) {
+    } else if tally.unknown > 0 {
         3
     } else {
         0
@@ -268,5 +470,80 @@ mod tests {
         std::fs::write(&f, "al = \n").unwrap();
         assert!(param_pairs(&[f], &[]).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Streaming judges exactly what `judge_units` judges, in its order,
+    /// whatever order the scans arrive in, on the verifier samples (runs
+    /// of folders and zips, artifact and run checks).
+    #[test]
+    fn judging_as_scans_arrive_gives_judge_units_verdicts_in_order() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/verifier");
+        let checks = load_checks(&[], &["inferencex".to_string()]).unwrap();
+        let rules = rules_for(&checks, &[]).unwrap();
+        let params = CheckParams::default();
+        let w = super::super::scope::walk_units(
+            &[format!("{root}/runs"), format!("{root}/zips")],
+            super::super::Layout::Auto,
+        );
+        assert!(w.units.len() > 10 && w.files.len() > w.units.len());
+        let scan = |i: usize| {
+            crate::scan::scan_artifact(
+                &rules,
+                &w.files[i],
+                &crate::limits::ReadLimits::default(),
+                crate::scan::ScanOptions {
+                    every_match: true,
+                    skip_prefilter: false,
+                },
+            )
+        };
+        let scans: Vec<(String, ArtifactScan)> = (0..w.files.len())
+            .map(|i| (w.files[i].path.clone(), scan(i)))
+            .collect();
+        let want: Vec<String> = judge_units(&checks, &scans, &w.units, &params)
+            .iter()
+            .map(|v| format!("{v:?}"))
+            .collect();
+        let n = scans.len();
+        let orders: Vec<Vec<usize>> = vec![
+            (0..n).collect(),
+            (0..n).rev().collect(),
+            shuffled(n, 7),
+            shuffled(n, 12345),
+            (0..n)
+                .map(|i| if i % 2 == 0 { i / 2 } else { n - 1 - i / 2 })
+                .collect(),
+        ];
+        for order in orders {
+            let mut got = Vec::new();
+            let mut j = Judging::new(&checks, &params, &w.units, n);
+            for &i in &order {
+                j.scanned(i, scans[i].0.clone(), scan(i), &mut |v| {
+                    got.push(format!("{v:?}"))
+                });
+            }
+            j.finish(&mut |v| got.push(format!("{v:?}")));
+            assert_eq!(got, want, "order {order:?}");
+        }
+        // In input order, each artifact's verdicts come as it is scanned.
+        let mut j = Judging::new(&checks, &params, &w.units, n);
+        let mut seen = 0;
+        for (i, (path, _)) in scans.iter().enumerate().take(n / 2) {
+            j.scanned(i, path.clone(), scan(i), &mut |_| seen += 1);
+        }
+        assert!(seen > 0, "nothing judged before the end");
+    }
+
+    /// 0..n in a fixed pseudo-random order (Fisher-Yates on an LCG).
+    fn shuffled(n: usize, seed: u64) -> Vec<usize> {
+        let mut v: Vec<usize> = (0..n).collect();
+        let mut x = seed;
+        for i in (1..n).rev() {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            v.swap(i, (x >> 33) as usize % (i + 1));
+        }
+        v
     }
 }

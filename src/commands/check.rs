@@ -3,7 +3,7 @@
 use super::scan::OutputFormat;
 
 use crate::check::CheckScope;
-use crate::check::load::{check_sources, exit_code, judge_units};
+use crate::check::load::{Judging, check_sources, exit_code};
 use crate::check::scope::walk_units;
 use crate::check::{self, Check, CheckParams, Layout};
 use crate::drive;
@@ -11,9 +11,9 @@ use crate::escape;
 use crate::limits::ReadLimits;
 /// The most characters `--format markdown` writes (see `output::verdicts`).
 pub use crate::output::verdicts::MARKDOWN_BUDGET;
-use crate::output::{self, CoverageRecord};
+use crate::output::{self, CoverageRecord, Tally, Verdict};
 use crate::pack::RuleSet;
-use crate::scan::{ArtifactScan, ScanOptions, scan_all};
+use crate::scan::{ScanOptions, scan_all};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -91,37 +91,62 @@ pub fn run(
         every_match: true,
         skip_prefilter: false,
     };
-    let mut done: Vec<Option<ArtifactScan>> = artifacts.iter().map(|_| None).collect();
-    let bar = super::Bar::new(true);
-    scan_all(rules, &artifacts, limits, opts, threads, &bar, |i, _, s| {
-        done[i] = Some(s);
-    });
-    let scans: Vec<(String, ArtifactScan)> = artifacts
-        .iter()
-        .zip(done)
-        .map(|(a, s)| (a.path.clone(), s.unwrap_or_default()))
-        .collect();
-    let verdicts = judge_units(checks, &scans, &units, params);
-    let coverage: Vec<CoverageRecord> = scans
-        .iter()
-        .map(|(p, s)| CoverageRecord::new(p, s.sha256.clone(), &s.coverage))
-        .collect();
     // Run-scope checks' verdicts are the run's own rows in `verdicts`.
     let run_checks: Vec<String> = checks
         .iter()
         .filter(|c| c.scope == CheckScope::Run)
         .map(|c| c.id.clone())
         .collect();
-    output::sink::check_sink(format, out, run_checks).verdicts(&verdicts, &coverage)?;
+    // Verdicts are printed as they are judged, artifact by artifact: a
+    // check's memory follows the runs open at once, not its verdicts.
+    let mut printer = Printer {
+        sink: output::sink::check_sink(format, out, run_checks),
+        tally: Tally::default(),
+        written: Ok(()),
+    };
+    let mut judging = Judging::new(checks, params, &units, artifacts.len());
     // An input that could not be read is grep's exit 2, after the rest is
     // judged, with a message: its verdicts alone would only say unknown.
-    let mut unreadable = !walk_errors.is_empty();
-    for (path, s) in scans.iter().filter(|(_, s)| drive::unreadable(&s.coverage)) {
-        drive::report_coverage_errors(err, path, &s.coverage.errors)?;
-        unreadable = true;
+    let mut unreadable = Vec::new();
+    let bar = super::Bar::new(true);
+    scan_all(rules, &artifacts, limits, opts, threads, &bar, |i, a, s| {
+        if drive::unreadable(&s.coverage) {
+            unreadable.push((a.path.clone(), s.coverage.errors.clone()));
+        }
+        printer.coverage(&CoverageRecord::new(&a.path, s.sha256.clone(), &s.coverage));
+        judging.scanned(i, a.path.clone(), s, &mut |v| printer.verdict(v));
+    });
+    judging.finish(&mut |v| printer.verdict(v));
+    printer.written?;
+    printer.sink.end()?;
+    for (path, errors) in &unreadable {
+        drive::report_coverage_errors(err, path, errors)?;
     }
-    if unreadable {
+    if !walk_errors.is_empty() || !unreadable.is_empty() {
         return Ok(2);
     }
-    Ok(exit_code(&verdicts))
+    Ok(exit_code(&printer.tally))
+}
+
+/// A check's sink, the tally of what it was handed (for the exit code),
+/// and the first write error (the scan goes on; the error ends the check).
+struct Printer<'w> {
+    sink: Box<dyn output::sink::VerdictSink + 'w>,
+    tally: Tally,
+    written: std::io::Result<()>,
+}
+
+impl Printer<'_> {
+    fn verdict(&mut self, v: &Verdict) {
+        self.tally.add(v.status);
+        if self.written.is_ok() {
+            self.written = self.sink.verdict(v);
+        }
+    }
+
+    fn coverage(&mut self, c: &CoverageRecord) {
+        if self.written.is_ok() {
+            self.written = self.sink.coverage(c);
+        }
+    }
 }

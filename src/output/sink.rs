@@ -7,7 +7,7 @@ use super::records::{
     Aggregate, AggregateRecord, CoverageRecord, Evidence, EvidenceRecord, SummaryRecord, Verdict,
     VerdictRecord,
 };
-use super::{SCHEMA_VERSION, verdicts, write_jsonl};
+use super::{SCHEMA_VERSION, verdict_rows, verdicts, write_jsonl};
 use crate::escape;
 use crate::location::Location;
 use std::io::{self, Write};
@@ -64,9 +64,8 @@ impl serde::Serialize for ScanRecord<'_> {
     }
 }
 
-/// Where records go. A scan is a stream: [`RecordSink::artifact`] per
-/// artifact in input order, then [`RecordSink::summary`]; a check hands
-/// all its verdicts at once to [`RecordSink::verdicts`].
+/// Where a scan's records go: [`RecordSink::artifact`] per artifact in
+/// input order, then [`RecordSink::summary`].
 pub(crate) trait RecordSink {
     /// One artifact's scan records and its coverage.
     fn artifact(
@@ -77,8 +76,21 @@ pub(crate) trait RecordSink {
     ) -> io::Result<()>;
     /// The end of a scan: its summary.
     fn summary(&mut self, summary: &SummaryRecord) -> io::Result<()>;
-    /// A check's verdicts and the coverage of the artifacts they judged.
-    fn verdicts(&mut self, verdicts: &[Verdict], coverage: &[CoverageRecord]) -> io::Result<()>;
+}
+
+/// Where a check's output goes, as it is judged:
+/// [`VerdictSink::coverage`] per scanned artifact in input order,
+/// [`VerdictSink::verdict`] per verdict in the order judged (each
+/// artifact's checks once it is scanned, then each run's), then
+/// [`VerdictSink::end`]. Verdicts are written as they come; a sink holds
+/// only what its ending needs (the coverage lines that close JSON Lines
+/// and JSON, the totals and summary tables of text and Markdown), so a
+/// check's memory does not grow with its verdicts.
+pub(crate) trait VerdictSink {
+    /// The coverage of one artifact the verdicts rest on.
+    fn coverage(&mut self, coverage: &CoverageRecord) -> io::Result<()>;
+    fn verdict(&mut self, verdict: &Verdict) -> io::Result<()>;
+    fn end(&mut self) -> io::Result<()>;
 }
 
 /// The sink for `format`, writing to `out`.
@@ -92,16 +104,9 @@ pub(crate) fn sink<'w>(format: OutputFormat, out: &'w mut dyn Write) -> Box<dyn 
             started: false,
             first: true,
         }),
-        OutputFormat::Text => Box::new(Text {
+        // Scan refuses `markdown` and `verdicts`: a check's formats.
+        OutputFormat::Text | OutputFormat::Markdown | OutputFormat::Verdicts => Box::new(Text {
             out: Spill::new(out),
-            markdown: false,
-            run_checks: Vec::new(),
-        }),
-        // Scan refuses `verdicts`; a check gets its sink from `check_sink`.
-        OutputFormat::Markdown | OutputFormat::Verdicts => Box::new(Text {
-            out: Spill::new(out),
-            markdown: true,
-            run_checks: Vec::new(),
         }),
     }
 }
@@ -112,37 +117,175 @@ pub(crate) fn check_sink<'w>(
     format: OutputFormat,
     out: &'w mut dyn Write,
     run_checks: Vec<String>,
-) -> Box<dyn RecordSink + 'w> {
+) -> Box<dyn VerdictSink + 'w> {
+    let out = Spill::new(out);
     match format {
-        OutputFormat::Verdicts => Box::new(VerdictRows { out, run_checks }),
-        OutputFormat::Markdown => Box::new(Text {
-            out: Spill::new(out),
-            markdown: true,
-            run_checks,
+        OutputFormat::Jsonl => Box::new(JsonlVerdicts {
+            out,
+            coverage: Vec::new(),
         }),
-        other => sink(other, out),
+        OutputFormat::Json => Box::new(JsonVerdicts {
+            out,
+            coverage: Vec::new(),
+            first: true,
+        }),
+        OutputFormat::Text => Box::new(TextVerdicts {
+            out,
+            listing: verdicts::TextListing::default(),
+        }),
+        OutputFormat::Markdown => Box::new(MarkdownVerdicts {
+            out,
+            report: verdicts::MarkdownReport::new(run_checks),
+        }),
+        OutputFormat::Verdicts => Box::new(RowsVerdicts {
+            out,
+            rows: verdict_rows::VerdictRows::new(run_checks),
+        }),
+    }
+}
+
+/// `check --format jsonl`: a line per verdict as judged, then the
+/// coverage lines.
+struct JsonlVerdicts<'w> {
+    out: Spill<'w>,
+    /// The coverage lines, serialized.
+    coverage: Vec<u8>,
+}
+
+impl VerdictSink for JsonlVerdicts<'_> {
+    fn coverage(&mut self, c: &CoverageRecord) -> io::Result<()> {
+        write_jsonl(&mut self.coverage, c);
+        Ok(())
+    }
+
+    fn verdict(&mut self, v: &Verdict) -> io::Result<()> {
+        write_jsonl(&mut self.out.buf, &VerdictRecord::from(v));
+        self.out.maybe()
+    }
+
+    fn end(&mut self) -> io::Result<()> {
+        self.out.buf.append(&mut self.coverage);
+        self.out.end()
+    }
+}
+
+/// `check --format json`: `{"schema_version", "verdicts": [...],
+/// "coverage": [...]}`, the verdicts written as judged, each record as its
+/// JSON Lines line.
+struct JsonVerdicts<'w> {
+    out: Spill<'w>,
+    /// The coverage records, serialized and separated.
+    coverage: Vec<u8>,
+    /// No verdict written yet (the document's head is next).
+    first: bool,
+}
+
+impl JsonVerdicts<'_> {
+    fn head(&mut self) {
+        if std::mem::take(&mut self.first) {
+            let _ = write!(
+                self.out.buf,
+                "{{\"schema_version\":\"{SCHEMA_VERSION}\",\"verdicts\":["
+            );
+        } else {
+            self.out.buf.push(b',');
+        }
+    }
+}
+
+impl VerdictSink for JsonVerdicts<'_> {
+    fn coverage(&mut self, c: &CoverageRecord) -> io::Result<()> {
+        if !self.coverage.is_empty() {
+            self.coverage.push(b',');
+        }
+        // Serializing a plain struct into a Vec cannot fail.
+        serde_json::to_writer(&mut self.coverage, c).expect("serialize coverage");
+        Ok(())
+    }
+
+    fn verdict(&mut self, v: &Verdict) -> io::Result<()> {
+        self.head();
+        serde_json::to_writer(&mut self.out.buf, &VerdictRecord::from(v))
+            .expect("serialize verdict");
+        self.out.maybe()
+    }
+
+    fn end(&mut self) -> io::Result<()> {
+        if self.first {
+            self.head();
+        }
+        self.out.buf.extend_from_slice(b"],\"coverage\":[");
+        self.out.buf.append(&mut self.coverage);
+        self.out.buf.extend_from_slice(b"]}\n");
+        self.out.end()
+    }
+}
+
+/// `check --format text`: verdicts listed per scope as judged.
+struct TextVerdicts<'w> {
+    out: Spill<'w>,
+    listing: verdicts::TextListing,
+}
+
+impl VerdictSink for TextVerdicts<'_> {
+    fn coverage(&mut self, _: &CoverageRecord) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn verdict(&mut self, v: &Verdict) -> io::Result<()> {
+        self.listing.verdict(&mut self.out.buf, v);
+        self.out.maybe()
+    }
+
+    fn end(&mut self) -> io::Result<()> {
+        self.listing.finish(&mut self.out.buf);
+        self.out.end()
+    }
+}
+
+/// `check --format markdown`: the PR-comment report, written at the end.
+struct MarkdownVerdicts<'w> {
+    out: Spill<'w>,
+    report: verdicts::MarkdownReport,
+}
+
+impl VerdictSink for MarkdownVerdicts<'_> {
+    fn coverage(&mut self, _: &CoverageRecord) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn verdict(&mut self, v: &Verdict) -> io::Result<()> {
+        self.report.verdict(v);
+        Ok(())
+    }
+
+    fn end(&mut self) -> io::Result<()> {
+        self.report.finish(&mut self.out.buf);
+        self.out.end()
     }
 }
 
 /// `check --format verdicts`: the InferenceX verifier's rows.
-struct VerdictRows<'w> {
-    out: &'w mut dyn Write,
-    run_checks: Vec<String>,
+struct RowsVerdicts<'w> {
+    out: Spill<'w>,
+    rows: verdict_rows::VerdictRows,
 }
 
-impl RecordSink for VerdictRows<'_> {
-    fn artifact(&mut self, _: &str, _: &[ScanRecord<'_>], _: &CoverageRecord) -> io::Result<()> {
+impl VerdictSink for RowsVerdicts<'_> {
+    fn coverage(&mut self, _: &CoverageRecord) -> io::Result<()> {
         Ok(())
     }
 
-    fn summary(&mut self, _: &SummaryRecord) -> io::Result<()> {
+    fn verdict(&mut self, v: &Verdict) -> io::Result<()> {
+        self.rows.verdict(v);
         Ok(())
     }
 
-    fn verdicts(&mut self, verdicts: &[Verdict], _: &[CoverageRecord]) -> io::Result<()> {
+    fn end(&mut self) -> io::Result<()> {
         self.out
-            .write_all(super::verdict_rows::render(verdicts, &self.run_checks).as_bytes())?;
-        self.out.flush()
+            .buf
+            .extend_from_slice(self.rows.finish().as_bytes());
+        self.out.end()
     }
 }
 
@@ -210,16 +353,6 @@ impl RecordSink for Jsonl<'_> {
         write_jsonl(&mut self.out.buf, summary);
         self.out.end()
     }
-
-    fn verdicts(&mut self, verdicts: &[Verdict], coverage: &[CoverageRecord]) -> io::Result<()> {
-        for v in verdicts {
-            write_jsonl(&mut self.out.buf, &VerdictRecord::from(v));
-        }
-        for c in coverage {
-            write_jsonl(&mut self.out.buf, c);
-        }
-        self.out.end()
-    }
 }
 
 /// `--format json`: one document. A scan's is `{"schema_version",
@@ -273,24 +406,11 @@ impl RecordSink for Json<'_> {
         self.out.buf.extend_from_slice(b"]}\n");
         self.out.end()
     }
-
-    fn verdicts(&mut self, verdicts: &[Verdict], coverage: &[CoverageRecord]) -> io::Result<()> {
-        let verdicts: Vec<VerdictRecord<'_>> = verdicts.iter().map(VerdictRecord::from).collect();
-        let doc = serde_json::json!({"schema_version": SCHEMA_VERSION, "verdicts": verdicts, "coverage": coverage});
-        write_jsonl(&mut self.out.buf, &doc);
-        self.out.end()
-    }
 }
 
-/// `--format text` and `--format markdown`: for a person. A scan lists
-/// each artifact's records (the same in both: scan has no Markdown of its
-/// own, `main` refuses it); verdicts are a listing per scope, or a report
-/// for a PR comment.
+/// `scan --format text`: each artifact's records, for a person.
 struct Text<'w> {
     out: Spill<'w>,
-    markdown: bool,
-    /// Checks judged per run (their verdicts' scope is the run).
-    run_checks: Vec<String>,
 }
 
 impl RecordSink for Text<'_> {
@@ -323,15 +443,6 @@ impl RecordSink for Text<'_> {
             summary.matches,
             summary.elapsed_s
         );
-        self.out.end()
-    }
-
-    fn verdicts(&mut self, v: &[Verdict], _: &[CoverageRecord]) -> io::Result<()> {
-        if self.markdown {
-            verdicts::markdown(&mut self.out.buf, v, &self.run_checks);
-        } else {
-            verdicts::text(&mut self.out.buf, v);
-        }
         self.out.end()
     }
 }

@@ -1,11 +1,14 @@
 //! `check --format verdicts`: verdicts in the shape of the InferenceX
 //! verifier's own rows (`✅ Check 13 (Draft as shipped): PASS — reason`),
 //! one row per verifier check number and run, the worst verdict of the
-//! run's artifacts first, with one citation. A pure function of the verdict
-//! records, so that any printer can call it.
+//! run's artifacts first, with one citation. Built one verdict at a time,
+//! as a check judges them.
 
-use super::records::{Status, Verdict};
+use super::records::{Status, Tally, Verdict};
+use super::verdicts::cut_chars;
 use crate::escape;
+use std::collections::btree_map::Entry;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
 
 /// The verifier's checks, by number, as its prompt names them (Checks
@@ -46,72 +49,122 @@ fn worse(s: Status) -> u8 {
     }
 }
 
-/// The verifier-shaped rows for `verdicts`: per run (in order of first
-/// appearance), one row per checklist number judged, ordered by number.
-/// `run_checks` names the checks judged per run (`scope = "run"`), whose
-/// scope is the run folder. Verdicts of checks without a number are only
-/// counted. All artifact text sits in code spans it cannot leave.
-pub(crate) fn render(verdicts: &[Verdict], run_checks: &[String]) -> String {
-    let mut out = String::new();
-    let mut runs: Vec<(String, Vec<&Verdict>)> = Vec::new();
-    for v in verdicts.iter().filter(|v| v.checklist.is_some()) {
-        let run = super::verdicts::run_of(v, run_checks);
-        match runs.iter_mut().find(|(r, _)| *r == run) {
-            Some((_, vs)) => vs.push(v),
-            None => runs.push((run, vec![v])),
+/// The verifier-shaped rows, built as verdicts are judged: per run (in
+/// order of first appearance), one row per checklist number judged, ordered
+/// by number. Only the worst verdict so far and the counts are held per run
+/// and number, never every verdict. `run_checks` names the checks judged per
+/// run (`scope = "run"`), whose scope is the run folder. Verdicts of checks
+/// without a number are only counted. All artifact text sits in code spans
+/// it cannot leave.
+pub(crate) struct VerdictRows {
+    run_checks: Vec<String>,
+    runs: Vec<(String, BTreeMap<u8, Worst>)>,
+    by_run: HashMap<String, usize>,
+    unnumbered: u64,
+}
+
+/// The first of the worst verdicts of one number in a run, and how all of
+/// them stand.
+struct Worst {
+    verdict: Verdict,
+    tally: Tally,
+}
+
+impl VerdictRows {
+    pub(crate) fn new(run_checks: Vec<String>) -> VerdictRows {
+        VerdictRows {
+            run_checks,
+            runs: Vec::new(),
+            by_run: HashMap::new(),
+            unnumbered: 0,
         }
     }
-    let unnumbered = verdicts.iter().filter(|v| v.checklist.is_none()).count();
-    let mut left = 0;
-    for (run, vs) in &runs {
-        let mut block = String::new();
-        let _ = writeln!(
-            block,
-            "### Run {}\n",
-            escape::md_code(&crate::location::escape(run))
-        );
-        let mut numbers: Vec<u8> = vs.iter().filter_map(|v| v.checklist).collect();
-        numbers.sort_unstable();
-        numbers.dedup();
-        for n in numbers {
-            let of: Vec<&Verdict> = vs
-                .iter()
-                .copied()
-                .filter(|v| v.checklist == Some(n))
-                .collect();
-            block.push_str(&row(n, &of));
-            block.push('\n');
+
+    pub(crate) fn verdict(&mut self, v: &Verdict) {
+        let Some(n) = v.checklist else {
+            self.unnumbered += 1;
+            return;
+        };
+        let run = super::verdicts::run_of(v, &self.run_checks);
+        let at = match self.by_run.get(&run) {
+            Some(&at) => at,
+            None => {
+                self.by_run.insert(run.clone(), self.runs.len());
+                self.runs.push((run, BTreeMap::new()));
+                self.runs.len() - 1
+            }
+        };
+        match self.runs[at].1.entry(n) {
+            Entry::Vacant(e) => {
+                e.insert(Worst {
+                    verdict: v.clone(),
+                    tally: Tally::of([v.status]),
+                });
+            }
+            Entry::Occupied(mut e) => {
+                let w = e.get_mut();
+                w.tally.add(v.status);
+                if worse(v.status) < worse(w.verdict.status) {
+                    w.verdict = v.clone();
+                }
+            }
         }
-        if out.len() + block.len() + 200 > BUDGET {
-            left += 1;
-            continue;
+    }
+
+    pub(crate) fn finish(&self) -> String {
+        let mut out = String::new();
+        let mut left = 0;
+        for (run, numbers) in &self.runs {
+            let mut block = String::new();
+            let _ = writeln!(
+                block,
+                "### Run {}\n",
+                escape::md_code(&crate::location::escape(run))
+            );
+            for (&n, w) in numbers {
+                block.push_str(&row(n, w));
+                block.push('\n');
+            }
+            if out.len() + block.len() + 200 > BUDGET {
+                left += 1;
+                continue;
+            }
+            out.push_str(&block);
         }
-        out.push_str(&block);
+        if left > 0 {
+            let _ = writeln!(
+                out,
+                "_{left} more run(s) do not fit a comment: `--format jsonl` has them all._\n"
+            );
+        }
+        if self.runs.is_empty() {
+            out.push_str("_No verdict of a check that carries a verifier check number._\n");
+        }
+        if self.unnumbered > 0 {
+            let _ = writeln!(
+                out,
+                "_{} verdict(s) of checks without a verifier check number are not shown: see `--format markdown`._",
+                self.unnumbered
+            );
+        }
+        out
     }
-    if left > 0 {
-        let _ = writeln!(
-            out,
-            "_{left} more run(s) do not fit a comment: `--format jsonl` has them all._\n"
-        );
+}
+
+/// The rows for `verdicts` (see [`VerdictRows`]).
+#[cfg(test)]
+fn render(verdicts: &[Verdict], run_checks: &[String]) -> String {
+    let mut rows = VerdictRows::new(run_checks.to_vec());
+    for v in verdicts {
+        rows.verdict(v);
     }
-    if runs.is_empty() {
-        out.push_str("_No verdict of a check that carries a verifier check number._\n");
-    }
-    if unnumbered > 0 {
-        let _ = writeln!(
-            out,
-            "_{unnumbered} verdict(s) of checks without a verifier check number are not shown: see `--format markdown`._"
-        );
-    }
-    out
+    rows.finish()
 }
 
 /// One row: the worst verdict of this number in the run, its reason and
 /// first citation, and how the others stand.
-fn row(n: u8, of: &[&Verdict]) -> String {
-    let Some(worst) = of.iter().copied().min_by_key(|v| worse(v.status)) else {
-        return String::new();
-    };
+fn row(n: u8, w: &Worst) -> String {
+    let worst = &w.verdict;
     let name = CHECK_NAMES.get(usize::from(n)).copied().unwrap_or("check");
     let (icon, word) = match worst.status {
         Status::Fail if ADVISORY.contains(&n) => ("⚠️", "WARN"),
@@ -127,33 +180,26 @@ fn row(n: u8, of: &[&Verdict]) -> String {
         escape::md_code(&crate::location::escape(artifact)),
         escape::md_code(&cut_chars(&worst.reason, REASON)),
     );
-    if of.len() > 1 {
-        let count = |st: Status| of.iter().filter(|v| v.status == st).count();
+    let t = &w.tally;
+    let of = t.fail + t.unknown + t.pass + t.not_applicable;
+    if of > 1 {
         let parts: Vec<String> = [
-            (Status::Fail, "fail"),
-            (Status::Unknown, "unknown"),
-            (Status::Pass, "pass"),
-            (Status::NotApplicable, "not applicable"),
+            (t.fail, "fail"),
+            (t.unknown, "unknown"),
+            (t.pass, "pass"),
+            (t.not_applicable, "not applicable"),
         ]
         .iter()
-        .filter(|(st, _)| count(*st) > 0)
-        .map(|(st, w)| format!("{} {w}", count(*st)))
+        .filter(|(count, _)| *count > 0)
+        .map(|(count, w)| format!("{count} {w}"))
         .collect();
-        let _ = write!(s, " (worst of {} verdicts: {})", of.len(), parts.join(", "));
+        let _ = write!(s, " (worst of {of} verdicts: {})", parts.join(", "));
     }
     s.push('\n');
     if let Some(c) = worst.evidence.first() {
         let _ = writeln!(s, "{}", escape::md_code(&c.citation));
     }
     s
-}
-
-/// `s` cut to at most `max` characters, with `…` where it was cut.
-fn cut_chars(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_string(),
-    }
 }
 
 #[cfg(test)]

@@ -1,50 +1,55 @@
 //! How check verdicts read for a person: the `--format text` listing per
-//! scope and the `--format markdown` report sized for a PR comment.
+//! scope and the `--format markdown` report sized for a PR comment. Both
+//! take verdicts one at a time, as a check judges them, and hold only what
+//! their last lines need (totals; for Markdown the per-run tables and the
+//! rows that can still fit its budget), never every verdict.
 
 use super::records::{Cited, Status, Tally, Verdict};
 use crate::escape;
+use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
 
-/// Verdicts grouped by scope, keeping their order.
-fn groups(verdicts: &[Verdict]) -> Vec<(&str, Vec<&Verdict>)> {
-    let mut out: Vec<(&str, Vec<&Verdict>)> = Vec::new();
-    for v in verdicts {
-        match out.last_mut() {
-            Some((s, vs)) if *s == v.scope => vs.push(v),
-            _ => out.push((&v.scope, vec![v])),
-        }
-    }
-    out
-}
-
-fn totals(verdicts: &[Verdict]) -> String {
-    let t = Tally::of(verdicts.iter().map(|v| v.status));
+fn totals(t: &Tally) -> String {
     format!(
         "{} fail, {} unknown, {} pass, {} not applicable",
         t.fail, t.unknown, t.pass, t.not_applicable
     )
 }
 
-pub(crate) fn text(buf: &mut Vec<u8>, verdicts: &[Verdict]) {
-    for (scope, vs) in groups(verdicts) {
-        let _ = writeln!(buf, "{}", escape::text(&crate::location::escape(scope)));
-        for v in vs {
-            let status = v.status.as_str().to_uppercase();
-            let _ = writeln!(buf, "  {status:<14} {}", escape::text(&v.check));
-            let _ = writeln!(buf, "      {}", escape::text(&v.reason));
-            for c in v.evidence.iter().take(3) {
-                let _ = writeln!(buf, "      {}{}", escape::text(&c.citation), whose(c));
-            }
-            if v.evidence.len() > 3 {
-                let _ = writeln!(
-                    buf,
-                    "      ({} more in --format jsonl)",
-                    v.evidence.len() - 3
-                );
-            }
+/// `--format text`: each scope's verdicts under its name (a scope's
+/// verdicts come together), then the totals.
+#[derive(Default)]
+pub(crate) struct TextListing {
+    /// The scope whose heading was written last.
+    scope: Option<String>,
+    total: Tally,
+}
+
+impl TextListing {
+    pub(crate) fn verdict(&mut self, buf: &mut Vec<u8>, v: &Verdict) {
+        if self.scope.as_deref() != Some(v.scope.as_str()) {
+            let _ = writeln!(buf, "{}", escape::text(&crate::location::escape(&v.scope)));
+            self.scope = Some(v.scope.clone());
+        }
+        self.total.add(v.status);
+        let status = v.status.as_str().to_uppercase();
+        let _ = writeln!(buf, "  {status:<14} {}", escape::text(&v.check));
+        let _ = writeln!(buf, "      {}", escape::text(&v.reason));
+        for c in v.evidence.iter().take(3) {
+            let _ = writeln!(buf, "      {}{}", escape::text(&c.citation), whose(c));
+        }
+        if v.evidence.len() > 3 {
+            let _ = writeln!(
+                buf,
+                "      ({} more in --format jsonl)",
+                v.evidence.len() - 3
+            );
         }
     }
-    let _ = writeln!(buf, "{}", totals(verdicts));
+
+    pub(crate) fn finish(&self, buf: &mut Vec<u8>) {
+        let _ = writeln!(buf, "{}", totals(&self.total));
+    }
 }
 
 /// ` (decode_w0, TP3)` for a citation.
@@ -76,13 +81,6 @@ const MD_CITES: usize = 2;
 /// Characters of a reason written in a row.
 const MD_REASON: usize = 400;
 
-/// A report for a PR comment, at most [`MARKDOWN_BUDGET`] characters for
-/// any number of artifacts: totals, a summary table per run (counts per
-/// check and status), then one row per verdict that says something (fail,
-/// unknown, pass; not-applicable ones are only counted), worst first, each
-/// with a few full citations that paste into `artiscan cite`. Rows that do
-/// not fit are counted in a last line that points at `--format jsonl`.
-/// Every piece of artifact-derived text sits in a code span it cannot leave.
 /// The run a verdict belongs to: its artifact's folder, or, for a check
 /// judged per run (named in `run_checks`), its scope, which is the run.
 pub(crate) fn run_of(v: &Verdict, run_checks: &[String]) -> String {
@@ -95,140 +93,205 @@ pub(crate) fn run_of(v: &Verdict, run_checks: &[String]) -> String {
         .to_string()
 }
 
-/// `run_checks` names the checks judged per run: their scope is the run.
-pub(crate) fn markdown(buf: &mut Vec<u8>, verdicts: &[Verdict], run_checks: &[String]) {
-    let _ = writeln!(buf, "## artiscan check: {}", totals(verdicts));
-    let per_run = |v: &Verdict| run_checks.contains(&v.check);
-    // Summary tables: one per run, in order of first appearance.
-    let mut runs: Vec<(String, Vec<&Verdict>)> = Vec::new();
-    for v in verdicts {
-        let run = run_of(v, run_checks);
-        match runs.iter_mut().find(|(r, _)| *r == run) {
-            Some((_, vs)) => vs.push(v),
-            None => runs.push((run, vec![v])),
+/// A report for a PR comment, at most [`MARKDOWN_BUDGET`] characters for
+/// any number of artifacts: totals, a summary table per run (counts per
+/// check and status), then one row per verdict that says something (fail,
+/// unknown, pass; not-applicable ones are only counted), worst first, each
+/// with a few full citations that paste into `artiscan cite`. Rows that do
+/// not fit are counted in a last line that points at `--format jsonl`.
+/// Every piece of artifact-derived text sits in a code span it cannot leave.
+pub(crate) struct MarkdownReport {
+    /// The checks judged per run: their scope is the run.
+    run_checks: Vec<String>,
+    total: Tally,
+    /// Per run, in order of first appearance.
+    runs: Vec<RunTable>,
+    by_run: HashMap<String, usize>,
+    /// The rows of fail, unknown and pass verdicts (worst first), each in
+    /// the order judged.
+    rows: [HeldRows; 3],
+}
+
+struct RunTable {
+    name: String,
+    /// The artifacts judged (scopes of artifact checks).
+    scopes: BTreeSet<String>,
+    /// Per check, in order of first appearance.
+    checks: Vec<(String, Tally)>,
+}
+
+/// Rendered rows of one status, held while they could still fit the
+/// budget: once they alone fill it, later ones can never be written and
+/// are only counted.
+#[derive(Default)]
+struct HeldRows {
+    rows: Vec<String>,
+    bytes: usize,
+    unheld: u64,
+}
+
+impl MarkdownReport {
+    pub(crate) fn new(run_checks: Vec<String>) -> MarkdownReport {
+        MarkdownReport {
+            run_checks,
+            total: Tally::default(),
+            runs: Vec::new(),
+            by_run: HashMap::new(),
+            rows: Default::default(),
         }
     }
-    let mut tail = Vec::new();
-    for (run, vs) in &runs {
-        let scopes: std::collections::BTreeSet<&str> = vs
-            .iter()
-            .filter(|v| !per_run(v))
-            .map(|v| v.scope.as_str())
-            .collect();
-        let mut table = Vec::new();
-        let _ = writeln!(
-            table,
-            "\n### Run {} ({} artifact(s))\n",
-            escape::md_code(&crate::location::escape(run)),
-            scopes.len()
-        );
-        let _ = writeln!(
-            table,
-            "| check | ❌ fail | ❔ unknown | ✅ pass | ➖ not applicable |"
-        );
-        let _ = writeln!(table, "|---|---|---|---|---|");
-        let mut checks: Vec<&str> = Vec::new();
-        for v in vs {
-            if !checks.contains(&v.check.as_str()) {
-                checks.push(&v.check);
+
+    pub(crate) fn verdict(&mut self, v: &Verdict) {
+        self.total.add(v.status);
+        let run = run_of(v, &self.run_checks);
+        let at = match self.by_run.get(&run) {
+            Some(&at) => at,
+            None => {
+                self.by_run.insert(run.clone(), self.runs.len());
+                self.runs.push(RunTable {
+                    name: run,
+                    scopes: BTreeSet::new(),
+                    checks: Vec::new(),
+                });
+                self.runs.len() - 1
             }
+        };
+        let table = &mut self.runs[at];
+        if !self.run_checks.contains(&v.check) && !table.scopes.contains(&v.scope) {
+            table.scopes.insert(v.scope.clone());
         }
-        for c in checks {
-            let t = Tally::of(vs.iter().filter(|v| v.check == c).map(|v| v.status));
+        match table.checks.iter_mut().find(|(c, _)| *c == v.check) {
+            Some((_, t)) => t.add(v.status),
+            None => table.checks.push((v.check.clone(), Tally::of([v.status]))),
+        }
+        let held = match v.status {
+            Status::Fail => &mut self.rows[0],
+            Status::Unknown => &mut self.rows[1],
+            Status::Pass => &mut self.rows[2],
+            Status::NotApplicable => return,
+        };
+        if held.bytes >= MARKDOWN_BUDGET {
+            held.unheld += 1;
+            return;
+        }
+        let row = row(v);
+        held.bytes += row.len();
+        held.rows.push(row);
+    }
+
+    pub(crate) fn finish(&self, buf: &mut Vec<u8>) {
+        let _ = writeln!(buf, "## artiscan check: {}", totals(&self.total));
+        let mut tail = 0;
+        for run in &self.runs {
+            let mut table = Vec::new();
             let _ = writeln!(
                 table,
-                "| {} | {} | {} | {} | {} |",
-                escape::md_code(c),
-                t.fail,
-                t.unknown,
-                t.pass,
-                t.not_applicable
+                "\n### Run {} ({} artifact(s))\n",
+                escape::md_code(&crate::location::escape(&run.name)),
+                run.scopes.len()
+            );
+            let _ = writeln!(
+                table,
+                "| check | ❌ fail | ❔ unknown | ✅ pass | ➖ not applicable |"
+            );
+            let _ = writeln!(table, "|---|---|---|---|---|");
+            for (c, t) in &run.checks {
+                let _ = writeln!(
+                    table,
+                    "| {} | {} | {} | {} | {} |",
+                    escape::md_code(c),
+                    t.fail,
+                    t.unknown,
+                    t.pass,
+                    t.not_applicable
+                );
+            }
+            if buf.len() + table.len() + 200 > MARKDOWN_BUDGET {
+                tail += 1;
+                continue;
+            }
+            buf.extend_from_slice(&table);
+        }
+        if tail > 0 {
+            let _ = writeln!(
+                buf,
+                "\n_{tail} more run(s) not summarised here: see `--format jsonl`._"
             );
         }
-        if buf.len() + table.len() + 200 > MARKDOWN_BUDGET {
-            tail.push(run.clone());
-            continue;
+        if self.rows.iter().all(|h| h.rows.is_empty() && h.unheld == 0) {
+            return;
         }
-        buf.extend_from_slice(&table);
-    }
-    if !tail.is_empty() {
-        let _ = writeln!(
-            buf,
-            "\n_{} more run(s) not summarised here: see `--format jsonl`._",
-            tail.len()
-        );
-    }
-    // Verdict rows, worst first (fail, unknown, pass), in walk order within.
-    let rank = |s: Status| match s {
-        Status::Fail => 0,
-        Status::Unknown => 1,
-        Status::Pass => 2,
-        Status::NotApplicable => 3,
-    };
-    let mut rows: Vec<&Verdict> = verdicts
-        .iter()
-        .filter(|v| v.status != Status::NotApplicable)
-        .collect();
-    rows.sort_by_key(|v| rank(v.status));
-    if rows.is_empty() {
-        return;
-    }
-    let _ = writeln!(buf, "\n### Verdicts, worst first\n");
-    let _ = writeln!(buf, "| check | status | artifact | reason | evidence |");
-    let _ = writeln!(buf, "|---|---|---|---|---|");
-    let mut left: Vec<&Verdict> = Vec::new();
-    for v in rows {
-        let icon = match v.status {
-            Status::Pass => "✅ pass",
-            Status::Fail => "❌ fail",
-            Status::Unknown => "❔ unknown",
-            Status::NotApplicable => "➖ not applicable",
-        };
-        let mut cites: Vec<String> = v
-            .evidence
+        let _ = writeln!(buf, "\n### Verdicts, worst first\n");
+        let _ = writeln!(buf, "| check | status | artifact | reason | evidence |");
+        let _ = writeln!(buf, "|---|---|---|---|---|");
+        // Once one row does not fit, it and every row after it are counted.
+        let mut left = Tally::default();
+        let mut cut = false;
+        for (held, status) in self
+            .rows
             .iter()
-            .take(MD_CITES)
-            .map(|c| {
-                format!(
-                    "{}{}",
-                    escape::md_code(&c.citation),
-                    escape::md_cell(&whose(c))
-                )
-            })
-            .collect();
-        if v.evidence.len() > MD_CITES {
-            cites.push(format!("and {} more", v.evidence.len() - MD_CITES));
+            .zip([Status::Fail, Status::Unknown, Status::Pass])
+        {
+            for row in &held.rows {
+                // Room is kept for the closing line.
+                if cut || buf.len() + row.len() + 300 > MARKDOWN_BUDGET {
+                    cut = true;
+                    left.add(status);
+                    continue;
+                }
+                buf.extend_from_slice(row.as_bytes());
+            }
+            for _ in 0..held.unheld {
+                cut = true;
+                left.add(status);
+            }
         }
-        let artifact = v.scope.rsplit('/').next().unwrap_or(&v.scope);
-        let row = format!(
-            "| {} | {icon} | {} | {} | {} |\n",
-            escape::md_code(&v.check),
-            escape::md_code(&crate::location::escape(artifact)),
-            escape::md_code(&cut_chars(&v.reason, MD_REASON)),
-            cites.join("<br>")
-        );
-        // Room is kept for the closing line.
-        if !left.is_empty() || buf.len() + row.len() + 300 > MARKDOWN_BUDGET {
-            left.push(v);
-            continue;
+        let n = left.fail + left.unknown + left.pass;
+        if n > 0 {
+            let _ = writeln!(
+                buf,
+                "\n_and {n} more verdict(s) ({} fail, {} unknown, {} pass) that do not fit a comment: `--format jsonl` has them all._",
+                left.fail, left.unknown, left.pass
+            );
         }
-        buf.extend_from_slice(row.as_bytes());
-    }
-    if !left.is_empty() {
-        let t = Tally::of(left.iter().map(|v| v.status));
-        let _ = writeln!(
-            buf,
-            "\n_and {} more verdict(s) ({} fail, {} unknown, {} pass) that do not fit a comment: `--format jsonl` has them all._",
-            left.len(),
-            t.fail,
-            t.unknown,
-            t.pass
-        );
     }
 }
 
+/// One row of the worst-first table.
+fn row(v: &Verdict) -> String {
+    let icon = match v.status {
+        Status::Pass => "✅ pass",
+        Status::Fail => "❌ fail",
+        Status::Unknown => "❔ unknown",
+        Status::NotApplicable => "➖ not applicable",
+    };
+    let mut cites: Vec<String> = v
+        .evidence
+        .iter()
+        .take(MD_CITES)
+        .map(|c| {
+            format!(
+                "{}{}",
+                escape::md_code(&c.citation),
+                escape::md_cell(&whose(c))
+            )
+        })
+        .collect();
+    if v.evidence.len() > MD_CITES {
+        cites.push(format!("and {} more", v.evidence.len() - MD_CITES));
+    }
+    let artifact = v.scope.rsplit('/').next().unwrap_or(&v.scope);
+    format!(
+        "| {} | {icon} | {} | {} | {} |\n",
+        escape::md_code(&v.check),
+        escape::md_code(&crate::location::escape(artifact)),
+        escape::md_code(&cut_chars(&v.reason, MD_REASON)),
+        cites.join("<br>")
+    )
+}
+
 /// `s` cut to at most `max` characters, with `…` where it was cut.
-fn cut_chars(s: &str, max: usize) -> String {
+pub(crate) fn cut_chars(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s.to_string(),

@@ -510,6 +510,48 @@ fn scan_output_is_written_as_it_goes() {
     );
 }
 
+/// `check` of many artifacts (20,000 empty files, each its own with
+/// `--layout files`: 480,000 verdicts, 300 MB of JSON Lines) prints its
+/// verdicts as it judges them. Held until the end, as before, they took
+/// 745 MiB here; a million such files took 9 GB.
+#[test]
+fn check_of_many_artifacts_streams_its_verdicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    std::fs::create_dir(&run).unwrap();
+    let files = 20_000;
+    for i in 0..files {
+        std::fs::File::create(run.join(format!("server_{i}.log"))).unwrap();
+    }
+    let c = measure_stdout_counted(
+        "check-many-artifacts",
+        dir.path(),
+        &["check", "--set", "inferencex", "--layout", "files", "run"],
+    );
+    assert_eq!(c.code, 0, "{}", c.stderr);
+    let first: Value = serde_json::from_slice(c.head.split(|&b| b == b'\n').next().unwrap())
+        .unwrap_or(Value::Null);
+    assert_eq!(first["type"], "verdict", "{first}");
+    let tail = String::from_utf8_lossy(&c.tail);
+    assert!(
+        tail.contains("{\"type\":\"coverage\",\"path\":\"run/server_9999.log\""),
+        "{}",
+        &tail[tail.len().saturating_sub(600)..]
+    );
+    // Every artifact's verdicts and coverage were printed.
+    assert!(
+        c.stdout_bytes > files as u64 * 10_000,
+        "{} bytes",
+        c.stdout_bytes
+    );
+    assert!(
+        c.peak_kib < 128 << 10,
+        "peak {} MiB for {} MiB of output",
+        c.peak_kib >> 10,
+        c.stdout_bytes >> 20
+    );
+}
+
 /// A multinode tar.gz of ordinary sweep logs: each worker's `Env:` line and
 /// fingerprint list 400 variables (the full-size artifact, 1,500 workers
 /// and 600k `env.var` records in 7 MB, is `full_size_sweep_logs`). Every
