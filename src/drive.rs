@@ -270,17 +270,6 @@ pub(crate) fn sha256_file(path: &Path) -> io::Result<String> {
     Ok(hex(&h.finalize()))
 }
 
-pub(crate) fn sha256_of(artifact: &Artifact) -> Option<String> {
-    match &artifact.kind {
-        ArtifactKind::File(p) => sha256_file(p).ok(),
-        // A stream is read once, by the scan; never hashed (it may not end).
-        ArtifactKind::Stdin
-        | ArtifactKind::Stream(_)
-        | ArtifactKind::Unreadable(_)
-        | ArtifactKind::Skipped(_) => None,
-    }
-}
-
 pub(crate) fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
     bytes

@@ -39,28 +39,28 @@ pub fn run(
         let mut coverage = Coverage::default();
         let mut matches = 0;
         let mut lines = LineReader::new(limits.lines);
-        let (sha256, ()) = rayon::join(
-            || {
-                if opts.json { drive::sha256_of(a) } else { None }
-            },
-            || {
-                source::for_each_member(a, &limits.source, &mut coverage, |leaf| {
-                    let mut printer =
-                        GrepPrint::new(&matcher, opts, &a.path, leaf.members, &mut aout);
-                    let mut sink = GrepSink::new(&matcher, opts, &mut printer);
-                    // A mapped file is searched in place, not copied.
-                    let result = match leaf.slice {
-                        Some(bytes) => Ok(lines.scan_slice(bytes, 0, 1, &mut sink)),
-                        None => lines.scan(leaf.reader, &mut sink),
-                    };
-                    sink.finish();
-                    matches += sink.matches;
-                    let outcome = result?;
-                    drive::account(leaf.coverage, leaf.members, &outcome, limits.lines.max_line);
-                    Ok(())
-                })
-            },
-        );
+        let visit = |leaf: source::Leaf<'_, '_>| {
+            let mut printer = GrepPrint::new(&matcher, opts, &a.path, leaf.members, &mut aout);
+            let mut sink = GrepSink::new(&matcher, opts, &mut printer);
+            // A file in memory is searched in place, not copied.
+            let result = match leaf.slice {
+                Some(bytes) => Ok(lines.scan_slice(bytes, 0, 1, &mut sink)),
+                None => lines.scan(leaf.reader, &mut sink),
+            };
+            sink.finish();
+            matches += sink.matches;
+            let outcome = result?;
+            drive::account(leaf.coverage, leaf.members, &outcome, limits.lines.max_line);
+            Ok(())
+        };
+        // The hash (JSON output only) is of the bytes searched, from the
+        // same open file and in the same pass, as `scan` has it.
+        let sha256 = if opts.json {
+            source::for_each_member_hashed(a, &limits.source, &mut coverage, visit)
+        } else {
+            source::for_each_member(a, &limits.source, &mut coverage, visit);
+            None
+        };
         if opts.json {
             let rec = CoverageRecord::new(&a.path, sha256, &coverage);
             output::write_jsonl(aout.buf(), &rec);
