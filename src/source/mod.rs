@@ -1251,6 +1251,26 @@ mod read_tests {
         }
     }
 
+    /// A big log that ends with bytes like a zip's end record, but no
+    /// directory before them, is a log: streamed whole, not a zip.
+    #[test]
+    fn a_big_log_ending_like_a_zip_is_read_as_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = log_text("a", 9 << 20);
+        log.extend_from_slice(b"PK\x05\x06 is not an end record here\n");
+        let p = dir.path().join("server.log");
+        std::fs::write(&p, &log).unwrap();
+        let a = Artifact {
+            path: "server.log".into(),
+            kind: ArtifactKind::File(p),
+        };
+        let mut cov = Coverage::default();
+        let (seen, h) = read_all(&a, &mut cov);
+        assert!(cov.complete(), "{:?}", cov.errors);
+        assert!(seen.len() == 1 && seen[0].0.is_empty() && seen[0].1 == log);
+        assert_eq!(h.unwrap(), sha256_hex(&log));
+    }
+
     /// A big zip cut while it is read (a download started again): the
     /// members read before are kept, the rest is an `io` error of the
     /// artifact, with no hash, and the process does not die of SIGBUS.
