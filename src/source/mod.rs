@@ -30,6 +30,7 @@ mod entries;
 mod gzip;
 mod layer;
 pub(crate) mod meter;
+mod pread;
 mod tar;
 pub(crate) mod walk;
 mod zip;
@@ -247,7 +248,8 @@ pub struct Leaf<'a, 'r> {
     /// The decompressed bytes. Errors it returns carry their location and
     /// must be passed back unchanged.
     pub reader: &'a mut (dyn Read + 'r),
-    /// The whole member when it is a mapped plain file (enables splitting).
+    /// The whole member when it is a plain file read whole (enables
+    /// splitting).
     pub slice: Option<&'a [u8]>,
     pub coverage: &'a mut Coverage,
     /// Formats detected from the artifact down to this leaf, outermost
@@ -311,7 +313,7 @@ where
 
 /// Files up to this size are read (one `read` pass into memory); bigger
 /// ones are streamed (and hashed as they are read), except zips, which
-/// are mapped (see [`file_bytes`]).
+/// are read in place at offsets (see [`file_bytes`]).
 const READ_WHOLE: u64 = 8 << 20;
 
 /// A regular file's size and modification time, to tell that it changed
@@ -322,10 +324,11 @@ fn stamp(file: &std::fs::File) -> io::Result<(u64, Option<std::time::SystemTime>
 }
 
 /// A regular file's bytes, from one open file: read into memory when
-/// small; when big, mapped if it is a zip (its directory is at the end:
-/// it is read in place), else left to be streamed. A log is never mapped:
-/// one truncated while mapped (logrotate's copytruncate) would kill the
-/// process with SIGBUS, where a stream just reads short.
+/// small; when big, a zip (its directory is at the end) is read in place
+/// at offsets, anything else is streamed. Nothing is mapped: a file
+/// truncated while mapped (logrotate's copytruncate, a download started
+/// again) would kill the process with SIGBUS, where a read just comes
+/// back short (an `io` error, `changed while read`).
 fn file_bytes(file: &mut std::fs::File, len: u64) -> io::Result<Bytes> {
     if len == 0 {
         return Ok(Bytes::Empty);
@@ -339,33 +342,34 @@ fn file_bytes(file: &mut std::fs::File, len: u64) -> io::Result<Bytes> {
         }
         return Ok(Bytes::Read(buf));
     }
-    if !zip_at_either_end(file, len)? {
-        return Ok(Bytes::Big);
-    }
-    // Mapping fails where address space is short (`ulimit -v`): then the
-    // file is streamed, never left unread.
-    Ok(map(file).unwrap_or(Bytes::Big))
+    Ok(if is_zip(pread::FileAt::new(file, len))? {
+        Bytes::Zip
+    } else {
+        Bytes::Big
+    })
 }
 
-/// Whether a file starts as a zip, or ends with a zip's end record (a
-/// self-extractor): read at both ends, the position left at the start.
-fn zip_at_either_end(file: &mut std::fs::File, len: u64) -> io::Result<bool> {
-    use std::io::{Seek, SeekFrom};
-    let mut head = Vec::with_capacity(HEAD_LEN);
-    file.take(HEAD_LEN as u64).read_to_end(&mut head)?;
-    let zip = match detect(&head) {
+/// Whether a big file is opened as a zip, as [`Walker::slice`] decides for
+/// one in memory: it starts as a zip, or ends with a zip's central
+/// directory (a self-extractor). Read at offsets: the file's position
+/// stays at the start.
+fn is_zip(file: pread::FileAt<'_>) -> io::Result<bool> {
+    let mut head = vec![0u8; HEAD_LEN.min(file.len() as usize)];
+    file.read_exact_at(0, &mut head)?;
+    Ok(match detect(&head) {
         Format::Zip => true,
         Format::Text => {
-            let tail_len = (22 + 0xffff_u64).min(len);
-            file.seek(SeekFrom::Start(len - tail_len))?;
-            let mut tail = Vec::with_capacity(tail_len as usize);
-            file.take(tail_len).read_to_end(&mut tail)?;
-            memchr::memmem::rfind(&tail, b"PK\x05\x06").is_some()
+            let data = pread::Data::File(file);
+            let from = file.len().saturating_sub(22 + 0xffff);
+            data.find(from, file.len(), b"PK\x05\x06")?.is_some()
+                && match zip::central_directory(data, MAX_DIRECTORY_ENTRIES) {
+                    Ok(d) => !d.entries.is_empty(),
+                    Err(zip::DirectoryError::Io(e)) => return Err(e),
+                    Err(_) => false,
+                }
         }
         _ => false,
-    };
-    file.seek(SeekFrom::Start(0))?;
-    Ok(zip)
+    })
 }
 
 /// A reader that counts, and hashes when asked, the bytes read through it.
@@ -396,10 +400,7 @@ fn changed(was: u64, read: u64) -> io::Error {
 fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
     let mut h = sha2::Sha256::new();
-    // In windows, so that a mapped file is not all resident at once.
-    for w in bytes.chunks(8 << 20) {
-        h.update(w);
-    }
+    h.update(bytes);
     hex(h)
 }
 
@@ -502,6 +503,52 @@ where
                             _ => {}
                         }
                         out
+                    }
+                    Ok((before, Bytes::Zip)) => {
+                        // Hashed on another thread, read at its own
+                        // offsets, while the entries are read.
+                        let at = pread::FileAt::new(&file, before.0);
+                        let (h, out) = if hash {
+                            std::thread::scope(|s| {
+                                let h = s.spawn(|| at.sha256());
+                                let out = w.zip_file(at);
+                                let h = h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+                                (Some(h), out)
+                            })
+                        } else {
+                            (None, w.zip_file(at))
+                        };
+                        // Where reading stopped is said first (a read
+                        // that found the file cut), the change after.
+                        if let Err(e) = &out {
+                            w.record(e);
+                        }
+                        // The hash is of the bytes scanned only if the
+                        // file is still as it was when opened.
+                        match (stamp(&file), h) {
+                            (Ok(after), _) if after != before => {
+                                let e = changed(before.0, after.0);
+                                w.changed(io::Error::other(Tagged::new(
+                                    &[],
+                                    ErrorKind::Io,
+                                    e.to_string(),
+                                )));
+                                out
+                            }
+                            (Ok(_), Some(Err(e))) => {
+                                w.changed(e);
+                                out
+                            }
+                            (Ok(_), h) => {
+                                sha256 = h.and_then(Result::ok);
+                                out
+                            }
+                            (Err(e), _) => Err(io::Error::other(Tagged::new(
+                                &[],
+                                ErrorKind::Io,
+                                e.to_string(),
+                            ))),
+                        }
                     }
                     Ok((before, bytes)) => {
                         let out = if hash {
@@ -632,12 +679,14 @@ fn open_stream(path: &std::path::Path) -> io::Result<std::fs::File> {
     }
 }
 
-/// The bytes of a regular file: read, or mapped when a big zip.
+/// The bytes of a regular file: read whole when small; a big one is
+/// read in place at offsets (a zip) or streamed.
 enum Bytes {
-    Map(memmap2::Mmap),
     Read(Vec<u8>),
     Empty,
-    /// Too big to read whole, and not mapped: to be streamed.
+    /// Too big to read whole, and a zip: read at offsets.
+    Zip,
+    /// Too big to read whole: to be streamed.
     Big,
 }
 
@@ -645,23 +694,10 @@ impl std::ops::Deref for Bytes {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
         match self {
-            Bytes::Map(m) => m,
             Bytes::Read(b) => b,
-            Bytes::Empty | Bytes::Big => &[],
+            Bytes::Empty | Bytes::Zip | Bytes::Big => &[],
         }
     }
-}
-
-fn map(file: &std::fs::File) -> io::Result<Bytes> {
-    if file.metadata()?.len() == 0 {
-        return Ok(Bytes::Empty);
-    }
-    // SAFETY: the map is read-only and private to this scan. Only zips
-    // over `READ_WHOLE` are mapped (their directory is at the end, so they
-    // are read in place); if one is truncated while mapped, reads fault
-    // (SIGBUS). Logs, the files that are appended to and rotated while a
-    // run goes on, are never mapped.
-    unsafe { memmap2::Mmap::map(file) }.map(Bytes::Map)
 }
 
 /// Calls `f` with a regular file's bytes in order, a window at a time
@@ -725,6 +761,20 @@ where
         }
     }
 
+    /// Records `e`, that the artifact's file changed while it was read
+    /// (or could not be read again), unless a read of the file said it
+    /// changed already.
+    fn changed(&mut self, e: io::Error) {
+        let said = self
+            .coverage
+            .errors
+            .iter()
+            .any(|x| x.kind == ErrorKind::Io && x.message.starts_with("changed while read"));
+        if !said {
+            self.record(&e);
+        }
+    }
+
     /// Whether reading may go on in the container whose member chain has
     /// `chain_len` names after `e`: only if the error came from inside the
     /// member (a longer chain).
@@ -742,7 +792,7 @@ where
         false
     }
 
-    /// A whole member in memory (a mapped file): zips open in place.
+    /// A whole member in memory (a file read whole): zips open in place.
     fn slice(&mut self, bytes: &[u8]) -> io::Result<()> {
         match detect(&bytes[..bytes.len().min(HEAD_LEN)]) {
             // Opened in place; its members are one layer down, as when
@@ -761,7 +811,7 @@ where
                     b"PK\x05\x06",
                 )
                 .is_some()
-                    && zip::central_directory(bytes, MAX_DIRECTORY_ENTRIES)
+                    && zip::central_directory(pread::Data::Mem(bytes), MAX_DIRECTORY_ENTRIES)
                         .is_ok_and(|d| !d.entries.is_empty()) =>
             {
                 if self.too_deep(0) {
@@ -781,6 +831,16 @@ where
                 self.stream(&mut reader, 0)
             }
         }
+    }
+
+    /// A big zip file (see [`is_zip`]), opened in place: read at offsets.
+    fn zip_file(&mut self, file: pread::FileAt<'_>) -> io::Result<()> {
+        // Its members are one layer down, as when a zip is reached by
+        // `stream`.
+        if self.too_deep(0) {
+            return Ok(());
+        }
+        self.with_layer("zip", |w| zip::for_each_entry(w, zip::Input::File(file), 1))
     }
 
     /// A member as a stream: detect, then decode, open or visit. `depth`:
@@ -1072,5 +1132,204 @@ mod read_tests {
             .find(|e| e.kind == ErrorKind::Io)
             .unwrap_or_else(|| panic!("{:?}", cov.errors));
         assert!(e.message.starts_with("changed while read"), "{}", e.message);
+    }
+
+    /// A zip of `entries` (name, bytes, deflated?), after `prefix` (a
+    /// self-extractor's stub).
+    fn zip_of(prefix: &[u8], entries: &[(&str, &[u8], bool)]) -> Vec<u8> {
+        use std::io::Write;
+        let mut out = prefix.to_vec();
+        let mut cd = Vec::new();
+        for (name, data, deflated) in entries {
+            let at = out.len() as u32;
+            let body = if *deflated {
+                let mut e = flate2::write::DeflateEncoder::new(Vec::new(), Default::default());
+                e.write_all(data).unwrap();
+                e.finish().unwrap()
+            } else {
+                data.to_vec()
+            };
+            let method: u16 = if *deflated { 8 } else { 0 };
+            let mut fixed = Vec::new();
+            fixed.extend_from_slice(&20u16.to_le_bytes());
+            fixed.extend_from_slice(&0u16.to_le_bytes());
+            fixed.extend_from_slice(&method.to_le_bytes());
+            fixed.extend_from_slice(&[0; 4]);
+            fixed.extend_from_slice(&crc32fast::hash(data).to_le_bytes());
+            fixed.extend_from_slice(&(body.len() as u32).to_le_bytes());
+            fixed.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            fixed.extend_from_slice(&(name.len() as u16).to_le_bytes());
+            fixed.extend_from_slice(&0u16.to_le_bytes());
+            out.extend_from_slice(b"PK\x03\x04");
+            out.extend_from_slice(&fixed);
+            out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(&body);
+            cd.extend_from_slice(b"PK\x01\x02");
+            cd.extend_from_slice(&0x031eu16.to_le_bytes());
+            cd.extend_from_slice(&fixed);
+            // Comment length, disk, internal attributes.
+            cd.extend_from_slice(&[0; 6]);
+            cd.extend_from_slice(&(0o100644u32 << 16).to_le_bytes());
+            cd.extend_from_slice(&(at - prefix.len() as u32).to_le_bytes());
+            cd.extend_from_slice(name.as_bytes());
+        }
+        let cd_at = (out.len() - prefix.len()) as u32;
+        out.extend_from_slice(&cd);
+        out.extend_from_slice(b"PK\x05\x06");
+        out.extend_from_slice(&[0; 4]);
+        out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+        out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+        out.extend_from_slice(&(cd.len() as u32).to_le_bytes());
+        out.extend_from_slice(&cd_at.to_le_bytes());
+        out.extend_from_slice(&[0; 2]);
+        out
+    }
+
+    /// Numbered lines of a log tagged `tag`, about `bytes` long.
+    fn log_text(tag: &str, bytes: usize) -> Vec<u8> {
+        let mut out = Vec::with_capacity(bytes + 100);
+        let mut i = 0;
+        while out.len() < bytes {
+            i += 1;
+            let line = format!("{tag} {i:08} decode batch #running-req: {}\n", i % 97);
+            out.extend_from_slice(line.as_bytes());
+        }
+        out
+    }
+
+    /// Each member read: its chain and bytes.
+    type Seen = Vec<(Vec<String>, Vec<u8>)>;
+
+    /// Every member's name and bytes, and the hash.
+    fn read_all(a: &Artifact, cov: &mut Coverage) -> (Seen, Option<String>) {
+        let mut seen = Vec::new();
+        let h = for_each_member_hashed(a, &Limits::default(), cov, |leaf| {
+            let mut bytes = Vec::new();
+            leaf.reader.read_to_end(&mut bytes)?;
+            seen.push((leaf.members.to_vec(), bytes));
+            Ok(())
+        });
+        (seen, h)
+    }
+
+    /// A big zip (over `READ_WHOLE`) is read in place at offsets: its
+    /// members and hash are those of the bytes, as a small one's; a
+    /// self-extractor too.
+    #[test]
+    fn a_big_zip_is_read_at_offsets_whole_and_hashed() {
+        let dir = tempfile::tempdir().unwrap();
+        let a_log = log_text("a", 3 << 20);
+        let b_log = log_text("b", 5 << 20);
+        let c_log = log_text("c", 6 << 20);
+        let entries: [(&str, &[u8], bool); 3] = [
+            ("a.log", &a_log, false),
+            ("b.log", &b_log, true),
+            ("c.log", &c_log, false),
+        ];
+        for prefix in [&b""[..], &b"#!/bin/sh\necho self-extracting\nexit 0\n"[..]] {
+            let zip = zip_of(prefix, &entries);
+            assert!(zip.len() as u64 > READ_WHOLE, "{}", zip.len());
+            let p = dir.path().join("big.zip");
+            std::fs::write(&p, &zip).unwrap();
+            let a = Artifact {
+                path: "big.zip".into(),
+                kind: ArtifactKind::File(p.clone()),
+            };
+            let mut cov = Coverage::default();
+            let (seen, h) = read_all(&a, &mut cov);
+            assert!(cov.complete(), "{:?}", cov.errors);
+            let want: Seen = entries
+                .iter()
+                .map(|(n, d, _)| (vec![n.to_string()], d.to_vec()))
+                .collect();
+            assert!(
+                seen == want,
+                "{:?}",
+                seen.iter().map(|s| &s.0).collect::<Vec<_>>()
+            );
+            assert_eq!(h.unwrap(), sha256_hex(&zip));
+        }
+    }
+
+    /// A big log that ends with bytes like a zip's end record, but no
+    /// directory before them, is a log: streamed whole, not a zip.
+    #[test]
+    fn a_big_log_ending_like_a_zip_is_read_as_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = log_text("a", 9 << 20);
+        log.extend_from_slice(b"PK\x05\x06 is not an end record here\n");
+        let p = dir.path().join("server.log");
+        std::fs::write(&p, &log).unwrap();
+        let a = Artifact {
+            path: "server.log".into(),
+            kind: ArtifactKind::File(p),
+        };
+        let mut cov = Coverage::default();
+        let (seen, h) = read_all(&a, &mut cov);
+        assert!(cov.complete(), "{:?}", cov.errors);
+        assert!(seen.len() == 1 && seen[0].0.is_empty() && seen[0].1 == log);
+        assert_eq!(h.unwrap(), sha256_hex(&log));
+    }
+
+    /// A big zip cut while it is read (a download started again): the
+    /// members read before are kept, the rest is an `io` error of the
+    /// artifact, with no hash, and the process does not die of SIGBUS.
+    /// The cut happens from inside the visitor, after the first entry.
+    #[test]
+    fn a_big_zip_truncated_while_read_is_an_error_not_a_crash() {
+        let dir = tempfile::tempdir().unwrap();
+        let a_log = log_text("a", 3 << 20);
+        let b_log = log_text("b", 5 << 20);
+        let c_log = log_text("c", 4 << 20);
+        let d_log = log_text("d", 1 << 20);
+        let zip = zip_of(
+            b"",
+            &[
+                ("a.log", &a_log, true),
+                ("b.log", &b_log, false),
+                ("c.log", &c_log, false),
+                ("d.log", &d_log, true),
+            ],
+        );
+        assert!(zip.len() as u64 > READ_WHOLE, "{}", zip.len());
+        let p = dir.path().join("big.zip");
+        for cut in [0, 4096, zip.len() as u64 / 2, zip.len() as u64 - 100] {
+            std::fs::write(&p, &zip).unwrap();
+            let a = Artifact {
+                path: "big.zip".into(),
+                kind: ArtifactKind::File(p.clone()),
+            };
+            let mut cov = Coverage::default();
+            let mut seen = Vec::new();
+            let h = for_each_member_hashed(&a, &Limits::default(), &mut cov, |leaf| {
+                let mut bytes = Vec::new();
+                leaf.reader.read_to_end(&mut bytes)?;
+                if seen.is_empty() {
+                    std::fs::OpenOptions::new()
+                        .write(true)
+                        .open(&p)?
+                        .set_len(cut)?;
+                }
+                seen.push((leaf.members.to_vec(), bytes));
+                Ok(())
+            });
+            assert_eq!(h, None, "cut at {cut}");
+            assert_eq!(seen[0], (vec!["a.log".to_string()], a_log.clone()));
+            // Cut inside the directory, after it was read: the entries
+            // are whole, but not the file that was hashed and cited.
+            let read = if cut > zip.len() as u64 / 2 { 4 } else { 1 };
+            assert_eq!(seen.len(), read, "cut at {cut}");
+            let changed: Vec<_> = cov
+                .errors
+                .iter()
+                .filter(|e| e.message.starts_with("changed while read"))
+                .collect();
+            assert!(
+                changed.len() == 1 && changed[0].kind == ErrorKind::Io,
+                "cut at {cut}: {:?}",
+                cov.errors
+            );
+            assert!(!cov.complete());
+        }
     }
 }

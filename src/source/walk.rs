@@ -17,7 +17,8 @@ pub struct Artifact {
 
 #[derive(Clone, Debug)]
 pub enum ArtifactKind {
-    /// A regular file (mapped).
+    /// A regular file: read whole, streamed, or (a big zip) read at
+    /// offsets; never mapped.
     File(PathBuf),
     Stdin,
     /// A pipe, FIFO or device named on the command line: read once, as a

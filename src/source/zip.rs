@@ -8,6 +8,7 @@ use super::entries::{Entries, MAX_NAME, Names, name_cut, unique};
 use super::gzip::{Damage, bytes_then_error, corrupt, inflate, truncated};
 use super::layer::{Charge, Counted, Layer, Tagged, ZstdWindow, classify};
 use super::meter::Origin;
+use super::pread::{Data, FileAt};
 use super::{ErrorKind, MAX_DIRECTORY_ENTRIES, NoteKind, ZSTD_WINDOW_LOG_MAX};
 use crate::location;
 use flate2::Decompress;
@@ -20,8 +21,10 @@ pub(super) enum Input<'a> {
     /// A stream: spooled to memory when it fits the spool budget, else
     /// read from its local headers.
     Stream(&'a mut dyn Read),
-    /// A whole zip in memory (a file read or mapped): opened in place.
+    /// A whole zip in memory (a file read whole, a spool): opened in place.
     Slice(&'a [u8]),
+    /// A big zip file, opened in place: read at offsets, never whole.
+    File(FileAt<'a>),
 }
 
 /// Reads the zip in `input` and pushes each entry to `w`: in central
@@ -36,7 +39,8 @@ pub(super) fn for_each_entry(
 ) -> io::Result<()> {
     match input {
         Input::Stream(r) => stream(w, r, depth),
-        Input::Slice(data) => slice(w, data, depth),
+        Input::Slice(data) => whole(w, Data::Mem(data), depth),
+        Input::File(file) => whole(w, Data::File(file), depth),
     }
 }
 
@@ -68,7 +72,7 @@ fn stream(w: &mut dyn Entries<'_>, r: &mut dyn Read, depth: usize) -> io::Result
     r.take(cap as u64 + 1).read_to_end(&mut spool)?;
     let _held = budget.hold_spool(spool.len());
     if spool.len() <= cap {
-        return slice(w, &spool, depth);
+        return whole(w, Data::Mem(&spool), depth);
     }
     let mut rest = Cursor::new(spool).chain(r);
     local_headers(
@@ -80,16 +84,21 @@ fn stream(w: &mut dyn Entries<'_>, r: &mut dyn Read, depth: usize) -> io::Result
     )
 }
 
-/// A whole zip in memory: entries from its central directory, or from
-/// its local headers when the directory is missing or does not fit.
-fn slice(w: &mut dyn Entries<'_>, data: &[u8], depth: usize) -> io::Result<()> {
+/// A whole zip in place (in memory, or a file read at offsets): entries
+/// from its central directory, or from its local headers when the
+/// directory is missing or does not fit.
+fn whole(w: &mut dyn Entries<'_>, data: Data<'_>, depth: usize) -> io::Result<()> {
     let chain_len = w.members().len();
+    let len = data.len();
     let dir = match central_directory(data, MAX_DIRECTORY_ENTRIES) {
         Ok(d) => d,
+        Err(DirectoryError::Io(e)) => return Err(e),
         Err(DirectoryError::TooMany(_)) => {
             // A huge directory is not held in memory: the local headers
             // are read in order instead.
-            let mut r = w.meter().reader(data, Origin::at(w.members().len()));
+            let mut r = w
+                .meter()
+                .reader(data.span(0, len), Origin::at(w.members().len()));
             return local_headers(
                 w,
                 &mut r,
@@ -105,10 +114,10 @@ fn slice(w: &mut dyn Entries<'_>, data: &[u8], depth: usize) -> io::Result<()> {
             let msg = format!("zip central directory unusable ({e}); read from local headers");
             let here = w.members().to_vec();
             w.coverage().error(&here, ErrorKind::Truncated, msg);
-            let start = memchr::memmem::find(data, b"PK\x03\x04").unwrap_or(data.len());
+            let start = data.find(0, len, b"PK\x03\x04")?.unwrap_or(len);
             let mut r = w
                 .meter()
-                .reader(&data[start..], Origin::at(w.members().len()));
+                .reader(data.span(start, len), Origin::at(w.members().len()));
             return local_headers(
                 w,
                 &mut r,
@@ -119,17 +128,10 @@ fn slice(w: &mut dyn Entries<'_>, data: &[u8], depth: usize) -> io::Result<()> {
         }
     };
     let entries = &dir.entries;
-    let spans: Vec<Option<(u64, u64)>> = entries
-        .iter()
-        .map(|e| {
-            let start = data_start(data, e.header)?;
-            let end = start.checked_add(e.csize)?;
-            Some((start, end))
-        })
-        .collect();
-    let overlaps = overlaps(entries, &spans);
+    let spans = &dir.spans;
+    let overlaps = overlaps(entries, spans);
     let mut names = Names::default();
-    let hidden = hidden(data, entries, &spans, dir.start);
+    let hidden = hidden(data, entries, spans, dir.start)?;
     for (i, e) in entries.iter().enumerate() {
         if e.is_dir() {
             continue;
@@ -154,12 +156,12 @@ fn slice(w: &mut dyn Entries<'_>, data: &[u8], depth: usize) -> io::Result<()> {
             w.coverage().error(&at, ErrorKind::Corrupt, msg);
             continue;
         };
-        if let Some((raw, flags)) = local_name(data, e.header)
-            && raw != &data[e.raw_name.0..e.raw_name.0 + e.raw_name.1]
+        if let Some((raw, flags)) = local_name(data, e.header)?
+            && *raw != *e.raw_name()
         {
             // Readers differ (libarchive and a stream reader take the
             // local name): the one not cited is said.
-            let local = decode_name(raw, flags, 3);
+            let local = decode_name(&raw, flags, 3);
             let msg = format!(
                 "its local header names it {:?}: cited by its central directory name, as unzip lists it",
                 location::escape(&local)
@@ -171,10 +173,10 @@ fn slice(w: &mut dyn Entries<'_>, data: &[u8], depth: usize) -> io::Result<()> {
             let msg = "zip entry flagged as a symlink: its bytes were searched, never followed";
             w.coverage().note(&at, NoteKind::Link, msg);
         }
-        let have =
-            &data[start.min(data.len() as u64) as usize..end.min(data.len() as u64) as usize];
-        let cut = (have.len() as u64) < e.csize;
-        let mut raw = Counted::new(w.meter().reader(have, Origin::at(chain_len)));
+        let have = (start.min(len), end.min(len));
+        let cut = have.1 - have.0 < e.csize;
+        let span = data.span(have.0, have.1);
+        let mut raw = Counted::new(w.meter().reader(span, Origin::at(chain_len)));
         entry(
             w,
             name,
@@ -199,9 +201,7 @@ fn slice(w: &mut dyn Entries<'_>, data: &[u8], depth: usize) -> io::Result<()> {
         );
         let here = w.members().to_vec();
         w.coverage().error(&here, ErrorKind::Corrupt, msg);
-        let mut r = w
-            .meter()
-            .reader(&data[from as usize..to as usize], Origin::at(chain_len));
+        let mut r = w.meter().reader(data.span(from, to), Origin::at(chain_len));
         local_headers(w, &mut r, depth, LocalHeaders::DirectoryDamaged, &mut names)?;
     }
     Ok(())
@@ -423,11 +423,11 @@ fn local_headers(
 /// for: from that header to the next listed entry (or the directory).
 /// Bytes before the first entry (a self-extractor stub) are not looked at.
 fn hidden(
-    data: &[u8],
+    data: Data<'_>,
     entries: &[CdEntry],
     spans: &[Option<(u64, u64)>],
     dir_start: u64,
-) -> Vec<(u64, u64)> {
+) -> io::Result<Vec<(u64, u64)>> {
     let mut order: Vec<(u64, u64)> = entries
         .iter()
         .zip(spans)
@@ -440,15 +440,14 @@ fn hidden(
     for (&(start, end), next) in order.iter().zip(nexts) {
         let from = reach.map_or(end, |r| r.max(end));
         reach = Some(from);
-        if start >= next || from >= next || next as usize > data.len() {
+        if start >= next || from >= next || next > data.len() {
             continue;
         }
-        let gap = &data[from as usize..next as usize];
-        if let Some(i) = memchr::memmem::find(gap, b"PK\x03\x04") {
-            out.push((from + i as u64, next));
+        if let Some(at) = data.find(from, next, b"PK\x03\x04")? {
+            out.push((at, next));
         }
     }
-    out
+    Ok(out)
 }
 
 /// For each entry, the entry whose data it overlaps, if any. Real zips
@@ -863,9 +862,9 @@ pub(super) struct CdEntry {
     pub header: u64,
     /// Flagged as a Unix symlink by its external attributes.
     pub symlink: bool,
-    /// Where its raw name lies in the zip, to compare with the local
-    /// header's.
-    pub raw_name: (usize, usize),
+    /// Its raw name in the directory, to compare with the local header's;
+    /// None when it is `name`'s bytes (most names: nothing more is held).
+    raw_name: Option<Box<[u8]>>,
 }
 
 impl CdEntry {
@@ -874,6 +873,10 @@ impl CdEntry {
     }
     pub(super) fn is_dir(&self) -> bool {
         self.name.ends_with('/') && self.usize == 0
+    }
+    /// Its raw name, as the central directory holds it.
+    pub(super) fn raw_name(&self) -> &[u8] {
+        self.raw_name.as_deref().unwrap_or(self.name.as_bytes())
     }
 }
 
@@ -889,12 +892,19 @@ pub(super) enum DirectoryError {
     Misfit(&'static str),
     #[error("the central directory announces {0} entries")]
     TooMany(u64),
+    /// The file could not be read (it changed while read): not a zip's
+    /// damage, an error of the artifact.
+    #[error(transparent)]
+    Io(#[from] io::Error),
 }
 
-/// A zip's central directory, read from a whole zip in memory (entries'
+/// A zip's central directory, read from a whole zip in place (entries'
 /// offsets include any bytes before the zip: a self-extractor stub, junk).
 pub(super) struct Directory {
     pub entries: Vec<CdEntry>,
+    /// Each entry's data, from its local header: start and end (None
+    /// when there is no local header where it says).
+    pub spans: Vec<Option<(u64, u64)>>,
     /// Where the directory starts in the zip.
     pub start: u64,
 }
@@ -905,18 +915,20 @@ pub(super) struct Directory {
 /// whose offsets only fit if the zip started later, in a file that starts
 /// with a local header, is a stored inner zip's, not this file's.
 pub(super) fn central_directory(
-    data: &[u8],
+    data: Data<'_>,
     max_entries: u64,
 ) -> Result<Directory, DirectoryError> {
     let len = data.len();
+    // The end record and its comment lie in the last 22 + 65535 bytes.
     let from = len.saturating_sub(22 + 0xffff);
+    let tail = data.get(from, (len - from) as usize)?.unwrap_or_default();
     let mut found = Vec::new();
-    let mut i = len.saturating_sub(22);
+    let mut i = tail.len().saturating_sub(22);
     loop {
-        if i < from || len < 22 {
+        if tail.len() < 22 {
             break;
         }
-        if &data[i..i + 4] == b"PK\x05\x06" {
+        if &tail[i..i + 4] == b"PK\x05\x06" {
             found.push(i);
         }
         if i == 0 {
@@ -929,12 +941,12 @@ pub(super) fn central_directory(
     }
     // Records whose comment reaches exactly to the end first: a comment
     // holding end-record-like bytes must not win over the real record.
-    let exact = |&p: &usize| p + 22 + le16(&data[p + 20..]) as usize == len;
+    let exact = |&p: &usize| p + 22 + le16(&tail[p + 20..]) as usize == tail.len();
     let (mut first, rest): (Vec<usize>, Vec<usize>) = found.into_iter().partition(exact);
     first.extend(rest);
     let mut why = "its central directory is not where it says";
     for pos in first {
-        match directory_at(data, pos, max_entries) {
+        match directory_at(data, &tail[pos..pos + 22], from + pos as u64, max_entries) {
             Ok(d) => return Ok(d),
             Err(DirectoryError::Misfit(w)) => why = w,
             Err(e) => return Err(e),
@@ -943,39 +955,51 @@ pub(super) fn central_directory(
     Err(DirectoryError::Misfit(why))
 }
 
-fn directory_at(data: &[u8], pos: usize, max_entries: u64) -> Result<Directory, DirectoryError> {
-    let e = &data[pos..];
+/// The directory of the end record `e` (its 22 bytes), at `pos`.
+fn directory_at(
+    data: Data<'_>,
+    e: &[u8],
+    pos: u64,
+    max_entries: u64,
+) -> Result<Directory, DirectoryError> {
     let mut count = le16(&e[10..]) as u64;
     let mut cd_size = le32(&e[12..]) as u64;
     let mut cd_offset = le32(&e[16..]) as u64;
     // Where the directory ends: the end record, or the zip64 end record.
-    let mut end = pos as u64;
+    let mut end = pos;
     // How far the zip64 locator's offset is from where its record lies
     // (bytes before the zip); the directory must agree.
     let mut shift64 = None;
-    if pos >= 20 && &data[pos - 20..pos - 16] == b"PK\x06\x07" {
-        let at = le64(&data[pos - 12..]);
+    let locator = match pos.checked_sub(20) {
+        Some(l) => data.get(l, 20)?,
+        None => None,
+    };
+    if let Some(locator) = locator.filter(|l| &l[..4] == b"PK\x06\x07") {
+        let at = le64(&locator[8..]);
         // The zip64 end record ends where the locator begins (Python
         // reads it there, whatever the locator says). A locator that
         // points elsewhere, at a decoy record and directory stored inside
         // an entry, is not followed: the decoy would hide the entries
         // the real directory lists.
-        let ends_at_locator = |z: usize| {
-            data.get(z..pos - 20).is_some_and(|r| {
-                r.len() >= 56 && &r[..4] == b"PK\x06\x06" && le64(&r[4..]) == r.len() as u64 - 12
-            })
-        };
-        let z = [pos.checked_sub(20 + 56), usize::try_from(at).ok()]
-            .into_iter()
-            .flatten()
-            .find(|&z| ends_at_locator(z));
-        if let Some(z) = z {
-            let r = &data[z..];
+        let mut z64 = None;
+        for z in [pos.checked_sub(20 + 56), Some(at)].into_iter().flatten() {
+            // Its record: 56 bytes at least, its size field counting
+            // from after itself (12 bytes) to the locator.
+            let Some(size) = (pos - 20).checked_sub(z).filter(|&s| s >= 56) else {
+                continue;
+            };
+            let Some(r) = data.get(z, 56)? else { continue };
+            if &r[..4] == b"PK\x06\x06" && le64(&r[4..]) == size - 12 {
+                z64 = Some((z, r));
+                break;
+            }
+        }
+        if let Some((z, r)) = z64 {
             count = le64(&r[32..]);
             cd_size = le64(&r[40..]);
             cd_offset = le64(&r[48..]);
-            end = z as u64;
-            shift64 = Some((z as u64).checked_sub(at).ok_or(DirectoryError::Misfit(
+            end = z;
+            shift64 = Some(z.checked_sub(at).ok_or(DirectoryError::Misfit(
                 "its zip64 locator points past its zip64 end record",
             ))?);
         } else if count == 0xffff || cd_size == 0xffff_ffff || cd_offset == 0xffff_ffff {
@@ -1002,34 +1026,43 @@ fn directory_at(data: &[u8], pos: usize, max_entries: u64) -> Result<Directory, 
             "its zip64 locator and its central directory disagree on where the zip starts",
         ));
     }
-    if prefix > 0 && data.starts_with(b"PK\x03\x04") {
+    if prefix > 0 && data.get(0, 4)?.is_some_and(|h| &*h == b"PK\x03\x04") {
         return Err(DirectoryError::Misfit(
             "its offsets fit only a zip that starts later in the file",
         ));
     }
-    let mut cd = &data[start as usize..end as usize];
+    // The records, read in order (a file's directory is never held whole).
+    let mut cd = data.span(start, end);
+    let mut left = end - start;
     let mut entries = Vec::new();
-    let mut cd_at = start as usize;
-    while cd.len() >= 46 && &cd[..4] == b"PK\x01\x02" {
-        let made_by = le16(&cd[4..]);
-        let flags = le16(&cd[8..]);
-        let method = le16(&cd[10..]);
-        let crc = le32(&cd[16..]);
-        let mut csize = le32(&cd[20..]) as u64;
-        let mut usize = le32(&cd[24..]) as u64;
-        let name_len = le16(&cd[28..]) as usize;
-        let extra_len = le16(&cd[30..]) as usize;
-        let comment_len = le16(&cd[32..]) as usize;
-        let attr = le32(&cd[38..]);
-        let mut header = le32(&cd[42..]) as u64;
+    let mut h = [0u8; 46];
+    let mut var = Vec::new();
+    while left >= 46 {
+        cd.read_exact(&mut h)?;
+        if &h[..4] != b"PK\x01\x02" {
+            break;
+        }
+        let made_by = le16(&h[4..]);
+        let flags = le16(&h[8..]);
+        let method = le16(&h[10..]);
+        let crc = le32(&h[16..]);
+        let mut csize = le32(&h[20..]) as u64;
+        let mut usize = le32(&h[24..]) as u64;
+        let name_len = le16(&h[28..]) as usize;
+        let extra_len = le16(&h[30..]) as usize;
+        let comment_len = le16(&h[32..]) as usize;
+        let attr = le32(&h[38..]);
+        let mut header = le32(&h[42..]) as u64;
         let total = 46 + name_len + extra_len + comment_len;
-        if cd.len() < total {
+        if left < total as u64 {
             return Err(DirectoryError::Misfit(
                 "a directory record runs past its end",
             ));
         }
-        let raw_name = &cd[46..46 + name_len];
-        let extra = &cd[46 + name_len..46 + name_len + extra_len];
+        var.resize(total - 46, 0);
+        cd.read_exact(&mut var)?;
+        let raw_name = &var[..name_len];
+        let extra = &var[name_len..name_len + extra_len];
         let mut unicode = None;
         for (id, body) in extra_fields(extra) {
             match id {
@@ -1053,6 +1086,7 @@ fn directory_at(data: &[u8], pos: usize, max_entries: u64) -> Result<Directory, 
             (made_by >> 8) as u8,
         );
         let symlink = made_by >> 8 == 3 && (attr >> 16) & 0o170000 == 0o120000;
+        let raw_name = (raw_name != name.as_bytes()).then(|| raw_name.into());
         entries.push(CdEntry {
             name,
             flags,
@@ -1062,10 +1096,9 @@ fn directory_at(data: &[u8], pos: usize, max_entries: u64) -> Result<Directory, 
             usize,
             header: header.saturating_add(prefix),
             symlink,
-            raw_name: (cd_at + 46, name_len),
+            raw_name,
         });
-        cd = &cd[total..];
-        cd_at += total;
+        left -= total as u64;
     }
     // The 16-bit count wraps in zips over 65535 entries without zip64.
     if entries.len() as u64 % 0x1_0000 != count % 0x1_0000 {
@@ -1074,24 +1107,32 @@ fn directory_at(data: &[u8], pos: usize, max_entries: u64) -> Result<Directory, 
         ));
     }
     if let Some(first) = entries.iter().map(|e| e.header).min()
-        && data.get(first as usize..first as usize + 4) != Some(b"PK\x03\x04")
+        && data.get(first, 4)?.is_none_or(|h| &*h != b"PK\x03\x04")
     {
         return Err(DirectoryError::Misfit(
             "its first entry has no local header where it says",
         ));
     }
+    let mut spans = Vec::with_capacity(entries.len());
+    for e in &entries {
+        let span = data_start(data, e.header)?.and_then(|s| Some((s, s.checked_add(e.csize)?)));
+        spans.push(span);
+    }
     // Entries come before their directory: one stored inside an entry's
     // data (a decoy that lists some entries and hides the rest) does not
     // describe this file.
-    let inside = entries.iter().any(|e| {
-        data_start(data, e.header)
-            .and_then(|d| d.checked_add(e.csize))
-            .is_some_and(|d| d > start && e.header < start)
-    });
+    let inside = entries
+        .iter()
+        .zip(&spans)
+        .any(|(e, s)| s.is_some_and(|(_, d)| d > start && e.header < start));
     if inside {
         return Err(DirectoryError::Misfit("it lies inside an entry's data"));
     }
-    Ok(Directory { entries, start })
+    Ok(Directory {
+        entries,
+        spans,
+        start,
+    })
 }
 
 /// (id, body) of each extra field.
@@ -1119,11 +1160,15 @@ fn extra_fields(mut e: &[u8]) -> impl Iterator<Item = (u16, &[u8])> {
 }
 
 /// The raw name and flags of the local header at `at`.
-pub(super) fn local_name(data: &[u8], at: u64) -> Option<(&[u8], u16)> {
-    let h = data.get(at as usize..at as usize + 30)?;
+pub(super) fn local_name<'a>(
+    data: Data<'a>,
+    at: u64,
+) -> io::Result<Option<(std::borrow::Cow<'a, [u8]>, u16)>> {
+    let Some(h) = data.get(at, 30)? else {
+        return Ok(None);
+    };
     let n = le16(&h[26..]) as usize;
-    let name = data.get(at as usize + 30..at as usize + 30 + n)?;
-    Some((name, le16(&h[6..])))
+    Ok(data.get(at + 30, n)?.map(|name| (name, le16(&h[6..]))))
 }
 
 /// A name as cited, from its raw bytes, general purpose flags and host.
@@ -1132,12 +1177,16 @@ pub(super) fn decode_name(raw: &[u8], flags: u16, host: u8) -> String {
 }
 
 /// Where an entry's data starts, from its local header at `at`.
-pub(super) fn data_start(data: &[u8], at: u64) -> Option<u64> {
-    let h = data.get(at as usize..at as usize + 30)?;
+pub(super) fn data_start(data: Data<'_>, at: u64) -> io::Result<Option<u64>> {
+    let Some(h) = data.get(at, 30)? else {
+        return Ok(None);
+    };
     if &h[..4] != b"PK\x03\x04" {
-        return None;
+        return Ok(None);
     }
-    Some(at + 30 + le16(&h[26..]) as u64 + le16(&h[28..]) as u64)
+    Ok(Some(
+        at + 30 + le16(&h[26..]) as u64 + le16(&h[28..]) as u64,
+    ))
 }
 
 /// Windows archivers (host 0, MS-DOS) sometimes separate folders with `\`:
