@@ -240,6 +240,11 @@ impl Tally {
         } += 1;
     }
 
+    /// How many verdicts in all.
+    pub(crate) fn total(&self) -> u64 {
+        self.pass + self.fail + self.unknown + self.not_applicable
+    }
+
     /// The tally of `statuses`.
     pub(crate) fn of(statuses: impl IntoIterator<Item = Status>) -> Tally {
         let mut t = Tally::default();
@@ -247,6 +252,15 @@ impl Tally {
             t.add(s);
         }
         t
+    }
+}
+
+impl std::ops::AddAssign for Tally {
+    fn add_assign(&mut self, other: Tally) {
+        self.pass += other.pass;
+        self.fail += other.fail;
+        self.unknown += other.unknown;
+        self.not_applicable += other.not_applicable;
     }
 }
 

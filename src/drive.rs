@@ -171,14 +171,21 @@ pub(crate) fn report_walk_errors(
     errors: &[(String, io::Error)],
 ) -> io::Result<()> {
     for (path, e) in errors {
-        writeln!(
-            err,
-            "artiscan: {}: {}",
-            escape::text(path),
-            escape::text(&e.to_string())
-        )?;
+        report_input_error(err, path, &e.to_string())?;
     }
     Ok(())
+}
+
+/// Prints an input that could not be read at all (not walked, not
+/// opened, not a file), escaped, on one line on stderr: the one printer of
+/// such errors, as [`report_coverage_errors`] is of errors inside one.
+pub(crate) fn report_input_error(err: &mut dyn Write, path: &str, why: &str) -> io::Result<()> {
+    writeln!(
+        err,
+        "artiscan: {}: {}",
+        escape::text(path),
+        escape::text(why)
+    )
 }
 
 /// Errors of one kind shown per artifact on stderr; the coverage record

@@ -36,6 +36,7 @@ pub(crate) use shard::Shard;
 use crate::check::load::{judge, judge_units};
 use crate::check::scope::Unit;
 use crate::check::{self, Check, CheckParams, CheckScope, Status};
+use crate::domain::Tally;
 use crate::drive;
 use crate::limits::ReadLimits;
 use crate::pack::RuleSet;
@@ -203,30 +204,31 @@ pub(crate) fn fingerprint(
     }
 }
 
-/// Counts of one audit, printed as its last line.
-#[derive(Debug, Clone, Default)]
+/// Counts of one audit, printed as its last line: the artifacts scanned
+/// tallied as every command tallies them ([`drive::Stats`]), beside what
+/// only an audit counts.
+#[derive(Debug, Default)]
 pub(crate) struct Summary {
     /// Artifacts found by the walk (in the shard, with `--shard`).
     pub artifacts: u64,
     /// Artifacts outside the shard.
     pub other_shards: u64,
-    pub scanned: u64,
+    /// The artifacts scanned, as `scan` tallies its own: how many
+    /// (`artifacts`), those with coverage errors (`incomplete`: damaged,
+    /// truncated, limits), decompressed bytes read (`bytes`), evidence
+    /// records (`matches`). Its `errors`, the coverage errors, are not the
+    /// audit's [`Summary::errors`]: damage makes an artifact incomplete.
+    pub scanned: drive::Stats,
     pub unchanged: u64,
     /// Unchanged, but hashed to be sure.
     pub rehashed: u64,
-    /// Inputs that could not be opened (walk or stat errors).
+    /// Inputs that could not be opened (walk or stat errors): exit 2.
     pub errors: u64,
-    /// Scanned artifacts with coverage errors (damaged, truncated, limits).
-    pub incomplete: u64,
-    pub evidence: u64,
-    pub verdicts: u64,
-    pub fail: u64,
-    pub unknown: u64,
+    /// Verdicts by status: the scanned artifacts', then the judged runs'.
+    pub verdicts: Tally,
     pub runs_judged: u64,
     /// File bytes of the scanned artifacts.
-    pub bytes: u64,
-    /// Decompressed bytes read from them (`bytes` of `scan`'s summary).
-    pub read_bytes: u64,
+    pub file_bytes: u64,
     pub elapsed_s: f64,
     pub fingerprint: String,
     pub shard: Option<Shard>,
@@ -241,27 +243,53 @@ impl fmt::Display for Summary {
             .unwrap_or_default();
         // Bytes read per second, as `scan` counts them (decompressed), so
         // the two rates compare on the same inputs.
-        let mbs = self.read_bytes as f64 / 1e6 / self.elapsed_s.max(1e-9);
+        let read_bytes = self.scanned.bytes;
+        let mbs = read_bytes as f64 / 1e6 / self.elapsed_s.max(1e-9);
         write!(
             f,
             "audit: {} artifacts{shard}: {} scanned, {} unchanged, {} incomplete, {} errors; {} evidence, {} verdicts ({} fail, {} unknown); {} runs judged; {} bytes read from {} bytes of files in {:.2} s, {:.1} MB/s; fingerprint {}; {}",
             self.artifacts,
-            self.scanned,
+            self.scanned.artifacts,
             self.unchanged,
-            self.incomplete,
+            self.scanned.incomplete,
             self.errors,
-            self.evidence,
-            self.verdicts,
-            self.fail,
-            self.unknown,
+            self.scanned.matches,
+            self.verdicts.total(),
+            self.verdicts.fail,
+            self.verdicts.unknown,
             self.runs_judged,
-            self.read_bytes,
-            self.bytes,
+            read_bytes,
+            self.file_bytes,
             self.elapsed_s,
             mbs,
             self.fingerprint,
             self.db
         )
+    }
+}
+
+impl Summary {
+    /// Counts one artifact's outcome.
+    fn take(&mut self, outcome: &ArtifactWork) {
+        match outcome {
+            ArtifactWork::Aborted => {}
+            ArtifactWork::Failed(_) => self.errors += 1,
+            ArtifactWork::Unchanged { hashed_ns, .. } => {
+                self.unchanged += 1;
+                self.rehashed += u64::from(hashed_ns.is_some());
+            }
+            ArtifactWork::Scanned(p) => {
+                self.scanned.artifact(&p.coverage);
+                self.scanned.matches += p.rows.evidence.len() as u64;
+                self.file_bytes += p.size.unwrap_or(0) as u64;
+                // Stored names: each is one of `Status::ALL` (`VerdictRow::new`).
+                for v in &p.rows.verdicts {
+                    if let Some(s) = Status::ALL.into_iter().find(|s| s.as_str() == v.status) {
+                        self.verdicts.add(s);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -359,7 +387,7 @@ fn now_ns() -> i64 {
 }
 
 #[derive(Debug, Clone, Copy)]
-struct FileStat {
+pub(crate) struct FileStat {
     size: i64,
     mtime_ns: i64,
 }
@@ -377,14 +405,20 @@ fn stat(path: &Path) -> std::io::Result<FileStat> {
     })
 }
 
-enum ArtifactWork {
-    /// Same bytes and fingerprint: nothing to scan. `hashed_ns` when the hash
-    /// was taken now; `run_id` when the stored run id is to be replaced.
+/// What became of one artifact of an audit, worked out on a worker thread
+/// (scanned, judged and made into rows there, so that the one writer only
+/// writes) and handed to the [`AuditSink`].
+pub(crate) enum ArtifactWork {
+    /// Same bytes and fingerprint: nothing to scan. `stat` as found now;
+    /// `hashed_ns` when the hash was taken now; `run_id` when the stored run
+    /// id is to be replaced.
     Unchanged {
+        stat: FileStat,
         hashed_ns: Option<i64>,
         run_id: Option<Option<String>>,
     },
     Scanned(Box<Prepared>),
+    /// Could not be opened (a stat error): why.
     Failed(String),
     /// The writer stopped (a database error); nothing was done.
     Aborted,
@@ -426,14 +460,7 @@ fn audit_into(
 ) -> anyhow::Result<Summary> {
     let every_match = checks.needs_every_match(rules);
     let fp = fingerprint(rules, checks, every_match, &opts.limits);
-    conn.execute_batch("BEGIN IMMEDIATE")?;
-    store::put_fingerprint(conn, &fp)?;
-    store::set_meta(conn, "fingerprint", &fp.fingerprint)?;
-    store::set_meta(conn, "tool_version", env!("CARGO_PKG_VERSION"))?;
-    write_checks(conn, checks)?;
-    declare_shard(conn, opts.shard)?;
-    conn.execute_batch("COMMIT")?;
-
+    stamp_store(conn, &fp, checks, opts.shard)?;
     let mut summary = Summary {
         fingerprint: fp.fingerprint.clone(),
         shard: opts.shard,
@@ -461,32 +488,19 @@ fn audit_into(
         stats: plan.stats,
         abort: AtomicBool::new(false),
     };
-    let mut commit = Commit {
-        conn,
-        stamp: Stamp {
-            tool_version: &fp.tool_version,
-            pack_fingerprint: &fp.pack_fingerprint,
-            fingerprint: &fp.fingerprint,
-        },
-        summary: &mut summary,
-        progress,
-        err,
-        tx_open: None,
-        write_error: None,
-    };
-    drive::run(
+    let mut sink = Commit::new(conn, &fp);
+    take_all(
         &plan.artifacts,
+        &work,
+        &mut sink,
+        &mut summary,
         opts.threads,
         progress,
-        |_, a| work.artifact(a),
-        |_, a, outcome| commit.take(a, outcome, &work),
-    );
-    commit.finish()?;
+        err,
+    )?;
     let judged = judge_dirty_runs(conn, checks)?;
     summary.runs_judged = judged.runs;
     summary.verdicts += judged.verdicts;
-    summary.fail += judged.fail;
-    summary.unknown += judged.unknown;
     // Keep the WAL short for readers that copy the file. When the disk fills
     // up here, every result is still committed, in the WAL.
     if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())) {
@@ -499,6 +513,24 @@ fn audit_into(
     }
     summary.elapsed_s = start.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// Stamps the store with what this audit is: its fingerprint, tool
+/// version, checks and shard.
+fn stamp_store(
+    conn: &Connection,
+    fp: &store::FingerprintRow,
+    checks: &CheckSet,
+    shard: Option<Shard>,
+) -> anyhow::Result<()> {
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    store::put_fingerprint(conn, fp)?;
+    store::set_meta(conn, "fingerprint", &fp.fingerprint)?;
+    store::set_meta(conn, "tool_version", env!("CARGO_PKG_VERSION"))?;
+    write_checks(conn, checks)?;
+    declare_shard(conn, shard)?;
+    conn.execute_batch("COMMIT")?;
+    Ok(())
 }
 
 /// What an audit will read: the files of this shard's artifacts (keyed as
@@ -560,7 +592,7 @@ fn plan(opts: &AuditOptions, summary: &mut Summary, err: &mut dyn Write) -> anyh
                     ArtifactKind::Unreadable(e) | ArtifactKind::Skipped(e) => e.as_str(),
                     _ => "audit reads files and folders, not stdin or streams",
                 };
-                writeln!(err, "artiscan: {}: {what}", a.path)?;
+                drive::report_input_error(err, &a.path, what)?;
                 summary.errors += 1;
             } else if store_files.contains(&a) {
                 // The store itself (and its WAL) when it lies under the folders audited.
@@ -644,6 +676,7 @@ impl Work<'_> {
                 && st.mtime_ns < p.hashed_ns - RACY_NS
             {
                 return ArtifactWork::Unchanged {
+                    stat: st,
                     hashed_ns: None,
                     run_id,
                 };
@@ -651,6 +684,7 @@ impl Work<'_> {
             let hashed_at = now_ns();
             if drive::sha256_file(file).ok() == p.sha256 {
                 return ArtifactWork::Unchanged {
+                    stat: st,
                     hashed_ns: Some(hashed_at),
                     run_id,
                 };
@@ -678,71 +712,75 @@ impl Work<'_> {
             sha256: scan.sha256.clone(),
             scanned_ns,
             scan_ms: t.elapsed().as_millis() as i64,
-            members: scan.coverage.members as i64,
-            bytes: scan.coverage.bytes as i64,
-            errors: scan.coverage.errors.clone(),
             notes_json: serde_json::to_string(&scan.coverage.notes).expect("json"),
+            coverage: scan.coverage,
             rows,
         }))
     }
 }
 
-/// The one writer: takes each artifact's work in input order into the
-/// store, in transactions of a batch of artifacts.
-struct Commit<'a, 'w> {
-    conn: &'a Connection,
-    stamp: Stamp<'a>,
-    summary: &'a mut Summary,
-    progress: &'a dyn drive::Progress,
-    err: &'w mut dyn Write,
-    /// The open transaction: since when, and how many artifacts it holds.
-    tx_open: Option<(Instant, usize)>,
-    /// The first write error: nothing is written after it.
-    write_error: Option<anyhow::Error>,
+/// Where an audit's artifacts go, as scan's records go to a `RecordSink`:
+/// each artifact's outcome, in input order, on the one thread that writes,
+/// then [`AuditSink::finish`]. The store's sink is [`Commit`]; the tallies
+/// and messages are the audit's own ([`take_all`]), so another sink (a
+/// test's, a dry run) only does what it will with what it is handed.
+///
+/// Not a `RecordSink`: the store takes rows made on the workers (evidence,
+/// aggregates, verdicts, member chains) and outcomes that are no scan
+/// (unchanged, not opened); making them from records on this one thread
+/// would slow the audit down.
+pub(crate) trait AuditSink {
+    /// One artifact's outcome. An error stops the audit: nothing more is
+    /// handed, and the sink is abandoned.
+    fn artifact(&mut self, path: &str, outcome: &ArtifactWork) -> anyhow::Result<()>;
+    /// Every artifact was handed.
+    fn finish(&mut self) -> anyhow::Result<()>;
+    /// The audit stopped at an error: drop what is not finished.
+    fn abandon(&mut self);
 }
 
-impl Commit<'_, '_> {
-    fn take(&mut self, a: &Artifact, outcome: ArtifactWork, work: &Work<'_>) {
-        if self.write_error.is_some() {
-            return;
-        }
-        if let Err(e) = self.write(a, outcome, work) {
-            work.abort.store(true, Ordering::Relaxed);
-            self.write_error = Some(e);
+/// The store's sink, the one writer: each artifact's rows (or, unchanged,
+/// its new stat, hash time and run id) in transactions of a batch of
+/// artifacts, each artifact whole in one.
+struct Commit<'a> {
+    conn: &'a Connection,
+    stamp: Stamp<'a>,
+    /// The open transaction: since when, and how many artifacts it holds.
+    tx_open: Option<(Instant, usize)>,
+}
+
+impl<'a> Commit<'a> {
+    fn new(conn: &'a Connection, fp: &'a store::FingerprintRow) -> Commit<'a> {
+        Commit {
+            conn,
+            stamp: Stamp {
+                tool_version: &fp.tool_version,
+                pack_fingerprint: &fp.pack_fingerprint,
+                fingerprint: &fp.fingerprint,
+            },
+            tx_open: None,
         }
     }
+}
 
-    fn write(
-        &mut self,
-        a: &Artifact,
-        outcome: ArtifactWork,
-        work: &Work<'_>,
-    ) -> anyhow::Result<()> {
-        let (conn, summary) = (self.conn, &mut *self.summary);
+impl AuditSink for Commit<'_> {
+    fn artifact(&mut self, path: &str, outcome: &ArtifactWork) -> anyhow::Result<()> {
+        let conn = self.conn;
         match outcome {
-            ArtifactWork::Aborted => {}
-            ArtifactWork::Failed(e) => {
-                let esc = crate::escape::text;
-                let msg = format!("{}: {}", esc(&a.path), esc(&e.to_string()));
-                let err = &mut *self.err;
-                let mut r = Ok(());
-                self.progress
-                    .suspend(&mut || r = writeln!(err, "artiscan: {msg}"));
-                r?;
-                summary.errors += 1;
-            }
-            ArtifactWork::Unchanged { hashed_ns, run_id } => {
-                summary.unchanged += 1;
-                summary.rehashed += u64::from(hashed_ns.is_some());
+            ArtifactWork::Aborted | ArtifactWork::Failed(_) => {}
+            ArtifactWork::Unchanged {
+                stat,
+                hashed_ns,
+                run_id,
+            } => {
                 if hashed_ns.is_some() || run_id.is_some() {
                     begin(conn, &mut self.tx_open)?;
-                    let st = work.stats[a.path.as_str()].as_ref().expect("stat");
                     store::touch(
                         conn,
-                        &a.path,
-                        st.size,
-                        st.mtime_ns,
-                        hashed_ns,
+                        path,
+                        stat.size,
+                        stat.mtime_ns,
+                        *hashed_ns,
                         run_id.as_ref().map(|r| r.as_deref()),
                     )?;
                     self.tx_open.as_mut().expect("tx").1 += 1;
@@ -750,31 +788,8 @@ impl Commit<'_, '_> {
             }
             ArtifactWork::Scanned(p) => {
                 begin(conn, &mut self.tx_open)?;
-                store::write_artifact(conn, &p, &self.stamp)?;
+                store::write_artifact(conn, p, &self.stamp)?;
                 self.tx_open.as_mut().expect("tx").1 += 1;
-                summary.scanned += 1;
-                summary.bytes += p.size.unwrap_or(0) as u64;
-                summary.read_bytes += p.bytes as u64;
-                summary.evidence += p.rows.evidence.len() as u64;
-                summary.verdicts += p.rows.verdicts.len() as u64;
-                // Stored names: each is one of `Status::ALL` (`VerdictRow::new`).
-                let t = crate::output::Tally::of(
-                    p.rows
-                        .verdicts
-                        .iter()
-                        .filter_map(|v| Status::ALL.into_iter().find(|s| s.as_str() == v.status)),
-                );
-                summary.fail += t.fail;
-                summary.unknown += t.unknown;
-                if !p.errors.is_empty() {
-                    summary.incomplete += 1;
-                    let err = &mut *self.err;
-                    let mut r = Ok(());
-                    self.progress.suspend(&mut || {
-                        r = drive::report_coverage_errors(err, &p.path, &p.errors)
-                    });
-                    r?;
-                }
             }
         }
         let full = self.tx_open.is_some_and(|(since, n)| {
@@ -787,18 +802,81 @@ impl Commit<'_, '_> {
         Ok(())
     }
 
-    /// Commits what is open, or rolls it back after a write error (and
-    /// returns that error).
-    fn finish(self) -> anyhow::Result<()> {
-        if let Some(e) = self.write_error {
-            let _ = self.conn.execute_batch("ROLLBACK");
-            return Err(e);
-        }
-        if self.tx_open.is_some() {
+    fn finish(&mut self) -> anyhow::Result<()> {
+        if self.tx_open.take().is_some() {
             self.conn.execute_batch("COMMIT")?;
         }
         Ok(())
     }
+
+    fn abandon(&mut self) {
+        self.tx_open = None;
+        let _ = self.conn.execute_batch("ROLLBACK");
+    }
+}
+
+/// Works out each artifact on `threads` workers and hands its outcome to
+/// `sink` on the calling thread, in input order; then counts it and prints
+/// its errors. The first error (the sink's, or stderr's) stops the audit:
+/// the workers do nothing more, and the sink is abandoned.
+fn take_all(
+    artifacts: &[Artifact],
+    work: &Work<'_>,
+    sink: &mut dyn AuditSink,
+    summary: &mut Summary,
+    threads: usize,
+    progress: &dyn drive::Progress,
+    err: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let mut failed = None;
+    drive::run(
+        artifacts,
+        threads,
+        progress,
+        |_, a| work.artifact(a),
+        |_, a, outcome| {
+            if failed.is_some() {
+                return;
+            }
+            let taken = sink.artifact(&a.path, &outcome).and_then(|()| {
+                summary.take(&outcome);
+                Ok(report(&a.path, &outcome, progress, err)?)
+            });
+            if let Err(e) = taken {
+                work.abort.store(true, Ordering::Relaxed);
+                failed = Some(e);
+            }
+        },
+    );
+    match failed {
+        Some(e) => {
+            sink.abandon();
+            Err(e)
+        }
+        None => sink.finish(),
+    }
+}
+
+/// Prints an artifact's errors, the progress bar out of the way: why it
+/// could not be opened, or the coverage errors of its scan.
+fn report(
+    path: &str,
+    outcome: &ArtifactWork,
+    progress: &dyn drive::Progress,
+    err: &mut dyn Write,
+) -> std::io::Result<()> {
+    let mut r = Ok(());
+    match outcome {
+        ArtifactWork::Failed(why) => {
+            progress.suspend(&mut || r = drive::report_input_error(err, path, why));
+        }
+        ArtifactWork::Scanned(p) if !p.coverage.complete() => {
+            progress
+                .suspend(&mut || r = drive::report_coverage_errors(err, path, &p.coverage.errors));
+        }
+        _ => {}
+    }
+    r
 }
 
 /// Records the slice a store holds (`meta.shard`, `I/N path|run`), which
@@ -859,9 +937,7 @@ fn write_checks(conn: &Connection, checks: &CheckSet) -> anyhow::Result<()> {
 pub(crate) struct Judged {
     /// Runs whose run-scope checks were judged.
     pub runs: u64,
-    pub verdicts: u64,
-    pub fail: u64,
-    pub unknown: u64,
+    pub verdicts: Tally,
 }
 
 /// Judges, for every run folder marked dirty, from the stored evidence of
@@ -884,7 +960,6 @@ pub(crate) fn judge_dirty_runs(conn: &Connection, checks: &CheckSet) -> anyhow::
         .query_map([], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     let mut out = Judged::default();
-    let mut tally = crate::output::Tally::default();
     for run in runs {
         conn.execute_batch("BEGIN IMMEDIATE")?;
         // Run verdicts and folder artifacts' verdicts: those without a file.
@@ -933,8 +1008,7 @@ pub(crate) fn judge_dirty_runs(conn: &Connection, checks: &CheckSet) -> anyhow::
                         .map(|v| (v, CheckScope::Run)),
                 );
             for (v, scope) in judged {
-                out.verdicts += 1;
-                tally.add(v.status);
+                out.verdicts.add(v.status);
                 // A folder's verdict: its name, and the run id of its files.
                 let (name, run_id) = match scope {
                     CheckScope::Artifact => (
@@ -953,14 +1027,144 @@ pub(crate) fn judge_dirty_runs(conn: &Connection, checks: &CheckSet) -> anyhow::
         conn.execute_batch("COMMIT")?;
         out.runs += u64::from(!run_checks.is_empty());
     }
-    out.fail = tally.fail;
-    out.unknown = tally.unknown;
     Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    struct Quiet;
+
+    impl drive::Progress for Quiet {
+        fn start(&self, _: u64, _: usize) {}
+        fn advance(&self, _: u64, _: usize, _: usize) {}
+        fn suspend(&self, print: &mut dyn FnMut()) {
+            print()
+        }
+        fn finish(&self) {}
+    }
+
+    /// A sink that keeps what it is handed, and fails at `fail_at`.
+    #[derive(Default)]
+    struct Recorder {
+        handed: Vec<(String, &'static str)>,
+        fail_at: Option<usize>,
+        end: Option<&'static str>,
+    }
+
+    impl AuditSink for Recorder {
+        fn artifact(&mut self, path: &str, outcome: &ArtifactWork) -> anyhow::Result<()> {
+            if self.fail_at == Some(self.handed.len()) {
+                anyhow::bail!("disk full");
+            }
+            let kind = match outcome {
+                ArtifactWork::Unchanged { .. } => "unchanged",
+                ArtifactWork::Scanned(_) => "scanned",
+                ArtifactWork::Failed(_) => "failed",
+                ArtifactWork::Aborted => "aborted",
+            };
+            self.handed.push((path.to_string(), kind));
+            Ok(())
+        }
+        fn finish(&mut self) -> anyhow::Result<()> {
+            self.end = Some("finished");
+            Ok(())
+        }
+        fn abandon(&mut self) {
+            self.end = Some("abandoned");
+        }
+    }
+
+    /// Plan, work and tallies run with another sink than the store's, and
+    /// with no store at all: the sink is handed each artifact in input
+    /// order, and its first error stops the audit.
+    #[test]
+    fn another_sink_is_handed_every_artifact() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("runs/1");
+        std::fs::create_dir_all(&run).unwrap();
+        for f in ["a.log", "b.log", "c.log"] {
+            std::fs::write(run.join(f), "hello\n").unwrap();
+        }
+        let opts = AuditOptions {
+            db: dir.path().join("audit.db"),
+            paths: vec![dir.path().join("runs").display().to_string()],
+            shard: None,
+            run_id: None,
+            rehash: false,
+            layout: crate::check::scope::Layout::Files,
+            threads: 1,
+            limits: ReadLimits::default(),
+        };
+        let rules = crate::pack::load_rules(
+            &[],
+            &crate::pack::compile::Selection::default(),
+            crate::pack::Builtin::Included,
+        )
+        .unwrap();
+        let checks = CheckSet::default();
+        let fp = fingerprint(&rules, &checks, false, &opts.limits);
+        let audit = |sink: &mut Recorder| {
+            let mut summary = Summary::default();
+            let mut err = Vec::new();
+            let plan = plan(&opts, &mut summary, &mut err).unwrap();
+            let work = Work {
+                rules: &rules,
+                checks: &checks,
+                artifact_checks: Vec::new(),
+                scan_opts: ScanOptions::default(),
+                opts: &opts,
+                prior: HashMap::new(),
+                fp: &fp,
+                units: plan.units,
+                stats: plan.stats,
+                abort: AtomicBool::new(false),
+            };
+            let r = take_all(
+                &plan.artifacts,
+                &work,
+                sink,
+                &mut summary,
+                1,
+                &Quiet,
+                &mut err,
+            );
+            (r, summary)
+        };
+
+        let mut sink = Recorder::default();
+        let (r, summary) = audit(&mut sink);
+        r.unwrap();
+        let kinds: Vec<&str> = sink.handed.iter().map(|(_, k)| *k).collect();
+        assert_eq!(kinds, ["scanned"; 3]);
+        assert!(
+            sink.handed[0].0.ends_with("runs/1/a.log"),
+            "{:?}",
+            sink.handed
+        );
+        assert_eq!(sink.end, Some("finished"));
+        assert_eq!(
+            (
+                summary.artifacts,
+                summary.scanned.artifacts,
+                summary.file_bytes
+            ),
+            (3, 3, 18)
+        );
+        assert_eq!(summary.scanned.bytes, 18);
+
+        let mut sink = Recorder {
+            fail_at: Some(1),
+            ..Recorder::default()
+        };
+        let (r, summary) = audit(&mut sink);
+        assert_eq!(r.unwrap_err().to_string(), "disk full");
+        assert_eq!(sink.handed.len(), 1);
+        assert_eq!(sink.end, Some("abandoned"));
+        // Counted as handed: the one the sink refused is not.
+        assert_eq!(summary.scanned.artifacts, 1);
+    }
 
     #[test]
     fn paths_normalized() {

@@ -7,7 +7,7 @@ use crate::check::{CheckScope, Verdict};
 use crate::domain::Stats;
 use crate::names::NameFields;
 use crate::scan::{ArtifactScan, Record};
-use crate::source::MemberError;
+use crate::source::Coverage;
 use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -63,9 +63,9 @@ pub(crate) struct Prepared {
     pub sha256: Option<String>,
     pub scanned_ns: i64,
     pub scan_ms: i64,
-    pub members: i64,
-    pub bytes: i64,
-    pub errors: Vec<MemberError>,
+    /// What the scan read: members, bytes, coverage errors and notes.
+    pub coverage: Coverage,
+    /// `coverage.notes` as stored.
     pub notes_json: String,
     pub rows: Rows,
 }
@@ -304,7 +304,7 @@ pub(crate) fn write_artifact(
             .execute([&p.path])?;
     }
     let f = &p.fields;
-    let complete = p.errors.is_empty();
+    let complete = p.coverage.complete();
     conn.prepare_cached(
         "INSERT INTO artifacts (path, artifact, run_dir, run_id, kind, eval_task, exp, precision, framework, \
          tp, pp, dcp, pcp, ep, dpa, disagg, spec, conc, runner, backup_n, artifact_id, size, mtime_ns, sha256, \
@@ -353,9 +353,9 @@ pub(crate) fn write_artifact(
             p.path,
             p.sha256,
             complete,
-            p.members,
-            p.bytes,
-            p.errors.len() as i64,
+            p.coverage.members as i64,
+            p.coverage.bytes as i64,
+            p.coverage.errors.len() as i64,
             p.notes_json
         ])?;
     let mut stmt = conn.prepare_cached("INSERT INTO member_chains VALUES (?1, ?2, ?3, ?4)")?;
@@ -364,7 +364,13 @@ pub(crate) fn write_artifact(
     }
     let mut stmt =
         conn.prepare_cached("INSERT INTO coverage_error_rows VALUES (?1, ?2, ?3, ?4, ?5)")?;
-    for (i, (e, chain)) in p.errors.iter().zip(&p.rows.error_chains).enumerate() {
+    for (i, (e, chain)) in p
+        .coverage
+        .errors
+        .iter()
+        .zip(&p.rows.error_chains)
+        .enumerate()
+    {
         stmt.execute(params![p.path, i as i64, chain, e.kind.as_str(), e.message])?;
     }
     let mut stmt = conn.prepare_cached(
