@@ -740,6 +740,67 @@ fn escape_end(raw: &[u8], esc: usize) -> usize {
     i
 }
 
+/// The bytes a literal may have before a join (all its bytes but the last)
+/// and after one (all but the first): see [`may_join`].
+pub(crate) type Joins = ([bool; 256], [bool; 256]);
+
+/// The join tables of these literals.
+pub(crate) fn join_bytes(literals: &[&str], ignore_case: bool) -> Box<Joins> {
+    let mut t = Box::new(([false; 256], [false; 256]));
+    let set = |table: &mut [bool; 256], b: u8| {
+        table[usize::from(b)] = true;
+        if ignore_case {
+            table[usize::from(b.to_ascii_lowercase())] = true;
+            table[usize::from(b.to_ascii_uppercase())] = true;
+        }
+    };
+    for l in literals {
+        let b = l.as_bytes();
+        for &x in &b[..b.len().saturating_sub(1)] {
+            set(&mut t.0, x);
+        }
+        for &x in b.iter().skip(1) {
+            set(&mut t.1, x);
+        }
+    }
+    if ignore_case {
+        // Unicode case folding reaches non-ASCII bytes (`k` and the
+        // Kelvin sign).
+        for table in [&mut t.0, &mut t.1] {
+            table[0x80..].fill(true);
+        }
+    }
+    t
+}
+
+/// Index of the first line in `hay[from..until]` (whole lines) that
+/// cleaning may join into a match of the literals (see [`may_join`]).
+pub(crate) fn first_join(
+    hay: &[u8],
+    mut from: usize,
+    until: usize,
+    max_line: usize,
+    joins: &Joins,
+) -> Option<usize> {
+    while let Some(j) = memchr::memchr(0x1b, &hay[from..until]) {
+        let ls = memchr::memrchr(b'\n', &hay[from..from + j]).map_or(from, |k| from + k + 1);
+        let le = memchr::memchr(b'\n', &hay[from + j..until]).map_or(until, |k| from + j + k);
+        // Cut where the reader cuts: the sink confirms on the cut line.
+        if may_join(
+            &hay[ls..le.min(ls.saturating_add(max_line))],
+            &joins.0,
+            &joins.1,
+        ) {
+            return Some(ls);
+        }
+        from = le + 1;
+        if from >= until {
+            break;
+        }
+    }
+    None
+}
+
 /// Whether [`clean`] may join `raw`'s text into a match of a literal that
 /// `raw` does not hold: some run of escape sequences sits between a byte
 /// in `before` (a byte of a literal but its last) and one in `after` (a

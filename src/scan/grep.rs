@@ -3,7 +3,7 @@
 //! text or JSON Lines), as ripgrep's searcher hands matches to its sink.
 
 use crate::escape;
-use crate::lines::{Line, LineSink, clean, may_join};
+use crate::lines::{Joins, Line, LineSink, clean, first_join, join_bytes};
 use regex::bytes::Regex;
 use std::collections::VecDeque;
 
@@ -125,36 +125,7 @@ pub(crate) struct GrepMatcher {
     /// for boundaries that cleaning could make): the bytes a literal may
     /// have before a join (all its bytes but the last) and after one (all
     /// but the first), to tell which lines with escapes need cleaning.
-    joins: Option<Box<([bool; 256], [bool; 256])>>,
-}
-
-/// The join tables of [`GrepMatcher::joins`] for these literals.
-fn join_bytes(literals: &[&str], ignore_case: bool) -> Box<([bool; 256], [bool; 256])> {
-    let mut t = Box::new(([false; 256], [false; 256]));
-    let set = |table: &mut [bool; 256], b: u8| {
-        table[usize::from(b)] = true;
-        if ignore_case {
-            table[usize::from(b.to_ascii_lowercase())] = true;
-            table[usize::from(b.to_ascii_uppercase())] = true;
-        }
-    };
-    for l in literals {
-        let b = l.as_bytes();
-        for &x in &b[..b.len().saturating_sub(1)] {
-            set(&mut t.0, x);
-        }
-        for &x in b.iter().skip(1) {
-            set(&mut t.1, x);
-        }
-    }
-    if ignore_case {
-        // Unicode case folding reaches non-ASCII bytes (`k` and the
-        // Kelvin sign).
-        for table in [&mut t.0, &mut t.1] {
-            table[0x80..].fill(true);
-        }
-    }
-    t
+    joins: Option<Box<Joins>>,
 }
 
 impl GrepMatcher {
@@ -259,34 +230,6 @@ impl Next {
             _ => None,
         }
     }
-}
-
-/// Index of the first line in `hay[from..until]` (whole lines) that
-/// cleaning may join into a match of the literals (see [`may_join`]).
-fn first_join(
-    hay: &[u8],
-    mut from: usize,
-    until: usize,
-    max_line: usize,
-    joins: &([bool; 256], [bool; 256]),
-) -> Option<usize> {
-    while let Some(j) = memchr::memchr(0x1b, &hay[from..until]) {
-        let ls = memchr::memrchr(b'\n', &hay[from..from + j]).map_or(from, |k| from + k + 1);
-        let le = memchr::memchr(b'\n', &hay[from + j..until]).map_or(until, |k| from + j + k);
-        // Cut where the reader cuts: the sink confirms on the cut line.
-        if may_join(
-            &hay[ls..le.min(ls.saturating_add(max_line))],
-            &joins.0,
-            &joins.1,
-        ) {
-            return Some(ls);
-        }
-        from = le + 1;
-        if from >= until {
-            break;
-        }
-    }
-    None
 }
 
 /// Bytes of cleaned lines searched in one piece.
@@ -498,8 +441,12 @@ impl LineSink for GrepSink<'_> {
             return m;
         };
         let from = memchr::memrchr(b'\n', &hay[..esc]).map_or(0, |j| j + 1);
-        // The raw match's own line is visited anyway.
-        let until = memchr::memrchr(b'\n', &hay[..upto]).map_or(0, |j| j + 1);
+        // The raw match's own line is visited anyway; without one, every
+        // line is looked at, the last one too when no `\n` ends it.
+        let until = match m {
+            Some(_) => memchr::memrchr(b'\n', &hay[..upto]).map_or(0, |j| j + 1),
+            None => hay.len(),
+        };
         let max_line = self.max_line;
         if let Some(joins) = &self.matcher.joins {
             return first_join(hay, from, until, max_line, joins).or(m);

@@ -660,3 +660,35 @@ fn coloured_real_logs_count_the_same_as_cleaning_every_line() {
         want.to_string()
     );
 }
+
+/// A literal split by a colour code is found on every line, the last one
+/// too when no `\n` ends it (it was missed there: the lines looked at for
+/// joins stopped at the last `\n`), by grep's literal and regex paths and
+/// by scan's rules.
+#[test]
+fn a_colour_split_match_on_an_unterminated_last_line_is_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = "[2026-06-04 10:00:00 TP0] Decode batch. #running-req: 64, #token: 9000, acc\x1b[1mept len: 3.10, gen throughput (token/s): 900.00";
+    for (name, text) in [
+        ("cut.log", format!("x\n{line}")),
+        ("ended.log", format!("x\n{line}\n")),
+    ] {
+        std::fs::write(dir.path().join(name), text).unwrap();
+        for args in [&["-c", "-F", "accept len"][..], &["-c", "-e", "accept.len"]] {
+            let run = artiscan_in(dir.path(), &[&["grep"][..], args, &[name]].concat());
+            assert_eq!(
+                (run.code, run.stdout.clone()),
+                (0, format!("{name}:1\n")),
+                "{name} {args:?}: {}",
+                run.stderr
+            );
+        }
+        let scan = artiscan_in(dir.path(), &["scan", "--format", "jsonl", name]);
+        let found = scan
+            .of_type("aggregate")
+            .iter()
+            .chain(scan.of_type("evidence").iter())
+            .any(|r| r["rule"] == "spec.accept_len");
+        assert!(found, "{name}: {}", scan.stdout);
+    }
+}
