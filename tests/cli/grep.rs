@@ -692,3 +692,28 @@ fn a_colour_split_match_on_an_unterminated_last_line_is_found() {
         assert!(found, "{name}: {}", scan.stdout);
     }
 }
+
+/// `grep --json`'s coverage hash is the file's, as `scan` gives it (read in
+/// the same pass as the search), and an artifact of which `-g` reads no
+/// member has none, as in `scan`: nothing in it was read.
+#[test]
+fn grep_json_hash_is_the_files_and_absent_when_nothing_is_read() {
+    use serde_json::Value;
+    use sha2::Digest;
+    let art = sample(MULTI);
+    let want = format!("{:x}", sha2::Sha256::digest(std::fs::read(&art).unwrap()));
+    let cov = |run: &Run| -> Value { run.of_type("coverage")[0].clone() };
+    let grep = artiscan(&["grep", "--json", "-F", "target_verify", &art]);
+    assert_eq!(
+        cov(&grep)["sha256"],
+        Value::from(want.clone()),
+        "{}",
+        grep.stdout
+    );
+    let scan = artiscan(&["scan", "--format", "jsonl", &art]);
+    assert_eq!(cov(&scan)["sha256"], Value::from(want));
+    let none = artiscan(&["grep", "--json", "-g", "*.nomatch", "-F", "x", &art]);
+    let c = cov(&none);
+    assert!(c.get("sha256").is_none_or(Value::is_null), "{c}");
+    assert_eq!(c["members"], 0, "{c}");
+}
