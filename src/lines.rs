@@ -147,7 +147,7 @@ pub(crate) fn utf16_bom(head: &[u8]) -> Option<bool> {
 }
 
 /// A Docker/Kubernetes json-file log: one `{"log":"...\n",...}` per line.
-const JSON_FILE: &[u8] = b"{\"log\":\"";
+pub(crate) const JSON_FILE: &[u8] = b"{\"log\":\"";
 
 /// Whether a member held in memory must be read in one piece rather than
 /// split at line ends across threads: binary (skipped whole), UTF-16
@@ -703,6 +703,24 @@ fn strip_ansi(raw: &[u8], scratch: &mut Vec<u8>) {
             return;
         };
         scratch.extend_from_slice(&raw[i..i + j]);
+        i = escape_end(raw, i + j);
+    }
+}
+
+/// Calls `join` with each place in [`clean`]'s text of `raw` (a line that
+/// is not a json-file record) where escape sequences were taken out from
+/// between two bytes: the only places where cleaning can make a literal
+/// that `raw` does not hold. Places are increasing; a run of sequences is
+/// one place.
+pub(crate) fn for_each_join(raw: &[u8], mut join: impl FnMut(usize)) {
+    let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+    let (mut i, mut kept, mut last) = (0, 0, usize::MAX);
+    while let Some(j) = memchr::memchr(0x1b, &raw[i..]) {
+        kept += j;
+        if kept != last && kept > 0 {
+            join(kept);
+            last = kept;
+        }
         i = escape_end(raw, i + j);
     }
 }

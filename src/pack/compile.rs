@@ -782,6 +782,24 @@ pub struct Literals {
     groups: Vec<Group>,
     /// Variants without any literal: they see every line.
     unfiltered: Vec<usize>,
+    /// Per pair of adjacent bytes (`a` then `b`: index `a << 8 | b`), 1 +
+    /// its index in `straddling` if some literal holds it, else 0.
+    pairs: Box<[u16]>,
+    /// Per such pair, the places it is inside literals.
+    straddling: Vec<Vec<Straddle>>,
+}
+
+/// A literal that holds a pair of bytes: a literal across a join in a
+/// cleaned line whose pair is the bytes either side of the join.
+#[derive(Debug, Clone, Copy)]
+struct Straddle {
+    group: u32,
+    literal: u32,
+    /// Index of the pair's second byte in the literal.
+    at: u32,
+    len: u32,
+    /// Its first and last bytes: most candidates fail on these.
+    ends: [u8; 2],
 }
 
 #[derive(Debug)]
@@ -793,6 +811,7 @@ struct Group {
     /// A literal's end can begin another of the group (`ab`, `bc`): after a
     /// match the search resumes one byte in rather than at its end.
     chained: bool,
+    literals: Vec<Box<[u8]>>,
 }
 
 #[derive(Debug)]
@@ -945,10 +964,36 @@ impl Literals {
                             })
                             .collect(),
                         chained: literals_chain(lits),
+                        literals: lits.iter().map(|l| l.as_bytes().into()).collect(),
                     }),
             );
         }
-        Literals { groups, unfiltered }
+        let mut pairs = vec![0u16; 1 << 16].into_boxed_slice();
+        let mut straddling: Vec<Vec<Straddle>> = Vec::new();
+        for (g, group) in groups.iter().enumerate() {
+            for (l, lit) in group.literals.iter().enumerate() {
+                for at in 1..lit.len() {
+                    let pair = usize::from(lit[at - 1]) << 8 | usize::from(lit[at]);
+                    if pairs[pair] == 0 {
+                        straddling.push(Vec::new());
+                        pairs[pair] = u16::try_from(straddling.len()).expect("pairs fit u16");
+                    }
+                    straddling[usize::from(pairs[pair]) - 1].push(Straddle {
+                        group: g as u32,
+                        literal: l as u32,
+                        at: at as u32,
+                        len: lit.len() as u32,
+                        ends: [lit[0], lit[lit.len() - 1]],
+                    });
+                }
+            }
+        }
+        Literals {
+            groups,
+            unfiltered,
+            pairs,
+            straddling,
+        }
     }
 
     /// Whether some variant has no literal (every line is a candidate).
@@ -1019,6 +1064,61 @@ impl Literals {
             }
         }
         finish_hits(out, &self.unfiltered);
+    }
+
+    /// Variants (sorted) whose literal is in `text`, the cleaned text of the
+    /// raw line `hay[..len]` (at member offset `at`; not a json-file
+    /// record), plus the unfiltered ones; moves the cursor past the line.
+    /// A literal in `text` either lies between two escape sequences, and is
+    /// in the raw line, or straddles a place where they were taken out: the
+    /// cursor finds the first kind, a look at each such place the second,
+    /// so a coloured line costs no search of its own. Places are 0: they
+    /// are in raw bytes, not in `text`.
+    pub fn hits_cleaned(
+        &self,
+        cur: &mut LiteralCursor,
+        hay: &[u8],
+        len: usize,
+        at: u64,
+        text: &[u8],
+        out: &mut Vec<Hit>,
+    ) {
+        self.hits_at(cur, hay, len, at, out);
+        out.iter_mut().for_each(|h| h.place = 0);
+        let found = out.len();
+        crate::lines::for_each_join(&hay[..len], |p| {
+            if p >= text.len() {
+                return;
+            }
+            let slot = self.pairs[usize::from(text[p - 1]) << 8 | usize::from(text[p])];
+            if slot == 0 {
+                return;
+            }
+            for s in &self.straddling[usize::from(slot) - 1] {
+                let (at, len) = (s.at as usize, s.len as usize);
+                let Some(start) = p.checked_sub(at) else {
+                    continue;
+                };
+                let Some(seen) = text.get(start..start + len) else {
+                    continue;
+                };
+                let g = &self.groups[s.group as usize];
+                if seen[0] == s.ends[0]
+                    && seen[len - 1] == s.ends[1]
+                    && *seen == *g.literals[s.literal as usize]
+                {
+                    out.extend(
+                        g.implied[s.literal as usize]
+                            .iter()
+                            .map(|&variant| Hit { variant, place: 0 }),
+                    );
+                }
+            }
+        });
+        if out.len() > found {
+            out.sort_unstable();
+            out.dedup_by_key(|h| h.variant);
+        }
     }
 
     /// Variants (sorted) whose literal is in `text`, plus the unfiltered
@@ -1393,6 +1493,104 @@ mod tests {
             pos = le + 1;
         }
         assert!(checked > 100);
+    }
+
+    /// On coloured lines, the cursor's raw hits plus the look at each place
+    /// escape sequences were taken out find exactly the variants whose
+    /// literal is in the cleaned line, as a search of the cleaned copy does:
+    /// literals split by colour codes, whole ones beside them, and escape
+    /// sequences that swallow a byte.
+    #[test]
+    fn cleaned_line_hits_equal_a_search_of_the_cleaned_text() {
+        let lits: Vec<Vec<&str>> = vec![
+            vec!["accept len: "],
+            vec!["len: "],
+            vec!["ab", "abc"],
+            vec!["bcd"],
+            vec!["=="],
+            vec!["INFO"],
+            vec!["Capture cuda graph "],
+        ];
+        let variants: Vec<Variant> = lits.iter().map(|l| variant(l)).collect();
+        let active = vec![true; variants.len()];
+        let set = Literals::new(&variants, &active);
+        let parts = [
+            "accept",
+            " len: 3",
+            "a",
+            "bc",
+            "d",
+            "=",
+            "IN",
+            "FO",
+            "Capture cuda",
+            " graph ",
+            "\x1b[0m",
+            "\x1b[32;20m",
+            "\x1b[1m\x1b[0m",
+            "\x1bX",
+            "\x1b]0;t\x07",
+            "\r",
+            "\n",
+            " ",
+            "x",
+        ];
+        let mut seed = 11u64;
+        let mut text = Vec::new();
+        for _ in 0..20000 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            text.extend_from_slice(parts[(seed >> 33) as usize % parts.len()].as_bytes());
+        }
+        let mut scratch = Vec::new();
+        let mut cur = set.cursor();
+        let (mut out, mut plain) = (Vec::new(), Vec::new());
+        let variants = |h: &[Hit]| h.iter().map(|h| h.variant).collect::<Vec<_>>();
+        let (mut pos, mut coloured, mut joined) = (0, 0, 0);
+        while pos < text.len() {
+            let hay = &text[pos..];
+            let Some(c) = set.candidate(&mut cur, hay, pos as u64) else {
+                for line in hay.split(|&b| b == b'\n') {
+                    let clean = crate::lines::clean(line, &mut scratch);
+                    assert!(naive(&lits, clean).is_empty(), "missed {line:?}");
+                }
+                break;
+            };
+            let ls = pos + memchr::memrchr(b'\n', &hay[..c]).map_or(0, |j| j + 1);
+            for skipped in text[pos..ls].split(|&b| b == b'\n') {
+                let clean = crate::lines::clean(skipped, &mut scratch);
+                assert!(naive(&lits, clean).is_empty(), "skipped {skipped:?}");
+            }
+            let le = memchr::memchr(b'\n', &text[ls..]).map_or(text.len(), |j| ls + j);
+            let line = &text[ls..le];
+            let clean = crate::lines::clean(line, &mut scratch).to_vec();
+            let want = naive(&lits, &clean);
+            if clean.as_ptr() != line.as_ptr() && memchr::memchr(0x1b, line).is_some() {
+                set.hits_cleaned(
+                    &mut cur,
+                    &text[ls..],
+                    line.len(),
+                    ls as u64,
+                    &clean,
+                    &mut out,
+                );
+                assert_eq!(variants(&out), want, "line {line:?}");
+                coloured += 1;
+                joined += usize::from(naive(&lits, line).len() < want.len());
+            } else {
+                set.hits_at(&mut cur, &text[ls..], line.len(), ls as u64, &mut out);
+                assert_eq!(variants(&out), want, "line {line:?}");
+            }
+            set.hits(&clean, &mut plain);
+            assert_eq!(variants(&plain), want);
+            pos = le + 1;
+        }
+        // The text exercised what it is for.
+        assert!(
+            coloured > 100 && joined > 20,
+            "{coloured} coloured, {joined} joined"
+        );
     }
 
     /// The anchored regex finds the match the unanchored one finds, also

@@ -1009,8 +1009,17 @@ impl<'a> MemberScan<'a> {
                 line.offset,
                 &mut hits,
             );
-        } else {
+        } else if line.raw.starts_with(crate::lines::JSON_FILE) {
             self.literals.hits(text, &mut hits);
+        } else {
+            self.literals.hits_cleaned(
+                &mut self.cursor,
+                line.hay,
+                line.raw.len(),
+                line.offset,
+                text,
+                &mut hits,
+            );
         }
         let set = self.set;
         let mut done_rule = usize::MAX;
