@@ -707,6 +707,28 @@ fn strip_ansi(raw: &[u8], scratch: &mut Vec<u8>) {
     }
 }
 
+/// Whether [`clean`] keeps `raw[from..to]` whole and in one piece: no
+/// escape sequence overlaps it, the line is not a json-file record (whose
+/// text is unwrapped), and it ends before a trailing `\r`. A literal found
+/// there (one without ESC or `\r`) is then in the cleaned text.
+pub(crate) fn kept_whole(raw: &[u8], from: usize, to: usize) -> bool {
+    if raw.starts_with(JSON_FILE) {
+        return false;
+    }
+    let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+    if to > raw.len() {
+        return false;
+    }
+    let mut i = 0;
+    while let Some(j) = memchr::memchr(0x1b, &raw[i..to]) {
+        i = escape_end(raw, i + j);
+        if i > from {
+            return false;
+        }
+    }
+    true
+}
+
 /// Calls `join` with each place in [`clean`]'s text of `raw` (a line that
 /// is not a json-file record) where escape sequences were taken out from
 /// between two bytes: the only places where cleaning can make a literal

@@ -181,6 +181,20 @@ impl GrepMatcher {
         Ok(GrepMatcher { re, literal, joins })
     }
 
+    /// Whether the raw line surely matches once cleaned: the literal is in
+    /// it where cleaning keeps it whole. `false` is "look at the cleaned
+    /// line": a match split by escape sequences, or none at all.
+    fn surely_matches_raw(&self, raw: &[u8]) -> bool {
+        let Some(f) = &self.literal else {
+            return false;
+        };
+        if f.needle().iter().any(|&b| b == 0x1b || b == b'\r') {
+            return false;
+        }
+        f.find(raw)
+            .is_some_and(|at| crate::lines::kept_whole(raw, at, at + f.needle().len()))
+    }
+
     pub(crate) fn is_match(&self, line: &[u8]) -> bool {
         match &self.literal {
             Some(f) => f.find(line).is_some(),
@@ -462,8 +476,22 @@ impl LineSink for GrepSink<'_> {
             return false;
         }
         let mut scratch = std::mem::take(&mut self.scratch);
-        let text = clean(line.raw, &mut scratch);
-        let hit = !self.maxed && self.matcher.is_match(text) != self.opts.invert;
+        // Counting needs no text: a line whose raw match cleaning keeps is
+        // not cleaned (most lines of a coloured log, for `-c INFO`).
+        let counting = !self.opts.invert
+            && self.opts.before == 0
+            && self.opts.after == 0
+            && (self.opts.count
+                || self.opts.quiet
+                || self.opts.files_with_matches
+                || self.opts.files_without_match);
+        let surely = counting && !self.maxed && self.matcher.surely_matches_raw(line.raw);
+        let text = if surely {
+            line.raw
+        } else {
+            clean(line.raw, &mut scratch)
+        };
+        let hit = surely || (!self.maxed && self.matcher.is_match(text) != self.opts.invert);
         if hit {
             self.matches += 1;
             if self.opts.quiet || self.opts.files_without_match {
@@ -670,6 +698,77 @@ mod tests {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    /// Counting skips cleaning a line whose raw match cleaning keeps: the
+    /// counts equal those of matching every cleaned line, with literals
+    /// that escape sequences swallow a byte of (`\x1b[INFO`, `\x1bINFO`),
+    /// hide in an OSC title, or split; and `-q`/`-l`/`-m` stop where they did.
+    #[test]
+    fn counting_without_cleaning_counts_the_cleaned_lines() {
+        let pieces: &[&[u8]] = &[
+            b"\x1b[32;20m[2026-06-04 04:03:40,883] LMCache INFO:\x1b[0m Storing KV",
+            b"\x1b[INFO swallowed by a CSI final byte",
+            b"\x1bINFO swallowed by a bare escape",
+            b"\x1b]0;INFO\x07 in an OSC title",
+            b"IN\x1b[1mFO split",
+            b"INFO\r",
+            b"INF\x1b[0mO\r",
+            b"a carriage return INFO\r mid-line",
+            b"\x1b[1mbold\x1b[0m then [0m kept",
+            b"plain INFO 0m accept len: 3",
+            b"{\"log\":\"\\u001b[32mINFO\\u001b[0m\\n\"}",
+            b"no match here \x1b[0m",
+            b"\x1b[0;36m(APIServer pid=1)\x1b[0;0m INFO accept\x1b[0m len: 2",
+        ];
+        let mut x = 99u64;
+        let mut data = Vec::new();
+        for _ in 0..4000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            data.extend_from_slice(pieces[(x % pieces.len() as u64) as usize]);
+            data.push(b'\n');
+        }
+        for pat in ["INFO", "0m", "accept len", "len: ", "INFO\r", "[0m"] {
+            for max_line in [1 << 20, 12] {
+                let m = GrepMatcher::new(&GrepOptions {
+                    patterns: vec![pat.into()],
+                    fixed: true,
+                    ..GrepOptions::default()
+                })
+                .unwrap();
+                let mut scratch = Vec::new();
+                let want = data
+                    .split(|&b| b == b'\n')
+                    .take_while(|l| !l.is_empty())
+                    .filter(|l| {
+                        m.re.is_match(clean(&l[..l.len().min(max_line)], &mut scratch))
+                    })
+                    .count() as u64;
+                assert!(want > 0 || max_line < 100, "{pat:?}");
+                let count = |o: GrepOptions| run(&o, &data, max_line, false).1;
+                let opts = |count, quiet, list, max_count| GrepOptions {
+                    patterns: vec![pat.into()],
+                    fixed: true,
+                    count,
+                    quiet,
+                    files_with_matches: list,
+                    max_count,
+                    ..GrepOptions::default()
+                };
+                assert_eq!(
+                    count(opts(true, false, false, None)),
+                    want,
+                    "{pat:?} {max_line}"
+                );
+                assert_eq!(count(opts(true, false, false, Some(7))), want.min(7));
+                assert_eq!(count(opts(false, true, false, None)), want.min(1));
+                assert_eq!(count(opts(false, false, true, None)), want.min(1));
+                // The printing path agrees with the count.
+                assert_eq!(count(opts(false, false, false, None)), want);
             }
         }
     }
