@@ -43,8 +43,7 @@ impl Read for ErrorOnce {
     }
 }
 
-/// How much of a member is looked at to decide that it is binary (a NUL).
-pub(crate) const BINARY_PROBE: usize = 8 << 10;
+pub(crate) use crate::source::detect::BINARY_PROBE;
 const MIN_BUF: usize = 256 << 10;
 /// The line buffer's first size; it doubles when a line does not fit, up
 /// to `max_line` and a margin (at least `MIN_BUF`).

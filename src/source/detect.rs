@@ -5,6 +5,9 @@ pub(crate) use crate::formats::Format;
 /// Bytes needed to tell every format apart (a tar header block).
 pub(crate) const HEAD_LEN: usize = 512;
 
+/// How much of a member is looked at to decide that it is binary (a NUL).
+pub(crate) const BINARY_PROBE: usize = 8 << 10;
+
 /// Magic numbers of formats artiscan recognises but does not decode.
 const UNDECODED: &[(&[u8], &str)] = &[
     (&[0x02, 0x21, 0x4c, 0x18], "lz4 (legacy)"),
