@@ -835,16 +835,17 @@ fn take_all(
         progress,
         |_, a| work.artifact(a),
         |_, a, outcome| {
-            if failed.is_some() {
-                return;
-            }
             let taken = sink.artifact(&a.path, &outcome).and_then(|()| {
                 summary.take(&outcome);
                 Ok(report(&a.path, &outcome, progress, err)?)
             });
-            if let Err(e) = taken {
-                work.abort.store(true, Ordering::Relaxed);
-                failed = Some(e);
+            match taken {
+                Ok(()) => std::ops::ControlFlow::Continue(()),
+                Err(e) => {
+                    work.abort.store(true, Ordering::Relaxed);
+                    failed = Some(e);
+                    std::ops::ControlFlow::Break(())
+                }
             }
         },
     );

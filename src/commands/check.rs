@@ -115,6 +115,11 @@ pub fn run(
         }
         printer.coverage(&CoverageRecord::new(&a.path, s.sha256.clone(), &s.coverage));
         judging.scanned(i, a.path.clone(), s, &mut |v| printer.verdict(v));
+        // Output that cannot be written ends the check.
+        match printer.written {
+            Ok(()) => std::ops::ControlFlow::Continue(()),
+            Err(_) => std::ops::ControlFlow::Break(()),
+        }
     });
     judging.finish(&mut |v| printer.verdict(v));
     printer.written?;
@@ -129,7 +134,7 @@ pub fn run(
 }
 
 /// A check's sink, the tally of what it was handed (for the exit code),
-/// and the first write error (the scan goes on; the error ends the check).
+/// and the first write error (it stops the scan and ends the check).
 struct Printer<'w> {
     sink: Box<dyn output::sink::VerdictSink + 'w>,
     tally: Tally,

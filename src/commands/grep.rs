@@ -10,6 +10,7 @@ use crate::output::{self, CoverageRecord};
 use crate::scan::grep::{GrepMatcher, GrepOptions, GrepSink};
 use crate::source::{self, Coverage};
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::time::Instant;
 
 struct Done {
@@ -78,6 +79,12 @@ pub fn run(
         drive::Progress::suspend(&bar, &mut || {
             let _ = drive::report_coverage_errors(err, &a.path, &done.coverage.errors);
         });
+        // A closed pipe: the rest would be written nowhere.
+        if shared.failed() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
     });
     let summary = super::summary_record(&stats, start.elapsed().as_secs_f64());
     let mut tail = Vec::new();

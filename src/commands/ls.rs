@@ -11,6 +11,7 @@ use crate::location::Location;
 use crate::output::{self, CoverageRecord, MemberRecord};
 use crate::source::{self, Coverage, Limits, walk};
 use std::io::{self, Read, Write};
+use std::ops::ControlFlow;
 
 /// Counts bytes and lines of a reader to its end; an error comes back with
 /// what was counted before it.
@@ -88,8 +89,10 @@ pub fn run(
     let mut result = Ok(());
     let consume = |_, _: &source::Artifact, (buf, complete): (Vec<u8>, bool)| {
         failed |= !complete;
-        if result.is_ok() {
-            result = out.write_all(&buf);
+        result = out.write_all(&buf);
+        match result {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(_) => ControlFlow::Break(()),
         }
     };
     drive::run(

@@ -46,8 +46,11 @@ pub fn run(
             drive::Progress::suspend(&bar, &mut || {
                 let _ = drive::report_coverage_errors(err, &a.path, &scan.coverage.errors);
             });
-            if io_result.is_ok() {
-                io_result = sink.artifact(&a.path, &records(&scan), &coverage);
+            io_result = sink.artifact(&a.path, &records(&scan), &coverage);
+            // Output that cannot be written ends the scan.
+            match io_result {
+                Ok(()) => std::ops::ControlFlow::Continue(()),
+                Err(_) => std::ops::ControlFlow::Break(()),
             }
         },
     );

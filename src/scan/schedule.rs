@@ -36,7 +36,7 @@ pub(crate) fn scan_all(
     opts: ScanOptions,
     threads: usize,
     progress: &dyn drive::Progress,
-    consume: impl FnMut(usize, &Artifact, ArtifactScan),
+    consume: impl FnMut(usize, &Artifact, ArtifactScan) -> std::ops::ControlFlow<()>,
 ) {
     let member_threads = drive::member_threads(artifacts.len(), threads);
     drive::run(
