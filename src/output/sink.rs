@@ -87,8 +87,12 @@ pub(crate) trait RecordSink {
 /// and JSON, the totals and summary tables of text and Markdown), so a
 /// check's memory does not grow with its verdicts.
 pub(crate) trait VerdictSink {
-    /// The coverage of one artifact the verdicts rest on.
-    fn coverage(&mut self, coverage: &CoverageRecord) -> io::Result<()>;
+    /// The coverage of one artifact the verdicts rest on. The text,
+    /// Markdown and row formats print verdicts only.
+    fn coverage(&mut self, coverage: &CoverageRecord) -> io::Result<()> {
+        let _ = coverage;
+        Ok(())
+    }
     fn verdict(&mut self, verdict: &Verdict) -> io::Result<()>;
     fn end(&mut self) -> io::Result<()>;
 }
@@ -228,10 +232,6 @@ struct TextVerdicts<'w> {
 }
 
 impl VerdictSink for TextVerdicts<'_> {
-    fn coverage(&mut self, _: &CoverageRecord) -> io::Result<()> {
-        Ok(())
-    }
-
     fn verdict(&mut self, v: &Verdict) -> io::Result<()> {
         self.listing.verdict(&mut self.out.buf, v);
         self.out.maybe()
@@ -250,10 +250,6 @@ struct MarkdownVerdicts<'w> {
 }
 
 impl VerdictSink for MarkdownVerdicts<'_> {
-    fn coverage(&mut self, _: &CoverageRecord) -> io::Result<()> {
-        Ok(())
-    }
-
     fn verdict(&mut self, v: &Verdict) -> io::Result<()> {
         self.report.verdict(v);
         Ok(())
@@ -272,10 +268,6 @@ struct RowsVerdicts<'w> {
 }
 
 impl VerdictSink for RowsVerdicts<'_> {
-    fn coverage(&mut self, _: &CoverageRecord) -> io::Result<()> {
-        Ok(())
-    }
-
     fn verdict(&mut self, v: &Verdict) -> io::Result<()> {
         self.rows.verdict(v);
         Ok(())
