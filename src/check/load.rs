@@ -244,17 +244,11 @@ fn judge_scope(
 /// appearance, each with its units' indexes; found through an index, so
 /// linear in the units however many runs they span.
 fn runs(units: &[Unit]) -> Vec<(String, Vec<usize>)> {
-    let mut runs: Vec<(String, Vec<usize>)> = Vec::new();
-    let mut by_run: std::collections::HashMap<String, usize> = Default::default();
+    let mut runs = super::by_run::ByRun::default();
     for (i, u) in units.iter().enumerate() {
-        let run = u.run();
-        let at = *by_run.entry(run.clone()).or_insert_with(|| {
-            runs.push((run, Vec::new()));
-            runs.len() - 1
-        });
-        runs[at].1.push(i);
+        runs.entry(&u.run(), Vec::new).push(i);
     }
-    runs
+    runs.into_vec()
 }
 
 /// [`judge_units`] as the scans arrive, for a check that streams its

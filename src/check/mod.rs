@@ -4,6 +4,7 @@
 //! applies is decided by the evidence a scope holds (declared in the check
 //! file), never by file names.
 
+pub(crate) mod by_run;
 mod cond;
 mod judge;
 pub(crate) mod load;

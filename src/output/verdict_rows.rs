@@ -6,9 +6,10 @@
 
 use super::records::{Status, Tally, Verdict};
 use super::verdicts::cut_chars;
+use crate::check::by_run::ByRun;
 use crate::escape;
+use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
-use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
 
 /// The verifier's checks, by number, as its prompt names them (Checks
@@ -58,8 +59,7 @@ fn worse(s: Status) -> u8 {
 /// it cannot leave.
 pub(crate) struct VerdictRows {
     run_checks: Vec<String>,
-    runs: Vec<(String, BTreeMap<u8, Worst>)>,
-    by_run: HashMap<String, usize>,
+    runs: ByRun<BTreeMap<u8, Worst>>,
     unnumbered: u64,
 }
 
@@ -74,8 +74,7 @@ impl VerdictRows {
     pub(crate) fn new(run_checks: Vec<String>) -> VerdictRows {
         VerdictRows {
             run_checks,
-            runs: Vec::new(),
-            by_run: HashMap::new(),
+            runs: ByRun::default(),
             unnumbered: 0,
         }
     }
@@ -86,15 +85,7 @@ impl VerdictRows {
             return;
         };
         let run = super::verdicts::run_of(v, &self.run_checks);
-        let at = match self.by_run.get(&run) {
-            Some(&at) => at,
-            None => {
-                self.by_run.insert(run.clone(), self.runs.len());
-                self.runs.push((run, BTreeMap::new()));
-                self.runs.len() - 1
-            }
-        };
-        match self.runs[at].1.entry(n) {
+        match self.runs.entry(&run, BTreeMap::new).entry(n) {
             Entry::Vacant(e) => {
                 e.insert(Worst {
                     verdict: v.clone(),
@@ -114,7 +105,7 @@ impl VerdictRows {
     pub(crate) fn finish(&self) -> String {
         let mut out = String::new();
         let mut left = 0;
-        for (run, numbers) in &self.runs {
+        for (run, numbers) in self.runs.iter() {
             let mut block = String::new();
             let _ = writeln!(
                 block,

@@ -5,8 +5,9 @@
 //! rows that can still fit its budget), never every verdict.
 
 use super::records::{Cited, Status, Tally, Verdict};
+use crate::check::by_run::ByRun;
 use crate::escape;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::io::Write;
 
 fn totals(t: &Tally) -> String {
@@ -104,16 +105,14 @@ pub(crate) struct MarkdownReport {
     /// The checks judged per run: their scope is the run.
     run_checks: Vec<String>,
     total: Tally,
-    /// Per run, in order of first appearance.
-    runs: Vec<RunTable>,
-    by_run: HashMap<String, usize>,
+    runs: ByRun<RunTable>,
     /// The rows of fail, unknown and pass verdicts (worst first), each in
     /// the order judged.
     rows: [HeldRows; 3],
 }
 
+#[derive(Default)]
 struct RunTable {
-    name: String,
     /// The artifacts judged (scopes of artifact checks).
     scopes: BTreeSet<String>,
     /// Per check, in order of first appearance.
@@ -135,8 +134,7 @@ impl MarkdownReport {
         MarkdownReport {
             run_checks,
             total: Tally::default(),
-            runs: Vec::new(),
-            by_run: HashMap::new(),
+            runs: ByRun::default(),
             rows: Default::default(),
         }
     }
@@ -144,19 +142,7 @@ impl MarkdownReport {
     pub(crate) fn verdict(&mut self, v: &Verdict) {
         self.total.add(v.status);
         let run = run_of(v, &self.run_checks);
-        let at = match self.by_run.get(&run) {
-            Some(&at) => at,
-            None => {
-                self.by_run.insert(run.clone(), self.runs.len());
-                self.runs.push(RunTable {
-                    name: run,
-                    scopes: BTreeSet::new(),
-                    checks: Vec::new(),
-                });
-                self.runs.len() - 1
-            }
-        };
-        let table = &mut self.runs[at];
+        let table = self.runs.entry(&run, RunTable::default);
         if !self.run_checks.contains(&v.check) && !table.scopes.contains(&v.scope) {
             table.scopes.insert(v.scope.clone());
         }
@@ -182,12 +168,12 @@ impl MarkdownReport {
     pub(crate) fn finish(&self, buf: &mut Vec<u8>) {
         let _ = writeln!(buf, "## artiscan check: {}", totals(&self.total));
         let mut tail = 0;
-        for run in &self.runs {
+        for (name, run) in self.runs.iter() {
             let mut table = Vec::new();
             let _ = writeln!(
                 table,
                 "\n### Run {} ({} artifact(s))\n",
-                escape::md_code(&crate::location::escape(&run.name)),
+                escape::md_code(&crate::location::escape(name)),
                 run.scopes.len()
             );
             let _ = writeln!(
