@@ -145,8 +145,7 @@ pub(crate) fn utf16_bom(head: &[u8]) -> Option<bool> {
     (narrow * 2 >= n).then_some(le)
 }
 
-/// A Docker/Kubernetes json-file log: one `{"log":"...\n",...}` per line.
-pub(crate) const JSON_FILE: &[u8] = b"{\"log\":\"";
+pub(crate) use crate::source::detect::JSON_FILE;
 
 /// Whether a member held in memory must be read in one piece rather than
 /// split at line ends across threads: binary (skipped whole), UTF-16
@@ -718,14 +717,9 @@ pub(crate) fn kept_whole(raw: &[u8], from: usize, to: usize) -> bool {
     if to > raw.len() {
         return false;
     }
-    let mut i = 0;
-    while let Some(j) = memchr::memchr(0x1b, &raw[i..to]) {
-        i = escape_end(raw, i + j);
-        if i > from {
-            return false;
-        }
-    }
-    true
+    escape_runs(raw)
+        .take_while(|&(esc, _)| esc < to)
+        .all(|(_, end)| end <= from)
 }
 
 /// Calls `join` with each place in [`clean`]'s text of `raw` (a line that
@@ -735,15 +729,28 @@ pub(crate) fn kept_whole(raw: &[u8], from: usize, to: usize) -> bool {
 /// one place.
 pub(crate) fn for_each_join(raw: &[u8], mut join: impl FnMut(usize)) {
     let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-    let (mut i, mut kept, mut last) = (0, 0, usize::MAX);
-    while let Some(j) = memchr::memchr(0x1b, &raw[i..]) {
-        kept += j;
-        if kept != last && kept > 0 {
-            join(kept);
-            last = kept;
+    let mut removed = 0;
+    for (esc, end) in escape_runs(raw) {
+        if esc > 0 {
+            join(esc - removed);
         }
-        i = escape_end(raw, i + j);
+        removed += end - esc;
     }
+}
+
+/// The runs of escape sequences in `raw`, as [`clean`] takes them out
+/// (sequences that follow one another are one run): (start, end).
+fn escape_runs(raw: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let esc = at + memchr::memchr(0x1b, &raw[at..])?;
+        let mut end = escape_end(raw, esc);
+        while raw.get(end) == Some(&0x1b) {
+            end = escape_end(raw, end);
+        }
+        at = end;
+        Some((esc, end))
+    })
 }
 
 /// Where the escape sequence that starts with the ESC at `raw[esc]` ends
@@ -850,23 +857,12 @@ pub(crate) fn may_join(raw: &[u8], before: &[bool; 256], after: &[bool; 256]) ->
     if raw.starts_with(JSON_FILE) {
         return true;
     }
-    let mut at = 0;
-    while let Some(j) = memchr::memchr(0x1b, &raw[at..]) {
-        let esc = at + j;
-        let mut end = escape_end(raw, esc);
-        while raw.get(end) == Some(&0x1b) {
-            end = escape_end(raw, end);
-        }
-        if esc > 0
+    escape_runs(raw).any(|(esc, end)| {
+        esc > 0
             && end < raw.len()
             && before[usize::from(raw[esc - 1])]
             && after[usize::from(raw[end])]
-        {
-            return true;
-        }
-        at = end;
-    }
-    false
+    })
 }
 
 /// UTF-16 (after its BOM) decoded to UTF-8 as it streams. What cannot be

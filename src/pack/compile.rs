@@ -1371,6 +1371,18 @@ mod tests {
             .collect()
     }
 
+    /// `n` of `parts` in a deterministic pseudo-random order.
+    fn mix(parts: &[&str], n: usize, mut seed: u64) -> Vec<u8> {
+        let mut text = Vec::new();
+        for _ in 0..n {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            text.extend_from_slice(parts[(seed >> 33) as usize % parts.len()].as_bytes());
+        }
+        text
+    }
+
     fn variant(prefilter: &[&str]) -> Variant {
         Variant {
             rule: 0,
@@ -1441,15 +1453,7 @@ mod tests {
             "len:",
             " ",
         ];
-        let mut seed = 7u64;
-        let mut text = Vec::new();
-        for _ in 0..4000 {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let p = parts[(seed >> 33) as usize % parts.len()];
-            text.extend_from_slice(p.as_bytes());
-        }
+        let text = mix(&parts, 4000, 7);
         let mut cur = set.cursor();
         let (mut out, mut plain) = (Vec::new(), Vec::new());
         let mut pos = 0;
@@ -1535,14 +1539,7 @@ mod tests {
             " ",
             "x",
         ];
-        let mut seed = 11u64;
-        let mut text = Vec::new();
-        for _ in 0..20000 {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            text.extend_from_slice(parts[(seed >> 33) as usize % parts.len()].as_bytes());
-        }
+        let text = mix(&parts, 20000, 11);
         let mut scratch = Vec::new();
         let mut cur = set.cursor();
         let (mut out, mut plain) = (Vec::new(), Vec::new());

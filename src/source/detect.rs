@@ -8,6 +8,9 @@ pub(crate) const HEAD_LEN: usize = 512;
 /// How much of a member is looked at to decide that it is binary (a NUL).
 pub(crate) const BINARY_PROBE: usize = 8 << 10;
 
+/// A Docker/Kubernetes json-file log: one `{"log":"...\n",...}` per line.
+pub(crate) const JSON_FILE: &[u8] = b"{\"log\":\"";
+
 /// Magic numbers of formats artiscan recognises but does not decode.
 const UNDECODED: &[(&[u8], &str)] = &[
     (&[0x02, 0x21, 0x4c, 0x18], "lz4 (legacy)"),

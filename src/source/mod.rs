@@ -369,7 +369,7 @@ fn plain_text(file: pread::FileAt<'_>) -> io::Result<bool> {
         && memchr::memchr(0, &head).is_none()
         && !head.starts_with(b"\xff\xfe")
         && !head.starts_with(b"\xfe\xff")
-        && memchr::memmem::find(&head, b"{\"log\":\"").is_none())
+        && memchr::memmem::find(&head, detect::JSON_FILE).is_none())
 }
 
 /// Whether a big file is opened as a zip, as [`Walker::slice`] decides for
