@@ -17,8 +17,9 @@ use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
 use std::ops::ControlFlow;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
+use std::sync::{Condvar, Mutex};
 
 /// Watches a run: told of each artifact done, asked to step aside while a
 /// message is printed. A progress bar implements it (in `commands`, which
@@ -61,9 +62,18 @@ pub(crate) fn run<T, F, C>(
     progress.finish();
 }
 
+/// Results finished ahead of the one the consumer waits for, at most, per
+/// thread: a worker claims an artifact only this near the consumer, so a
+/// folder of 100,000 small files holds a few hundred results, not half the
+/// folder (a range split in halves lets the second thread run that far
+/// ahead).
+const AHEAD_PER_THREAD: usize = 16;
+
 /// Runs `work` on every artifact with `threads` workers and passes each
 /// result to `consume` on the calling thread, in input order (results that
 /// finish early wait for the ones before them), until it answers `Break`.
+/// Workers claim artifacts in input order and stay within a window of the
+/// consumer, so what waits is bounded by the thread count, not the input.
 fn parallel<T, F, C>(artifacts: &[Artifact], threads: usize, work: F, mut consume: C)
 where
     T: Send,
@@ -83,21 +93,31 @@ where
         .num_threads(threads)
         .build()
         .expect("thread pool");
+    let window = Window {
+        claimed: AtomicUsize::new(0),
+        consumed: Mutex::new(0),
+        moved: Condvar::new(),
+        stop: AtomicBool::new(false),
+        ahead: AHEAD_PER_THREAD * threads,
+    };
     let (tx, rx) = mpsc::channel::<(usize, T)>();
-    let stop = AtomicBool::new(false);
     std::thread::scope(|s| {
-        let (work, stop) = (&work, &stop);
+        let (work, window) = (&work, &window);
         s.spawn(move || {
-            use rayon::prelude::*;
-            pool.install(|| {
-                artifacts
-                    .par_iter()
-                    .enumerate()
-                    .for_each_with(tx, |tx, (i, a)| {
-                        if !stop.load(Ordering::Relaxed) {
-                            let _ = tx.send((i, work(i, a)));
+            // One long-lived task per thread; a member split across threads
+            // (few artifacts) still borrows the pool's idle workers.
+            pool.scope(|sc| {
+                for _ in 0..threads {
+                    let tx = tx.clone();
+                    sc.spawn(move |_| {
+                        let _stop_on_panic = StopOnPanic(window);
+                        while let Some(i) = window.claim(artifacts.len()) {
+                            if tx.send((i, work(i, &artifacts[i]))).is_err() {
+                                break;
+                            }
                         }
-                    })
+                    });
+                }
             });
         });
         let mut waiting = BTreeMap::new();
@@ -106,13 +126,68 @@ where
             waiting.insert(i, t);
             while let Some(t) = waiting.remove(&next) {
                 if consume(next, &artifacts[next], t).is_break() {
-                    stop.store(true, Ordering::Relaxed);
+                    window.halt();
                     break 'results;
                 }
                 next += 1;
+                window.consumed(next);
             }
         }
+        // A worker that panicked stopped the others; the scope re-raises it.
+        window.halt();
     });
+}
+
+/// The artifacts workers may claim: the next in input order, while it is
+/// within `ahead` of the consumer.
+struct Window {
+    claimed: AtomicUsize,
+    consumed: Mutex<usize>,
+    moved: Condvar,
+    stop: AtomicBool,
+    ahead: usize,
+}
+
+impl Window {
+    /// The next artifact to work on, after waiting for the consumer to come
+    /// near enough; `None` when all are claimed or the run stopped.
+    fn claim(&self, len: usize) -> Option<usize> {
+        let i = self.claimed.fetch_add(1, Ordering::Relaxed);
+        if i >= len {
+            return None;
+        }
+        let mut consumed = self.consumed.lock().unwrap_or_else(|p| p.into_inner());
+        // The artifact the consumer waits for is always within the window,
+        // so whoever claimed it never waits here: no deadlock.
+        while i >= *consumed + self.ahead && !self.stop.load(Ordering::Relaxed) {
+            consumed = self.moved.wait(consumed).unwrap_or_else(|p| p.into_inner());
+        }
+        (!self.stop.load(Ordering::Relaxed)).then_some(i)
+    }
+
+    fn consumed(&self, n: usize) {
+        *self.consumed.lock().unwrap_or_else(|p| p.into_inner()) = n;
+        self.moved.notify_all();
+    }
+
+    /// No more work starts; waiting workers wake and leave.
+    fn halt(&self) {
+        let _guard = self.consumed.lock().unwrap_or_else(|p| p.into_inner());
+        self.stop.store(true, Ordering::Relaxed);
+        self.moved.notify_all();
+    }
+}
+
+/// Halts the window when a worker unwinds, so the others do not wait for a
+/// result that will never come.
+struct StopOnPanic<'a>(&'a Window);
+
+impl Drop for StopOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.halt();
+        }
+    }
 }
 
 /// The tallies of a run, one type for every command (the JSON summary
@@ -349,7 +424,6 @@ pub(crate) fn account(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::AtomicUsize;
 
     struct Quiet;
     impl Progress for Quiet {
@@ -359,6 +433,44 @@ mod tests {
             print();
         }
         fn finish(&self) {}
+    }
+
+    /// Workers stay near the consumer: with a slow consumer, no artifact
+    /// is started more than the window ahead of the last one consumed
+    /// (counted; a range split in halves starts the second thread at the
+    /// middle, 1,000 ahead), and every result still comes in order.
+    #[test]
+    fn workers_stay_within_a_window_of_the_consumer() {
+        let artifacts: Vec<Artifact> = (0..2000)
+            .map(|i| Artifact {
+                path: format!("a{i}.log"),
+                kind: ArtifactKind::Stdin,
+            })
+            .collect();
+        let consumed = AtomicUsize::new(0);
+        let furthest = AtomicUsize::new(0);
+        let mut order = Vec::new();
+        run(
+            &artifacts,
+            2,
+            &Quiet,
+            |i, _| {
+                let ahead = i - consumed.load(Ordering::SeqCst);
+                furthest.fetch_max(ahead, Ordering::SeqCst);
+                i
+            },
+            |i, _, t| {
+                if i % 64 == 0 {
+                    std::thread::sleep(std::time::Duration::from_micros(200));
+                }
+                order.push(t);
+                consumed.store(i + 1, Ordering::SeqCst);
+                ControlFlow::Continue(())
+            },
+        );
+        assert_eq!(order, (0..2000).collect::<Vec<_>>());
+        let furthest = furthest.into_inner();
+        assert!(furthest <= 2 * AHEAD_PER_THREAD, "{furthest} ahead");
     }
 
     /// A consumer that answers `Break` (its output is a closed pipe) stops

@@ -262,7 +262,10 @@ pub(crate) struct Judging<'a> {
     checks: &'a [Check],
     params: &'a CheckParams,
     units: &'a [Unit],
-    scans: Vec<Option<(String, ArtifactScan)>>,
+    /// Per file, its path and scan while needed, without what judging does
+    /// not read (the hash, the per-rule counts): a run of a million empty
+    /// files holds a box and a path each.
+    scans: Vec<Option<Box<(String, ArtifactScan)>>>,
     /// Per file, how many artifacts and runs left to judge need its scan.
     needed: Vec<u32>,
     /// The units holding file `i`: `unit_list[unit_at[i]..unit_at[i + 1]]`.
@@ -348,7 +351,12 @@ impl<'a> Judging<'a> {
             return;
         }
         if self.needed[i] > 0 {
-            self.scans[i] = Some((path, scan));
+            let mut scan = scan;
+            // Evidence ids are made at scan time; verdicts cite no hash.
+            scan.sha256 = None;
+            scan.counts = Default::default();
+            scan.records.shrink_to_fit();
+            self.scans[i] = Some(Box::new((path, scan)));
         }
         for k in self.unit_at[i]..self.unit_at[i + 1] {
             self.missing[self.unit_list[k]] -= 1;
@@ -375,7 +383,7 @@ impl<'a> Judging<'a> {
         |i| {
             self.scans
                 .get(i)
-                .and_then(Option::as_ref)
+                .and_then(Option::as_deref)
                 .map(|(p, s)| (p.as_str(), s))
         }
     }
