@@ -786,13 +786,103 @@ fn escape_end(raw: &[u8], esc: usize) -> usize {
     i
 }
 
-/// The bytes a literal may have before a join (all its bytes but the last)
-/// and after one (all but the first): see [`may_join`].
-pub(crate) type Joins = ([bool; 256], [bool; 256]);
+/// What tells the lines where cleaning may join a literal's pieces: the
+/// bytes a literal may have before a join (all its bytes but the last) and
+/// after one (all but the first), see [`may_join`]; and a SIMD search for
+/// the only places where cleaning can make a literal, so that lines are
+/// not visited escape by escape (a coloured vLLM log has three or four a
+/// line, most after a space).
+pub(crate) struct Joins {
+    before: [bool; 256],
+    after: [bool; 256],
+    /// Case-sensitive literals: where a split literal must show in the raw
+    /// bytes (see [`Places`]); `None` where no SIMD searcher can be built
+    /// or case folding reaches too many bytes: every line with ESC is then
+    /// visited.
+    places: Option<Places>,
+}
+
+/// A literal that cleaning joins is split by its first run of escape
+/// sequences after a non-empty prefix, so the raw line holds a literal's
+/// prefix followed by ESC. `pairs` finds each prefix's last byte before an
+/// ESC (and a json-file record's start, which is unwrapped, not only
+/// stripped); `prefixes` says which prefixes end with that byte.
+struct Places {
+    pairs: aho_corasick::packed::Searcher,
+    /// The pattern of `pairs` that is the json-file prefix.
+    json_file: usize,
+    /// (last byte, literal, length) of each proper prefix of a literal.
+    prefixes: Vec<(u8, usize, usize)>,
+    literals: Vec<Vec<u8>>,
+}
+
+impl Places {
+    fn new(literals: &[&str]) -> Option<Places> {
+        let literals: Vec<Vec<u8>> = literals.iter().map(|l| l.as_bytes().to_vec()).collect();
+        let mut prefixes = Vec::new();
+        for (i, l) in literals.iter().enumerate() {
+            for k in 1..l.len() {
+                prefixes.push((l[k - 1], i, k));
+            }
+        }
+        let mut last: Vec<u8> = prefixes.iter().map(|p| p.0).collect();
+        last.sort_unstable();
+        last.dedup();
+        if last.len() > MAX_JOIN_PAIRS || prefixes.len() > MAX_JOIN_PREFIXES {
+            return None;
+        }
+        use aho_corasick::packed;
+        let pairs = packed::Config::new()
+            .match_kind(packed::MatchKind::LeftmostFirst)
+            .builder()
+            .extend(last.iter().map(|&b| [b, 0x1b]))
+            .add(JSON_FILE)
+            .build()?;
+        Some(Places {
+            pairs,
+            json_file: last.len(),
+            prefixes,
+            literals,
+        })
+    }
+
+    /// The next place at or after `from` worth looking at the line of: a
+    /// literal's prefix right before an ESC, or a json-file record.
+    fn next(&self, hay: &[u8], mut from: usize) -> Option<usize> {
+        loop {
+            let m = self
+                .pairs
+                .find_in(hay, aho_corasick::Span::from(from..hay.len()))?;
+            let at = m.start();
+            if m.pattern().as_usize() == self.json_file
+                || self.prefixes.iter().any(|&(b, i, k)| {
+                    b == hay[at] && at + 1 >= k && hay[at + 1 - k..=at] == self.literals[i][..k]
+                })
+            {
+                return Some(at);
+            }
+            from = at + 1;
+        }
+    }
+}
+
+/// Bytes, and prefixes, past which [`Places`] is not built.
+const MAX_JOIN_PAIRS: usize = 24;
+const MAX_JOIN_PREFIXES: usize = 256;
 
 /// The join tables of these literals.
 pub(crate) fn join_bytes(literals: &[&str], ignore_case: bool) -> Box<Joins> {
-    let mut t = Box::new(([false; 256], [false; 256]));
+    let mut t = Box::new(Joins {
+        before: [false; 256],
+        after: [false; 256],
+        // Case folding reaches bytes the prefixes do not show (`k` and the
+        // Kelvin sign).
+        places: if ignore_case {
+            None
+        } else {
+            Places::new(literals)
+        },
+    });
     let set = |table: &mut [bool; 256], b: u8| {
         table[usize::from(b)] = true;
         if ignore_case {
@@ -803,24 +893,27 @@ pub(crate) fn join_bytes(literals: &[&str], ignore_case: bool) -> Box<Joins> {
     for l in literals {
         let b = l.as_bytes();
         for &x in &b[..b.len().saturating_sub(1)] {
-            set(&mut t.0, x);
+            set(&mut t.before, x);
         }
         for &x in b.iter().skip(1) {
-            set(&mut t.1, x);
+            set(&mut t.after, x);
         }
     }
     if ignore_case {
-        // Unicode case folding reaches non-ASCII bytes (`k` and the
-        // Kelvin sign).
-        for table in [&mut t.0, &mut t.1] {
+        // Unicode case folding reaches non-ASCII bytes.
+        for table in [&mut t.before, &mut t.after] {
             table[0x80..].fill(true);
         }
     }
     t
 }
 
-/// Index of the first line in `hay[from..until]` (whole lines) that
-/// cleaning may join into a match of the literals (see [`may_join`]).
+/// Index of the first line in `hay[from..until]` (whole lines, `from` a
+/// line start) that cleaning may join into a match of the literals: it
+/// holds an ESC, [`may_join`] answers yes and, for case-sensitive
+/// literals, it holds a literal's prefix right before an ESC or is a
+/// json-file record. Lines passed over cannot match once cleaned unless
+/// they match raw.
 pub(crate) fn first_join(
     hay: &[u8],
     mut from: usize,
@@ -828,21 +921,22 @@ pub(crate) fn first_join(
     max_line: usize,
     joins: &Joins,
 ) -> Option<usize> {
-    while let Some(j) = memchr::memchr(0x1b, &hay[from..until]) {
-        let ls = memchr::memrchr(b'\n', &hay[from..from + j]).map_or(from, |k| from + k + 1);
-        let le = memchr::memchr(b'\n', &hay[from + j..until]).map_or(until, |k| from + j + k);
+    let hay = &hay[..until];
+    while from < until {
+        let at = match &joins.places {
+            Some(places) => places.next(hay, from)?,
+            None => from + memchr::memchr(0x1b, &hay[from..])?,
+        };
+        let ls = memchr::memrchr(b'\n', &hay[from..at]).map_or(from, |k| from + k + 1);
+        let le = memchr::memchr(b'\n', &hay[at..]).map_or(until, |k| at + k);
         // Cut where the reader cuts: the sink confirms on the cut line.
-        if may_join(
-            &hay[ls..le.min(ls.saturating_add(max_line))],
-            &joins.0,
-            &joins.1,
-        ) {
+        let cut = &hay[ls..le.min(ls.saturating_add(max_line))];
+        if memchr::memchr(0x1b, &hay[ls..le]).is_some()
+            && may_join(cut, &joins.before, &joins.after)
+        {
             return Some(ls);
         }
         from = le + 1;
-        if from >= until {
-            break;
-        }
     }
     None
 }
@@ -994,6 +1088,114 @@ impl<R: Read> Read for Utf16Reader<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The search of join places visits every line that matches only
+    /// once cleaned, and no line a visit of every escape would not:
+    /// random coloured lines (split literals, sequence runs, OSC,
+    /// json-file records, `\r`), several literal sets, every start line,
+    /// short line caps.
+    #[test]
+    fn join_places_visit_every_line_that_cleaning_makes_a_match() {
+        let pieces: [&[u8]; 17] = [
+            b"accept",
+            b"ac",
+            b"cept",
+            b" len",
+            b"a",
+            b"INFO",
+            b"IN",
+            b"FO",
+            b" ",
+            b"\x1b[0m",
+            b"\x1b[1;36m",
+            b"\x1b]0;t\x07",
+            b"\x1bX",
+            b"\r",
+            b"{\"log\":\"",
+            b"\n",
+            b"(x)",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let sets: [(&[&str], bool); 4] = [
+            (&["accept len"], false),
+            (&["INFO", "a l"], false),
+            (&["accept len"], true),
+            (&["x"], false),
+        ];
+        let mut must = 0;
+        for (lits, ignore_case) in sets {
+            let fast = join_bytes(lits, ignore_case);
+            assert_eq!(fast.places.is_some(), !ignore_case);
+            let slow = Joins {
+                before: fast.before,
+                after: fast.after,
+                places: None,
+            };
+            let visits = |hay: &[u8], from: usize, max_line: usize, j: &Joins| {
+                let mut seen = Vec::new();
+                let mut at = from;
+                while let Some(ls) = first_join(hay, at, hay.len(), max_line, j) {
+                    seen.push(ls);
+                    at = memchr::memchr(b'\n', &hay[ls..]).map_or(hay.len(), |k| ls + k + 1);
+                }
+                seen
+            };
+            for _ in 0..2000 {
+                let mut hay = Vec::new();
+                for _ in 0..next() % 40 {
+                    hay.extend_from_slice(pieces[(next() % 17) as usize]);
+                }
+                let starts: Vec<usize> = std::iter::once(0)
+                    .chain(memchr::memchr_iter(b'\n', &hay).map(|i| i + 1))
+                    .filter(|&i| i < hay.len())
+                    .collect();
+                for max_line in [6, 1 << 20] {
+                    let fast_seen = visits(&hay, 0, max_line, &fast);
+                    let slow_seen = visits(&hay, 0, max_line, &slow);
+                    let shown = String::from_utf8_lossy(&hay);
+                    assert!(fast_seen.iter().all(|l| slow_seen.contains(l)), "{shown:?}");
+                    for &ls in &starts {
+                        let le = memchr::memchr(b'\n', &hay[ls..]).map_or(hay.len(), |k| ls + k);
+                        let cut = &hay[ls..le.min(ls + max_line)];
+                        let mut scratch = Vec::new();
+                        let cleaned = clean(cut, &mut scratch);
+                        let finds = |t: &[u8]| {
+                            lits.iter().any(|l| {
+                                let l = l.as_bytes();
+                                t.windows(l.len()).any(|w| {
+                                    if ignore_case {
+                                        w.eq_ignore_ascii_case(l)
+                                    } else {
+                                        w == l
+                                    }
+                                })
+                            })
+                        };
+                        if memchr::memchr(0x1b, &hay[ls..le]).is_some()
+                            && finds(cleaned)
+                            && !finds(cut)
+                        {
+                            must += 1;
+                            assert!(
+                                fast_seen.contains(&ls),
+                                "{lits:?} line at {ls} of {shown:?}"
+                            );
+                        }
+                        // Any start line sees the same lines from there on.
+                        let from_here = visits(&hay, ls, max_line, &fast);
+                        assert!(from_here.iter().all(|l| fast_seen.contains(l)));
+                    }
+                }
+            }
+        }
+        assert!(must > 100, "{must} lines that only match cleaned");
+    }
 
     struct Collect(Vec<(u64, u64, String, bool)>);
     impl LineSink for Collect {
