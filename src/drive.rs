@@ -25,6 +25,11 @@ use std::sync::{Condvar, Mutex};
 /// message is printed. A progress bar implements it (in `commands`, which
 /// knows the terminal).
 pub(crate) trait Progress {
+    /// Whether it shows sizes: when not, the driver does not look up each
+    /// artifact's size (a `stat` by path, twice an artifact).
+    fn shows_sizes(&self) -> bool {
+        true
+    }
     /// The run starts: `artifacts` artifacts of `total_bytes` file bytes.
     fn start(&self, total_bytes: u64, artifacts: usize);
     /// One more artifact of `size` file bytes done, `done` of `of`.
@@ -52,11 +57,16 @@ pub(crate) fn run<T, F, C>(
     F: Fn(usize, &Artifact) -> T + Sync,
     C: FnMut(usize, &Artifact, T) -> ControlFlow<()>,
 {
-    progress.start(artifacts.iter().map(artifact_size).sum(), artifacts.len());
+    let sizes: Vec<u64> = if progress.shows_sizes() {
+        artifacts.iter().map(artifact_size).collect()
+    } else {
+        Vec::new()
+    };
+    progress.start(sizes.iter().sum(), artifacts.len());
     let mut done = 0;
     parallel(artifacts, threads, work, |i, a, t| {
         done += 1;
-        progress.advance(artifact_size(a), done, artifacts.len());
+        progress.advance(sizes.get(i).copied().unwrap_or(0), done, artifacts.len());
         consume(i, a, t)
     });
     progress.finish();

@@ -103,6 +103,9 @@ impl Bar {
 }
 
 impl crate::drive::Progress for Bar {
+    fn shows_sizes(&self) -> bool {
+        crate::output::progress::shown(self.enabled)
+    }
     fn start(&self, total_bytes: u64, artifacts: usize) {
         let _ = self.bar.set(crate::output::progress::bar(
             self.enabled,

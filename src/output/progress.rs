@@ -44,6 +44,13 @@ pub(crate) fn position() -> u64 {
     DONE.load(Ordering::Relaxed) + IN_FLIGHT.load(Ordering::Relaxed)
 }
 
+/// Whether [`bar`] would draw anything (its bar, or `lines`).
+pub(crate) fn shown(enabled: bool) -> bool {
+    enabled
+        && !DISABLED.load(Ordering::Relaxed)
+        && (lines_mode() || std::io::stderr().is_terminal())
+}
+
 /// A bar over `total_bytes` for `artifacts` artifacts; hidden unless
 /// `enabled` and stderr is a terminal (or `ARTISCAN_PROGRESS=lines`).
 pub(crate) fn bar(enabled: bool, total_bytes: u64, artifacts: usize) -> ProgressBar {
