@@ -40,6 +40,17 @@ pub(crate) trait Progress {
     fn finish(&self);
 }
 
+/// A result's rough size in memory while it waits for the consumer: what
+/// bounds how far workers run ahead when results are big (an env dump's
+/// thousands of records) and the consumer is slower than the workers.
+pub(crate) trait Held {
+    fn held_bytes(&self) -> usize;
+}
+
+/// Bytes of results finished ahead of the consumer past which no worker
+/// starts another artifact (but the one the consumer waits for).
+const AHEAD_BYTES: usize = 16 << 20;
+
 /// Runs `work` on every artifact on `threads` workers and hands each result
 /// to `consume` on the calling thread in input order, with the artifact's
 /// index (a path given twice is two artifacts), after telling `progress`.
@@ -53,7 +64,7 @@ pub(crate) fn run<T, F, C>(
     work: F,
     mut consume: C,
 ) where
-    T: Send,
+    T: Send + Held,
     F: Fn(usize, &Artifact) -> T + Sync,
     C: FnMut(usize, &Artifact, T) -> ControlFlow<()>,
 {
@@ -86,7 +97,7 @@ const AHEAD_PER_THREAD: usize = 16;
 /// consumer, so what waits is bounded by the thread count, not the input.
 fn parallel<T, F, C>(artifacts: &[Artifact], threads: usize, work: F, mut consume: C)
 where
-    T: Send,
+    T: Send + Held,
     F: Fn(usize, &Artifact) -> T + Sync,
     C: FnMut(usize, &Artifact, T) -> ControlFlow<()>,
 {
@@ -105,12 +116,12 @@ where
         .expect("thread pool");
     let window = Window {
         claimed: AtomicUsize::new(0),
-        consumed: Mutex::new(0),
+        consumed: Mutex::new(Consumed::default()),
         moved: Condvar::new(),
         stop: AtomicBool::new(false),
         ahead: AHEAD_PER_THREAD * threads,
     };
-    let (tx, rx) = mpsc::channel::<(usize, T)>();
+    let (tx, rx) = mpsc::channel::<(usize, usize, T)>();
     std::thread::scope(|s| {
         let (work, window) = (&work, &window);
         s.spawn(move || {
@@ -122,7 +133,10 @@ where
                     sc.spawn(move |_| {
                         let _stop_on_panic = StopOnPanic(window);
                         while let Some(i) = window.claim(artifacts.len()) {
-                            if tx.send((i, work(i, &artifacts[i]))).is_err() {
+                            let t = work(i, &artifacts[i]);
+                            let held = t.held_bytes();
+                            window.hold(held);
+                            if tx.send((i, held, t)).is_err() {
                                 break;
                             }
                         }
@@ -132,15 +146,15 @@ where
         });
         let mut waiting = BTreeMap::new();
         let mut next = 0;
-        'results: for (i, t) in rx {
-            waiting.insert(i, t);
-            while let Some(t) = waiting.remove(&next) {
+        'results: for (i, held, t) in rx {
+            waiting.insert(i, (held, t));
+            while let Some((held, t)) = waiting.remove(&next) {
                 if consume(next, &artifacts[next], t).is_break() {
                     window.halt();
                     break 'results;
                 }
                 next += 1;
-                window.consumed(next);
+                window.consumed(next, held);
             }
         }
         // A worker that panicked stopped the others; the scope re-raises it.
@@ -149,13 +163,22 @@ where
 }
 
 /// The artifacts workers may claim: the next in input order, while it is
-/// within `ahead` of the consumer.
+/// within `ahead` of the consumer and the results waiting hold less than
+/// [`AHEAD_BYTES`].
 struct Window {
     claimed: AtomicUsize,
-    consumed: Mutex<usize>,
+    consumed: Mutex<Consumed>,
     moved: Condvar,
     stop: AtomicBool,
     ahead: usize,
+}
+
+#[derive(Default)]
+struct Consumed {
+    /// Results consumed: the next one the consumer waits for.
+    next: usize,
+    /// Bytes of the results finished and not consumed.
+    held: usize,
 }
 
 impl Window {
@@ -166,23 +189,39 @@ impl Window {
         if i >= len {
             return None;
         }
-        let mut consumed = self.consumed.lock().unwrap_or_else(|p| p.into_inner());
-        // The artifact the consumer waits for is always within the window,
-        // so whoever claimed it never waits here: no deadlock.
-        while i >= *consumed + self.ahead && !self.stop.load(Ordering::Relaxed) {
-            consumed = self.moved.wait(consumed).unwrap_or_else(|p| p.into_inner());
+        let mut c = self.lock();
+        // The artifact the consumer waits for may always start, so whoever
+        // claimed it never waits here: no deadlock.
+        while i != c.next
+            && (i >= c.next + self.ahead || c.held >= AHEAD_BYTES)
+            && !self.stop.load(Ordering::Relaxed)
+        {
+            c = self.moved.wait(c).unwrap_or_else(|p| p.into_inner());
         }
         (!self.stop.load(Ordering::Relaxed)).then_some(i)
     }
 
-    fn consumed(&self, n: usize) {
-        *self.consumed.lock().unwrap_or_else(|p| p.into_inner()) = n;
+    fn lock(&self) -> std::sync::MutexGuard<'_, Consumed> {
+        self.consumed.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A result of `held` bytes is finished.
+    fn hold(&self, held: usize) {
+        self.lock().held += held;
+    }
+
+    /// The consumer took a result of `held` bytes; it waits for `next`.
+    fn consumed(&self, next: usize, held: usize) {
+        let mut c = self.lock();
+        c.next = next;
+        c.held -= held.min(c.held);
+        drop(c);
         self.moved.notify_all();
     }
 
     /// No more work starts; waiting workers wake and leave.
     fn halt(&self) {
-        let _guard = self.consumed.lock().unwrap_or_else(|p| p.into_inner());
+        let _guard = self.lock();
         self.stop.store(true, Ordering::Relaxed);
         self.moved.notify_all();
     }
@@ -435,6 +474,12 @@ pub(crate) fn account(
 mod tests {
     use super::*;
 
+    impl Held for usize {
+        fn held_bytes(&self) -> usize {
+            0
+        }
+    }
+
     struct Quiet;
     impl Progress for Quiet {
         fn start(&self, _: u64, _: usize) {}
@@ -481,6 +526,48 @@ mod tests {
         assert_eq!(order, (0..2000).collect::<Vec<_>>());
         let furthest = furthest.into_inner();
         assert!(furthest <= 2 * AHEAD_PER_THREAD, "{furthest} ahead");
+    }
+
+    struct Big(usize);
+    impl Held for Big {
+        fn held_bytes(&self) -> usize {
+            AHEAD_BYTES / 4
+        }
+    }
+
+    /// Big results bound how far workers run ahead: with results of a
+    /// quarter of [`AHEAD_BYTES`] each and a slow consumer, no artifact
+    /// starts more than a few ahead of the last one consumed (counted),
+    /// and every result still comes in order.
+    #[test]
+    fn big_results_keep_workers_nearer_the_consumer() {
+        let artifacts: Vec<Artifact> = (0..300)
+            .map(|i| Artifact {
+                path: format!("a{i}.log"),
+                kind: ArtifactKind::Stdin,
+            })
+            .collect();
+        let consumed = AtomicUsize::new(0);
+        let furthest = AtomicUsize::new(0);
+        let mut order = Vec::new();
+        run(
+            &artifacts,
+            2,
+            &Quiet,
+            |i, _| {
+                furthest.fetch_max(i - consumed.load(Ordering::SeqCst), Ordering::SeqCst);
+                Big(i)
+            },
+            |i, _, t| {
+                std::thread::sleep(std::time::Duration::from_micros(100));
+                order.push(t.0);
+                consumed.store(i + 1, Ordering::SeqCst);
+                ControlFlow::Continue(())
+            },
+        );
+        assert_eq!(order, (0..300).collect::<Vec<_>>());
+        let furthest = furthest.into_inner();
+        assert!(furthest <= 4 + 2, "{furthest} ahead");
     }
 
     /// A consumer that answers `Break` (its output is a closed pipe) stops

@@ -408,6 +408,22 @@ fn stat(path: &Path) -> std::io::Result<FileStat> {
 /// What became of one artifact of an audit, worked out on a worker thread
 /// (scanned, judged and made into rows there, so that the one writer only
 /// writes) and handed to the [`AuditSink`].
+/// Rough bytes of a stored row beside its own struct (its strings).
+const ROW_HEAP: usize = 256;
+
+impl drive::Held for ArtifactWork {
+    fn held_bytes(&self) -> usize {
+        match self {
+            ArtifactWork::Scanned(p) => {
+                let r = &p.rows;
+                (r.evidence.len() + r.aggregates.len() + r.verdicts.len() + r.chains.len())
+                    * ROW_HEAP
+            }
+            _ => 0,
+        }
+    }
+}
+
 pub(crate) enum ArtifactWork {
     /// Same bytes and fingerprint: nothing to scan. `stat` as found now;
     /// `hashed_ns` when the hash was taken now; `run_id` when the stored run

@@ -18,6 +18,13 @@ struct Done {
     matches: u64,
 }
 
+/// grep's lines go out through `SharedOut`, not with the result.
+impl drive::Held for Done {
+    fn held_bytes(&self) -> usize {
+        0
+    }
+}
+
 /// Output goes out artifact by artifact, in input order whatever the thread
 /// count; see `SharedOut` for how memory stays bounded.
 pub fn run(

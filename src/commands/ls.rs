@@ -43,6 +43,13 @@ fn count(r: &mut dyn Read) -> (u64, u64, bool, Option<io::Error>) {
 }
 
 /// How `ls` prints.
+/// An artifact's listing, and whether it was read whole.
+impl drive::Held for (Vec<u8>, bool) {
+    fn held_bytes(&self) -> usize {
+        self.0.len()
+    }
+}
+
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LsOptions {
     /// JSON Lines instead of the table.

@@ -87,6 +87,16 @@ pub struct ArtifactScan {
     pub counts: BTreeMap<String, u64>,
 }
 
+/// Rough bytes of a record beside its own struct: strings, captures, its
+/// share of a line.
+const RECORD_HEAP: usize = 1024;
+
+impl crate::drive::Held for ArtifactScan {
+    fn held_bytes(&self) -> usize {
+        self.records.len() * (std::mem::size_of::<Record>() + RECORD_HEAP)
+    }
+}
+
 impl ArtifactScan {
     pub fn evidence(&self) -> impl Iterator<Item = &Evidence> {
         self.records.iter().filter_map(|r| match r {
