@@ -150,14 +150,14 @@ where
             waiting.insert(i, (held, t));
             while let Some((held, t)) = waiting.remove(&next) {
                 if consume(next, &artifacts[next], t).is_break() {
-                    window.halt();
                     break 'results;
                 }
                 next += 1;
                 window.consumed(next, held);
             }
         }
-        // A worker that panicked stopped the others; the scope re-raises it.
+        // A Break, or the end: waiting workers leave. A worker that
+        // panicked stopped the others; the scope re-raises it.
         window.halt();
     });
 }
@@ -490,41 +490,58 @@ mod tests {
         fn finish(&self) {}
     }
 
+    fn artifacts(n: usize) -> Vec<Artifact> {
+        (0..n)
+            .map(|i| Artifact {
+                path: format!("a{i}.log"),
+                kind: ArtifactKind::Stdin,
+            })
+            .collect()
+    }
+
+    /// Runs `n` artifacts on two threads, `make` giving each result, with
+    /// a consumer that sleeps `pause` every `every` results; checks that
+    /// the results came in input order and answers how far ahead of the
+    /// last one consumed an artifact was started, at most.
+    fn furthest_ahead<T: Held + Send>(
+        n: usize,
+        make: impl Fn(usize) -> T + Sync,
+        index: impl Fn(&T) -> usize,
+        every: usize,
+        pause: std::time::Duration,
+    ) -> usize {
+        let consumed = AtomicUsize::new(0);
+        let furthest = AtomicUsize::new(0);
+        let mut order = Vec::new();
+        run(
+            &artifacts(n),
+            2,
+            &Quiet,
+            |i, _| {
+                furthest.fetch_max(i - consumed.load(Ordering::SeqCst), Ordering::SeqCst);
+                make(i)
+            },
+            |i, _, t| {
+                if i % every == 0 {
+                    std::thread::sleep(pause);
+                }
+                order.push(index(&t));
+                consumed.store(i + 1, Ordering::SeqCst);
+                ControlFlow::Continue(())
+            },
+        );
+        assert_eq!(order, (0..n).collect::<Vec<_>>());
+        furthest.into_inner()
+    }
+
     /// Workers stay near the consumer: with a slow consumer, no artifact
     /// is started more than the window ahead of the last one consumed
     /// (counted; a range split in halves starts the second thread at the
     /// middle, 1,000 ahead), and every result still comes in order.
     #[test]
     fn workers_stay_within_a_window_of_the_consumer() {
-        let artifacts: Vec<Artifact> = (0..2000)
-            .map(|i| Artifact {
-                path: format!("a{i}.log"),
-                kind: ArtifactKind::Stdin,
-            })
-            .collect();
-        let consumed = AtomicUsize::new(0);
-        let furthest = AtomicUsize::new(0);
-        let mut order = Vec::new();
-        run(
-            &artifacts,
-            2,
-            &Quiet,
-            |i, _| {
-                let ahead = i - consumed.load(Ordering::SeqCst);
-                furthest.fetch_max(ahead, Ordering::SeqCst);
-                i
-            },
-            |i, _, t| {
-                if i % 64 == 0 {
-                    std::thread::sleep(std::time::Duration::from_micros(200));
-                }
-                order.push(t);
-                consumed.store(i + 1, Ordering::SeqCst);
-                ControlFlow::Continue(())
-            },
-        );
-        assert_eq!(order, (0..2000).collect::<Vec<_>>());
-        let furthest = furthest.into_inner();
+        let pause = std::time::Duration::from_micros(200);
+        let furthest = furthest_ahead(2000, |i| i, |&t| t, 64, pause);
         assert!(furthest <= 2 * AHEAD_PER_THREAD, "{furthest} ahead");
     }
 
@@ -541,32 +558,8 @@ mod tests {
     /// and every result still comes in order.
     #[test]
     fn big_results_keep_workers_nearer_the_consumer() {
-        let artifacts: Vec<Artifact> = (0..300)
-            .map(|i| Artifact {
-                path: format!("a{i}.log"),
-                kind: ArtifactKind::Stdin,
-            })
-            .collect();
-        let consumed = AtomicUsize::new(0);
-        let furthest = AtomicUsize::new(0);
-        let mut order = Vec::new();
-        run(
-            &artifacts,
-            2,
-            &Quiet,
-            |i, _| {
-                furthest.fetch_max(i - consumed.load(Ordering::SeqCst), Ordering::SeqCst);
-                Big(i)
-            },
-            |i, _, t| {
-                std::thread::sleep(std::time::Duration::from_micros(100));
-                order.push(t.0);
-                consumed.store(i + 1, Ordering::SeqCst);
-                ControlFlow::Continue(())
-            },
-        );
-        assert_eq!(order, (0..300).collect::<Vec<_>>());
-        let furthest = furthest.into_inner();
+        let pause = std::time::Duration::from_micros(100);
+        let furthest = furthest_ahead(300, Big, |t| t.0, 1, pause);
         assert!(furthest <= 4 + 2, "{furthest} ahead");
     }
 
@@ -576,12 +569,7 @@ mod tests {
     /// 2,000 items of 1 ms each would take a second without the stop).
     #[test]
     fn a_consumer_that_breaks_stops_the_work() {
-        let artifacts: Vec<Artifact> = (0..2000)
-            .map(|i| Artifact {
-                path: format!("a{i}.log"),
-                kind: ArtifactKind::Stdin,
-            })
-            .collect();
+        let artifacts = artifacts(2000);
         for threads in [1, 2] {
             let worked = AtomicUsize::new(0);
             let mut consumed = Vec::new();

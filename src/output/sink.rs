@@ -126,11 +126,11 @@ pub(crate) fn check_sink<'w>(
     match format {
         OutputFormat::Jsonl => Box::new(JsonlVerdicts {
             out,
-            coverage: Held::default(),
+            coverage: Deferred::default(),
         }),
         OutputFormat::Json => Box::new(JsonVerdicts {
             out,
-            coverage: Held::default(),
+            coverage: Deferred::default(),
             first: true,
         }),
         OutputFormat::Text => Box::new(TextVerdicts {
@@ -153,7 +153,7 @@ pub(crate) fn check_sink<'w>(
 struct JsonlVerdicts<'w> {
     out: Spill<'w>,
     /// The coverage lines, serialized.
-    coverage: Held,
+    coverage: Deferred,
 }
 
 impl VerdictSink for JsonlVerdicts<'_> {
@@ -181,7 +181,7 @@ impl VerdictSink for JsonlVerdicts<'_> {
 struct JsonVerdicts<'w> {
     out: Spill<'w>,
     /// The coverage records, serialized and separated.
-    coverage: Held,
+    coverage: Deferred,
     /// No verdict written yet (the document's head is next).
     first: bool,
 }
@@ -290,11 +290,11 @@ impl VerdictSink for RowsVerdicts<'_> {
 /// small files is some 200 bytes of JSON that repeats its neighbours'
 /// keys and path, about a fifth of that once compressed.
 #[derive(Default)]
-struct Held {
+struct Deferred {
     zstd: Option<zstd::stream::write::Encoder<'static, Vec<u8>>>,
 }
 
-impl Held {
+impl Deferred {
     fn is_empty(&self) -> bool {
         self.zstd.is_none()
     }
@@ -567,7 +567,7 @@ mod tests {
             bytes: 35,
             ..Coverage::default()
         };
-        let mut held = Held::default();
+        let mut held = Deferred::default();
         let mut raw = Vec::new();
         for i in 0..20_000u32 {
             let sha = format!(
