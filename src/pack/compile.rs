@@ -11,7 +11,7 @@ use regex::bytes::{Captures, Regex, RegexBuilder};
 use serde_json::{Map, Value};
 use sha2::Digest;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Type of a named capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,8 +112,8 @@ pub enum Matcher {
 
 #[derive(Debug)]
 pub struct LineMatch {
-    pub regex: Regex,
-    pub each: Option<Regex>,
+    pub regex: PackRegex,
+    pub each: Option<PackRegex>,
     /// For the line variants of aggregating rules (the most frequent lines).
     pub anchored: Option<AnchoredRegex>,
     /// With `anchored` and a single prefilter literal: how far into a match
@@ -127,9 +127,9 @@ pub struct LineMatch {
 
 #[derive(Debug)]
 pub struct BlockMatch {
-    pub start: Regex,
-    pub each: Regex,
-    pub end: Option<Regex>,
+    pub start: PackRegex,
+    pub each: PackRegex,
+    pub end: Option<PackRegex>,
     /// `each` captures carried down from the line above where a line
     /// leaves them empty.
     pub carry: Vec<String>,
@@ -138,7 +138,7 @@ pub struct BlockMatch {
     pub complete: bool,
     /// A YAML block: where a line's indentation is (group `indent`; see
     /// `VariantDef::indent`).
-    pub indent: Option<Regex>,
+    pub indent: Option<PackRegex>,
 }
 
 #[derive(Debug)]
@@ -152,7 +152,7 @@ pub struct Variant {
     pub prefilter: Vec<String>,
     pub prefilter_explicit: bool,
     /// The rule's `exclude` regexes: a line matching one is no event.
-    pub exclude: Vec<Regex>,
+    pub exclude: Vec<PackRegex>,
 }
 
 impl Variant {
@@ -171,7 +171,7 @@ impl Variant {
     }
 
     /// The regexes whose named groups become captures.
-    pub fn regexes(&self) -> Vec<&Regex> {
+    pub fn regexes(&self) -> Vec<&PackRegex> {
         match &self.matcher {
             Matcher::Line(l) => [Some(&l.regex), l.each.as_ref()]
                 .into_iter()
@@ -193,7 +193,7 @@ impl Variant {
 
     /// What the variant looks for, by field, for `packs show`.
     pub fn patterns(&self) -> Vec<(&'static str, String)> {
-        let re = |n: &'static str, r: &Regex| (n, r.as_str().to_string());
+        let re = |n: &'static str, r: &PackRegex| (n, r.as_str().to_string());
         match &self.matcher {
             Matcher::Line(l) => [
                 Some(re("regex", &l.regex)),
@@ -422,7 +422,7 @@ pub struct Rule {
     pub numeric: Vec<String>,
     pub variants: Vec<usize>,
     /// The line that completes a record (see `RuleDef::then`).
-    pub then: Option<Regex>,
+    pub then: Option<PackRegex>,
     pub examples: Vec<super::ExampleDef>,
     pub file: String,
     pub line: usize,
@@ -474,6 +474,104 @@ fn build_regex(src: &str) -> Result<Regex, regex::Error> {
         .unicode(false)
         .size_limit(32 << 20)
         .build()
+}
+
+/// A rule's regex. A built-in pack's regexes are compiled when a scan
+/// first runs them: most rules see no candidate line in a given input, and
+/// compiling every one took most of a scan's start-up. They cannot fail
+/// then: a test compiles every one (`every_builtin_regex_compiles`), and
+/// their syntax and group names are read at load. Other packs' regexes are
+/// compiled at load, so that a size limit is an error there, not later.
+/// Clones share the compiled regex.
+#[derive(Clone)]
+pub struct PackRegex(Arc<Lazy>);
+
+struct Lazy {
+    src: Box<str>,
+    /// Its named groups, in order.
+    names: Box<[String]>,
+    compiled: OnceLock<Regex>,
+}
+
+impl PackRegex {
+    /// The regex of `src`; `eager`: compiled now.
+    fn new(src: &str, eager: bool) -> Result<PackRegex, String> {
+        let compiled = OnceLock::new();
+        let names = if eager {
+            let re = build_regex(src).map_err(|e| e.to_string())?;
+            let names = re.capture_names().flatten().map(str::to_string).collect();
+            let _ = compiled.set(re);
+            names
+        } else {
+            group_names(src)?
+        };
+        Ok(PackRegex(Arc::new(Lazy {
+            src: src.into(),
+            names: names.into(),
+            compiled,
+        })))
+    }
+
+    /// The pattern as written (compiles nothing).
+    pub fn as_str(&self) -> &str {
+        &self.0.src
+    }
+
+    /// Its named groups, in order (compiles nothing).
+    pub fn names(&self) -> &[String] {
+        &self.0.names
+    }
+
+    /// Whether the regex has been compiled (tests).
+    #[cfg(test)]
+    pub(crate) fn is_compiled(&self) -> bool {
+        self.0.compiled.get().is_some()
+    }
+}
+
+impl std::ops::Deref for PackRegex {
+    type Target = Regex;
+
+    fn deref(&self) -> &Regex {
+        self.0.compiled.get_or_init(|| {
+            build_regex(&self.0.src)
+                .expect("a built-in pack's regex compiles (every_builtin_regex_compiles)")
+        })
+    }
+}
+
+impl std::fmt::Debug for PackRegex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The named groups of `src`, in order, read from its syntax with the
+/// flags of [`build_regex`] (a syntax error is the same error).
+fn group_names(src: &str) -> Result<Vec<String>, String> {
+    use regex_syntax::hir::{Hir, HirKind};
+    fn walk(h: &Hir, out: &mut Vec<String>) {
+        match h.kind() {
+            HirKind::Capture(c) => {
+                if let Some(n) = &c.name {
+                    out.push(n.to_string());
+                }
+                walk(&c.sub, out);
+            }
+            HirKind::Repetition(r) => walk(&r.sub, out),
+            HirKind::Concat(hs) | HirKind::Alternation(hs) => hs.iter().for_each(|h| walk(h, out)),
+            HirKind::Empty | HirKind::Literal(_) | HirKind::Class(_) | HirKind::Look(_) => {}
+        }
+    }
+    let hir = regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .utf8(false)
+        .build()
+        .parse(src)
+        .map_err(|e| regex::Error::Syntax(e.to_string()).to_string())?;
+    let mut out = Vec::new();
+    walk(&hir, &mut out);
+    Ok(out)
 }
 
 /// The literal prefixes of `src`'s matches, as regex-syntax extracts them.
@@ -536,6 +634,7 @@ impl RuleSet {
         let mut seen: BTreeMap<String, String> = BTreeMap::new();
         let mut fp = sha2::Sha256::new();
         for pack in packs {
+            let eager = !pack.builtin;
             fp.update(pack.def.name.as_bytes());
             fp.update(pack.def.version.as_bytes());
             fp.update(pack.source.as_bytes());
@@ -568,12 +667,12 @@ impl RuleSet {
                 let exclude = def
                     .exclude
                     .iter()
-                    .map(|src| build_regex(src).map_err(|e| err(format!("exclude: {e}"))))
+                    .map(|src| PackRegex::new(src, eager).map_err(|e| err(format!("exclude: {e}"))))
                     .collect::<Result<Vec<_>, _>>()?;
                 // A dump without `keys` may yield any field name.
                 let mut any_name = false;
                 for v in &vdefs {
-                    let mut var = compile_variant(rule_index, v, &mut names).map_err(err)?;
+                    let mut var = compile_variant(rule_index, v, &mut names, eager).map_err(err)?;
                     any_name |= var.dump().is_some_and(|(_, k)| k.is_none());
                     var.exclude = exclude.clone();
                     vids.push(variants.len());
@@ -582,8 +681,9 @@ impl RuleSet {
                 let then = match &def.then {
                     None => None,
                     Some(src) => {
-                        let re = build_regex(src).map_err(|e| err(format!("then: {e}")))?;
-                        names.extend(re.capture_names().flatten().map(str::to_string));
+                        let re =
+                            PackRegex::new(src, eager).map_err(|e| err(format!("then: {e}")))?;
+                        names.extend(re.names().iter().cloned());
                         Some(re)
                     }
                 };
@@ -711,7 +811,7 @@ impl RuleSet {
                 return Some(None);
             }
             for re in v.regexes() {
-                names.extend(re.capture_names().flatten().map(str::to_string));
+                names.extend(re.names().iter().cloned());
             }
             if let Matcher::Json(j) = &v.matcher {
                 names.extend(j.names().map(str::to_string));
@@ -1186,13 +1286,14 @@ fn compile_variant(
     rule: usize,
     v: &VariantDef,
     names: &mut BTreeSet<String>,
+    eager: bool,
 ) -> Result<Variant, String> {
-    let mut compile = |field: &str, src: &Option<String>| -> Result<Option<Regex>, String> {
+    let mut compile = |field: &str, src: &Option<String>| -> Result<Option<PackRegex>, String> {
         match src {
             None => Ok(None),
             Some(s) => {
-                let re = build_regex(s).map_err(|e| format!("{field}: {e}"))?;
-                names.extend(re.capture_names().flatten().map(str::to_string));
+                let re = PackRegex::new(s, eager).map_err(|e| format!("{field}: {e}"))?;
+                names.extend(re.names().iter().cloned());
                 Ok(Some(re))
             }
         }
@@ -1228,7 +1329,7 @@ fn compile_variant(
             let dump = match &v.dump {
                 None => None,
                 Some(group) => {
-                    if !regex.capture_names().flatten().any(|n| n == group) {
+                    if !regex.names().iter().any(|n| n == group) {
                         return Err(format!("dump: `regex` has no group named {group}"));
                     }
                     names.extend(v.keys.iter().flatten().cloned());
@@ -1270,8 +1371,8 @@ fn compile_variant(
                 None => None,
                 Some(s) => {
                     // Its group is a position, not a capture of the record.
-                    let re = build_regex(s).map_err(|e| format!("indent: {e}"))?;
-                    if !re.capture_names().flatten().any(|n| n == "indent") {
+                    let re = PackRegex::new(s, eager).map_err(|e| format!("indent: {e}"))?;
+                    if !re.names().iter().any(|n| n == "indent") {
                         return Err("indent: the regex needs a group named `indent`".into());
                     }
                     Some(re)
@@ -1387,7 +1488,7 @@ mod tests {
         Variant {
             rule: 0,
             matcher: Matcher::Line(LineMatch {
-                regex: Regex::new("x").unwrap(),
+                regex: PackRegex::new("x", true).unwrap(),
                 each: None,
                 anchored: None,
                 lead: None,
@@ -1746,6 +1847,88 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Every regex of a built-in pack: loading compiles none of them; each
+    /// compiles (what `PackRegex`'s deref relies on), and the group names
+    /// read from its syntax at load are the compiled regex's.
+    #[test]
+    fn every_builtin_regex_compiles() {
+        let packs = crate::pack::builtin().expect("packs");
+        let set = RuleSet::compile(&packs, &Selection::all()).expect("compile");
+        let mut all: Vec<&PackRegex> = Vec::new();
+        for v in &set.variants {
+            match &v.matcher {
+                Matcher::Line(l) => {
+                    all.extend([Some(&l.regex), l.each.as_ref()].into_iter().flatten())
+                }
+                Matcher::Block(b) => all.extend(
+                    [
+                        Some(&b.start),
+                        Some(&b.each),
+                        b.end.as_ref(),
+                        b.indent.as_ref(),
+                    ]
+                    .into_iter()
+                    .flatten(),
+                ),
+                Matcher::Json(_) => {}
+            }
+            all.extend(&v.exclude);
+        }
+        all.extend(set.rules.iter().filter_map(|r| r.then.as_ref()));
+        assert!(all.len() > 200, "{}", all.len());
+        for re in &all {
+            assert!(!re.is_compiled(), "compiled at load: {}", re.as_str());
+        }
+        for re in all {
+            let compiled =
+                build_regex(re.as_str()).unwrap_or_else(|e| panic!("{}: {e}", re.as_str()));
+            let names: Vec<String> = compiled
+                .capture_names()
+                .flatten()
+                .map(str::to_string)
+                .collect();
+            assert_eq!(group_names(re.as_str()).unwrap(), names, "{}", re.as_str());
+            let _ = re.is_match(b"");
+            assert!(re.is_compiled());
+        }
+    }
+
+    /// A pack given on the command line is compiled at load: a regex over
+    /// the size limit is an error naming the rule there, not a failure at
+    /// its first candidate line.
+    #[test]
+    fn other_packs_compile_at_load() {
+        let src = r#"
+name = "big"
+version = "1"
+description = "x"
+
+[[rule]]
+id = "big.one"
+description = "x"
+prefilter = ["abc"]
+regex = '''abc(?:\w{1000}){1000}'''
+
+[[rule.example]]
+line = "abc"
+matches = false
+"#;
+        let pack = crate::pack::parse_pack("big.toml", src).expect("parses");
+        let err = RuleSet::compile(std::slice::from_ref(&pack), &Selection::all())
+            .expect_err("over the size limit")
+            .to_string();
+        assert!(
+            err.contains("big.one") && err.contains("size limit"),
+            "{err}"
+        );
+        // Its syntax alone is fine: only compiling finds the error.
+        assert!(group_names(r"abc(?:\w{1000}){1000}").is_ok());
+        let bad = src.replace("(?:", "(?:(");
+        let pack = crate::pack::parse_pack("bad.toml", &bad).expect("parses");
+        let err = RuleSet::compile(&[pack], &Selection::all()).expect_err("syntax");
+        assert!(err.to_string().contains("regex parse error"), "{err}");
     }
 
     /// Where an aggregate regex is walked (no regex engine), it finds the

@@ -260,6 +260,9 @@ impl RuleDef {
 #[derive(Debug)]
 pub struct LoadedPack {
     pub file: String,
+    /// Built into the binary (its regexes are compiled on first use: see
+    /// `compile::PackRegex`).
+    pub builtin: bool,
     pub source: String,
     pub def: PackDef,
 }
@@ -289,6 +292,7 @@ pub fn parse_pack(file: &str, source: &str) -> Result<LoadedPack, PackError> {
     })?;
     Ok(LoadedPack {
         file: file.to_string(),
+        builtin: false,
         source: source.to_string(),
         def,
     })
@@ -298,7 +302,11 @@ pub fn parse_pack(file: &str, source: &str) -> Result<LoadedPack, PackError> {
 pub fn builtin() -> Result<Vec<LoadedPack>, PackError> {
     BUILTIN_PACKS
         .iter()
-        .map(|(file, src)| parse_pack(&format!("patterns/{file}"), src))
+        .map(|(file, src)| {
+            let mut pack = parse_pack(&format!("patterns/{file}"), src)?;
+            pack.builtin = true;
+            Ok(pack)
+        })
         .collect()
 }
 
