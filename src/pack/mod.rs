@@ -264,16 +264,16 @@ pub struct LoadedPack {
     /// `compile::PackRegex`).
     pub builtin: bool,
     pub source: String,
+    /// Byte offsets of the source's newlines: a rule's line is looked up
+    /// for every rule, not counted from the file's start each time.
+    newlines: Vec<usize>,
     pub def: PackDef,
 }
 
 impl LoadedPack {
     /// 1-based line of a byte offset in the pack file.
     pub fn line_of(&self, offset: usize) -> usize {
-        self.source[..offset.min(self.source.len())]
-            .matches('\n')
-            .count()
-            + 1
+        self.newlines.partition_point(|&n| n < offset) + 1
     }
 }
 
@@ -294,6 +294,7 @@ pub fn parse_pack(file: &str, source: &str) -> Result<LoadedPack, PackError> {
         file: file.to_string(),
         builtin: false,
         source: source.to_string(),
+        newlines: memchr::memchr_iter(b'\n', source.as_bytes()).collect(),
         def,
     })
 }
@@ -363,6 +364,17 @@ pub fn load_rules(
 
 #[cfg(test)]
 mod tests {
+    /// A rule's line: 1 + the newlines before its offset, at every offset.
+    #[test]
+    fn line_of_counts_the_newlines_before() {
+        let src = "name = \"p\"\nversion = \"1\"\n\ndescription = \"x\"\n";
+        let pack = super::parse_pack("p.toml", src).expect("parses");
+        for at in 0..=src.len() + 3 {
+            let want = src[..at.min(src.len())].matches('\n').count() + 1;
+            assert_eq!(pack.line_of(at), want, "offset {at}");
+        }
+    }
+
     /// Every field a variant has is accepted inline in a rule and reaches
     /// the variant made from it: the two structs cannot drift apart.
     #[test]
