@@ -262,7 +262,7 @@ pub struct LoadedPack {
     pub file: String,
     /// Built into the binary (its regexes are compiled on first use: see
     /// `compile::PackRegex`).
-    pub builtin: bool,
+    pub(crate) builtin: bool,
     pub source: String,
     /// Byte offsets of the source's newlines: a rule's line is looked up
     /// for every rule, not counted from the file's start each time.
