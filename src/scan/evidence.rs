@@ -199,8 +199,31 @@ pub struct MemberScan<'a> {
 #[derive(Debug, Clone)]
 pub(super) struct OpenBlock {
     variant: usize,
-    caps: Map<String, Value>,
+    /// The start line's text, kept until its captures are made: at the
+    /// block's first entry. Most blocks end on the line after their start
+    /// without one (each `"key": {` of a pretty-printed JSON opens an
+    /// lm-eval block).
+    start: Box<[u8]>,
+    caps: Option<Map<String, Value>>,
     indent: Option<(usize, Option<usize>)>,
+}
+
+impl OpenBlock {
+    /// The start line's captures, made now if they were not yet.
+    fn caps(&mut self, set: &RuleSet) -> &mut Map<String, Value> {
+        let (variant, start) = (self.variant, &self.start);
+        self.caps.get_or_insert_with(|| {
+            let v = &set.variants[variant];
+            match &v.matcher {
+                Matcher::Block(b) => b
+                    .start
+                    .captures(start)
+                    .map(|c| set.captures(v, &[&c], &[&b.start]))
+                    .unwrap_or_default(),
+                _ => Map::new(),
+            }
+        })
+    }
 }
 
 /// The indentation `re` finds on `text` (its group `indent`; 0 where it
@@ -963,7 +986,7 @@ impl<'a> MemberScan<'a> {
                     i += 1;
                     continue;
                 }
-                let mut caps = self.blocks[i].caps.clone();
+                let mut caps = self.blocks[i].caps(self.set).clone();
                 let mut fresh = self.set.captures(v, &[&c], &[each]);
                 for k in &b.carry {
                     match fresh.get(k) {
@@ -972,7 +995,7 @@ impl<'a> MemberScan<'a> {
                             fresh.remove(k);
                         }
                         Some(val) => {
-                            self.blocks[i].caps.insert(k.clone(), val.clone());
+                            self.blocks[i].caps(self.set).insert(k.clone(), val.clone());
                         }
                         None => {}
                     }
@@ -1094,21 +1117,18 @@ impl<'a> MemberScan<'a> {
                     }
                 }
                 Matcher::Block(b) => {
-                    let start = &b.start;
-                    match start.captures(text) {
-                        None => false,
-                        Some(c) => {
-                            let caps = self.set.captures(v, &[&c], &[start]);
-                            let indent =
-                                b.indent.as_ref().map(|re| (indentation(re, text).0, None));
-                            self.blocks.retain(|b| b.variant != vi);
-                            self.blocks.push(OpenBlock {
-                                variant: vi,
-                                caps,
-                                indent,
-                            });
-                            true
-                        }
+                    if b.start.is_match(text) {
+                        let indent = b.indent.as_ref().map(|re| (indentation(re, text).0, None));
+                        self.blocks.retain(|b| b.variant != vi);
+                        self.blocks.push(OpenBlock {
+                            variant: vi,
+                            start: text.into(),
+                            caps: None,
+                            indent,
+                        });
+                        true
+                    } else {
+                        false
                     }
                 }
                 // Read whole documents at the member's end.
