@@ -30,6 +30,12 @@ impl Citation {
             line: Some(line),
         }
     }
+
+    /// The cited line (read from the text for a citation read back whole).
+    pub fn line_number(&self) -> Option<u64> {
+        self.line
+            .or_else(|| Location::parse(&self.member).map(|l| l.line))
+    }
 }
 
 /// A citation read back as text (the audit store): kept whole.
@@ -163,23 +169,110 @@ pub struct Evidence {
 }
 
 /// Many matches of one rule in one member and group, summarised. Printed
-/// as `output`'s `AggregateRecord`.
+/// as `output`'s `AggregateRecord`. A folder of logs makes tens of
+/// thousands (one per rule, member and rank), held until their artifact is
+/// hashed: the path, members and citations are shared with the member's
+/// other records, the group and stats are [`SmallMap`]s.
 #[derive(Debug, Clone)]
 pub struct Aggregate {
     pub rule: String,
     pub pack: String,
-    pub path: String,
-    pub members: Vec<String>,
+    pub path: Arc<str>,
+    pub members: Arc<[String]>,
     /// The group key: rank fields and/or captures; `"overflow": true` for
     /// lines counted past the artifact's record cap.
-    pub group: Map<String, Value>,
+    pub group: SmallMap<Value>,
     /// Matching lines in this member and group.
     pub count: u64,
     /// Per numeric capture: min, max, mean.
-    pub stats: BTreeMap<String, Stats>,
+    pub stats: SmallMap<Stats>,
     /// Citation of the first and last matching line.
-    pub first: String,
-    pub last: String,
+    pub first: Citation,
+    pub last: Citation,
+}
+
+/// A map of a few string keys, kept as a vector sorted by key: a record's
+/// two or three group fields or stats cost a tenth of a `BTreeMap`, whose
+/// every node holds eleven slots. Iterates and serializes (as a JSON
+/// object) in key order, as a `BTreeMap` does.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SmallMap<V>(Vec<(String, V)>);
+
+impl<V> Default for SmallMap<V> {
+    fn default() -> Self {
+        SmallMap(Vec::new())
+    }
+}
+
+impl<V> SmallMap<V> {
+    pub fn new() -> Self {
+        SmallMap::default()
+    }
+
+    /// Sets `key` to `value`, replacing what it held.
+    pub fn insert(&mut self, key: String, value: V) {
+        match self.0.binary_search_by(|(k, _)| k.as_str().cmp(&key)) {
+            Ok(i) => self.0[i].1 = value,
+            Err(i) => self.0.insert(i, (key, value)),
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&V> {
+        self.0
+            .binary_search_by(|(k, _)| k.as_str().cmp(key))
+            .ok()
+            .map(|i| &self.0[i].1)
+    }
+
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut V> {
+        self.0
+            .binary_search_by(|(k, _)| k.as_str().cmp(key))
+            .ok()
+            .map(|i| &mut self.0[i].1)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Entries in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &V)> {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+}
+
+impl<V> FromIterator<(String, V)> for SmallMap<V> {
+    fn from_iter<I: IntoIterator<Item = (String, V)>>(iter: I) -> Self {
+        let mut m = SmallMap::new();
+        for (k, v) in iter {
+            m.insert(k, v);
+        }
+        m
+    }
+}
+
+impl<V> IntoIterator for SmallMap<V> {
+    type Item = (String, V);
+    type IntoIter = std::vec::IntoIter<(String, V)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl<V: Serialize> Serialize for SmallMap<V> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+    }
+}
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for SmallMap<V> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(BTreeMap::<String, V>::deserialize(d)?.into_iter().collect())
+    }
 }
 
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -345,5 +438,43 @@ pub(crate) fn line_text(bytes: &[u8]) -> (String, bool) {
     match std::str::from_utf8(bytes) {
         Ok(s) => (s.to_string(), false),
         Err(_) => (String::from_utf8_lossy(bytes).into_owned(), true),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SmallMap;
+    use std::collections::BTreeMap;
+
+    /// A `SmallMap` reads, iterates and prints as the `BTreeMap` it
+    /// replaced, given the same inserts in any order (a later insert of a
+    /// key replaces its value).
+    #[test]
+    fn small_map_behaves_as_a_btreemap() {
+        let keys = ["tp", "dp", "ep", "value", "", "a\u{e9}", "Z", "dp", "tp"];
+        let mut seed = 7u64;
+        for round in 0..200 {
+            let (mut small, mut tree) = (SmallMap::new(), BTreeMap::new());
+            for i in 0..(round % 12) {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let k = keys[(seed >> 33) as usize % keys.len()].to_string();
+                small.insert(k.clone(), i);
+                tree.insert(k, i);
+            }
+            assert_eq!(
+                serde_json::to_string(&small).unwrap(),
+                serde_json::to_string(&tree).unwrap()
+            );
+            assert_eq!(small.len(), tree.len());
+            assert!(small.iter().eq(tree.iter()));
+            for k in keys {
+                assert_eq!(small.get(k), tree.get(k));
+            }
+            let back: SmallMap<i32> =
+                serde_json::from_str(&serde_json::to_string(&tree).unwrap()).unwrap();
+            assert_eq!(back, small);
+        }
     }
 }

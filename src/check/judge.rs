@@ -1425,7 +1425,10 @@ mod tests {
 
     fn scan(records: Vec<Evidence>) -> ArtifactScan {
         ArtifactScan {
-            records: records.into_iter().map(Record::Evidence).collect(),
+            records: records
+                .into_iter()
+                .map(|e| Record::Evidence(Box::new(e)))
+                .collect(),
             coverage: Coverage::default(),
             sha256: None,
             counts: Default::default(),
@@ -1511,17 +1514,19 @@ applies = { what = "speculative decoding", evidence = ["spec.accept_len"] }
             Status::NotApplicable
         );
         let mut s = scan(vec![]);
-        s.records.push(Record::Aggregate(crate::domain::Aggregate {
-            rule: "spec.accept_len".into(),
-            pack: "common".into(),
-            path: "a.zip".into(),
-            members: vec!["server.log".into()],
-            group: Map::new(),
-            count: 3,
-            stats: Default::default(),
-            first: "a.zip!server.log:1".into(),
-            last: "a.zip!server.log:3".into(),
-        }));
+        let cite: std::sync::Arc<str> = "a.zip!server.log".into();
+        s.records
+            .push(Record::Aggregate(Box::new(crate::domain::Aggregate {
+                rule: "spec.accept_len".into(),
+                pack: "common".into(),
+                path: "a.zip".into(),
+                members: vec!["server.log".to_string()].into(),
+                group: Default::default(),
+                count: 3,
+                stats: Default::default(),
+                first: crate::domain::Citation::new(cite.clone(), 1),
+                last: crate::domain::Citation::new(cite, 3),
+            })));
         assert_eq!(judge1(src, &s, &[]).status, Status::Pass);
     }
 

@@ -36,6 +36,7 @@
 //! agree. Coverage errors and notes are
 //! [`MemberError`] and [`Note`]: `{members, kind, message}`.
 
+use crate::domain::SmallMap;
 pub(crate) use crate::domain::{
     Aggregate, Citation, Cited, Evidence, Quote, ServerRanks, Stats, Status, Tally, Verdict,
 };
@@ -152,14 +153,14 @@ pub(crate) struct AggregateRecord<'a> {
     /// `aggregate`. `"overflow": true` marks the lines of a rule that does
     /// not aggregate, counted here because the artifact had reached its cap
     /// on evidence records (see `scan::MAX_RECORDS`).
-    pub group: &'a Map<String, Value>,
+    pub group: &'a SmallMap<Value>,
     /// Matching lines in this member and group.
     pub count: u64,
     /// Per numeric capture: min, max, mean.
-    pub stats: &'a BTreeMap<String, Stats>,
+    pub stats: &'a SmallMap<Stats>,
     /// Citation of the first and last matching line.
-    pub first: &'a str,
-    pub last: &'a str,
+    pub first: &'a Citation,
+    pub last: &'a Citation,
 }
 
 impl AggregateRecord<'_> {

@@ -531,9 +531,9 @@ fn scan_text(
                     .map(|(k, s)| format!("{k} min {} mean {:.3} max {}", s.min, s.mean, s.max))
                     .collect::<Vec<_>>()
                     .join(", ");
-                let group = serde_json::Value::Object(a.group.clone());
+                let group = serde_json::to_string(&a.group).unwrap_or_default();
                 // `first..N`, the range `cite` takes (N: the last line).
-                let last = Location::parse(&a.last).map_or(0, |l| l.line);
+                let last = a.last.line_number().unwrap_or(0);
                 line(format!(
                     "  {}..{last}  {} x{} {group} {stats}",
                     a.first, a.rule, a.count

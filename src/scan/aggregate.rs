@@ -3,8 +3,8 @@
 //! numeric captures, mergeable across the parts of a split member.
 
 use super::rank::RankKey;
-use crate::domain::{Aggregate, Citation, Stats};
-use serde_json::{Map, Value};
+use crate::domain::{Aggregate, Citation, SmallMap, Stats};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -86,7 +86,7 @@ fn plain_decimal(b: &[u8]) -> Option<f64> {
 pub(super) type AggKey = (usize, RankKey, String);
 
 pub(super) struct Agg {
-    pub(super) group: Map<String, Value>,
+    pub(super) group: SmallMap<Value>,
     pub(super) count: u64,
     pub(super) first: (u64, u64),
     pub(super) last: (u64, u64),
@@ -117,7 +117,7 @@ fn merge_into(s: &mut (f64, f64, Sum), (min, max, sum): (f64, f64, Sum)) {
 
 impl Agg {
     /// An empty group whose first line is at `at` (line, offset).
-    pub(super) fn new(group: Map<String, Value>, at: (u64, u64)) -> Agg {
+    pub(super) fn new(group: SmallMap<Value>, at: (u64, u64)) -> Agg {
         Agg {
             group,
             count: 0,
@@ -188,12 +188,12 @@ impl Agg {
                 }
             }
         }
-        let at = |(line, _): (u64, u64)| Citation::new(cite.clone(), line).to_string();
+        let at = |(line, _): (u64, u64)| Citation::new(cite.clone(), line);
         Aggregate {
             rule: rule.id.clone(),
             pack: rule.pack.clone(),
-            path: path.to_string(),
-            members: members.to_vec(),
+            path: path.clone(),
+            members: members.clone(),
             group: self.group,
             count: self.count,
             stats: stats

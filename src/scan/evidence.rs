@@ -3,7 +3,7 @@
 
 use super::aggregate::{Agg, AggKey};
 use super::rank::RankKey;
-use crate::domain::{Aggregate, Citation, Evidence, Quote};
+use crate::domain::{Aggregate, Citation, Evidence, Quote, SmallMap};
 use crate::drive;
 use crate::lines::{Line, LineSink, clean};
 use crate::location::Location;
@@ -17,9 +17,12 @@ use std::sync::Arc;
 
 /// A scan output record, in the order it was found.
 #[derive(Debug, Clone)]
+/// Boxed: an artifact's records wait in one vector until it is hashed,
+/// and a vector of the records themselves (about 300 bytes each) doubles
+/// to twice what they need as it grows.
 pub enum Record {
-    Evidence(Evidence),
-    Aggregate(Aggregate),
+    Evidence(Box<Evidence>),
+    Aggregate(Box<Aggregate>),
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -100,7 +103,7 @@ impl crate::drive::Held for ArtifactScan {
 impl ArtifactScan {
     pub fn evidence(&self) -> impl Iterator<Item = &Evidence> {
         self.records.iter().filter_map(|r| match r {
-            Record::Evidence(e) => Some(e),
+            Record::Evidence(e) => Some(&**e),
             Record::Aggregate(_) => None,
         })
     }
@@ -516,12 +519,12 @@ impl<'a> MemberScan<'a> {
         }
         for (key, a) in std::mem::take(&mut self.aggs) {
             let rule = &self.set.rules[key.0];
-            records.push(Record::Aggregate(a.record(
+            records.push(Record::Aggregate(Box::new(a.record(
                 rule,
                 &self.path,
                 &self.members,
                 &self.cite,
-            )));
+            ))));
         }
         // In line order whatever order the parts of the member came in.
         let mut over: Vec<_> = std::mem::take(&mut self.overflow).into_iter().collect();
@@ -549,12 +552,12 @@ impl<'a> MemberScan<'a> {
         }
         for ((rule, _), a) in over {
             let rule = &self.set.rules[rule];
-            records.push(Record::Aggregate(a.record(
+            records.push(Record::Aggregate(Box::new(a.record(
                 rule,
                 &self.path,
                 &self.members,
                 &self.cite,
-            )));
+            ))));
         }
         for (rule, n) in self.counts.into_iter().enumerate().filter(|(_, n)| *n > 0) {
             *counts.entry(self.set.rules[rule].id.clone()).or_default() += n;
@@ -571,7 +574,7 @@ impl<'a> MemberScan<'a> {
         let key = (rule, rank.unwrap_or_default());
         let at = (e.location.line, e.location.byte_offset);
         let agg = self.overflow.entry(key).or_insert_with(|| {
-            let mut group = Map::new();
+            let mut group = SmallMap::new();
             for (k, v) in e.rank.iter().flatten() {
                 group.insert(k.clone(), Value::from(*v));
             }
@@ -637,7 +640,7 @@ impl<'a> MemberScan<'a> {
         if self.soft_limit.is_some_and(|soft| self.budget.bytes > soft) {
             self.aborted = true;
         }
-        self.records.push(Record::Evidence(e));
+        self.records.push(Record::Evidence(Box::new(e)));
         if rule.then.is_some() {
             // A new record of the rule (the next traceback) ends the wait
             // of the one before.
@@ -913,7 +916,7 @@ impl<'a> MemberScan<'a> {
         let i = match self.agg_index.get(&key) {
             Some(&i) => i,
             None => {
-                let mut fields = Map::new();
+                let mut fields = SmallMap::new();
                 for (i, k) in rule.aggregate.iter().enumerate() {
                     if k == "rank" {
                         for (n, v) in rank.to_map().into_iter().flatten() {

@@ -222,13 +222,13 @@ pub(crate) fn aggregate_from_row(
     Ok(Aggregate {
         rule: r.get("rule")?,
         pack: r.get("pack")?,
-        path: path.to_string(),
-        members: key.json(r, "members")?,
+        path: path.into(),
+        members: key.json::<Vec<String>>(r, "members")?.into(),
         group: key.json(r, "group_key")?,
         count: key.count(r, "count")?,
-        stats,
-        first: r.get("first")?,
-        last: r.get("last")?,
+        stats: stats.into_iter().collect(),
+        first: r.get::<_, String>("first")?.into(),
+        last: r.get::<_, String>("last")?.into(),
     })
 }
 
@@ -366,13 +366,13 @@ pub(crate) fn load_scan(conn: &Connection, path: &str) -> anyhow::Result<Artifac
                 .into());
         };
         let citation = crate::domain::Citation::new(cite.clone(), key.count(r, "line")?);
-        records.push(Record::Evidence(evidence_record(
+        records.push(Record::Evidence(Box::new(evidence_record(
             &key,
             r,
             shared_path.clone(),
             members.clone(),
             citation,
-        )?));
+        )?)));
     }
     Ok(ArtifactScan {
         records,

@@ -181,10 +181,6 @@ impl<'a> Chains<'a> {
 
 /// The line of an aggregate's `first`/`last` citation (built by the scan
 /// from the member's citation, so it always parses).
-fn cited_line(citation: &str) -> i64 {
-    Location::parse(citation).map_or(0, |l| l.line as i64)
-}
-
 #[derive(Debug)]
 pub(crate) struct VerdictRow {
     pub check: String,
@@ -253,8 +249,8 @@ impl Prepared {
                     count: a.count as i64,
                     stats: json(&a.stats),
                     stats_exact: a.stats.iter().map(|(k, v)| (k.clone(), *v)).collect(),
-                    first_line: cited_line(&a.first),
-                    last_line: cited_line(&a.last),
+                    first_line: a.first.line_number().unwrap_or(0) as i64,
+                    last_line: a.last.line_number().unwrap_or(0) as i64,
                 }),
             }
         }
@@ -517,7 +513,7 @@ mod tests {
         let path: Arc<str> = "runs/a.zip".into();
         let cite: Arc<str> = Location::member_citation(&path, &members).into();
         let record = |line: u64, members: Arc<[String]>| {
-            Record::Evidence(Evidence {
+            Record::Evidence(Box::new(Evidence {
                 rule: "r".into(),
                 pack: None,
                 citation: crate::domain::Citation::new(cite.clone(), line),
@@ -535,7 +531,7 @@ mod tests {
                 captures: None,
                 rank: None,
                 id: None,
-            })
+            }))
         };
         // Two records share the Arc; a third holds an equal copy.
         let copy: Arc<[String]> = members.to_vec().into();
@@ -589,7 +585,7 @@ mod tests {
                 .iter()
                 .map(|r| match r {
                     Record::Evidence(e) => {
-                        serde_json::to_string(&crate::output::EvidenceRecord::from(e)).unwrap()
+                        serde_json::to_string(&crate::output::EvidenceRecord::from(&**e)).unwrap()
                     }
                     Record::Aggregate(_) => unreachable!(),
                 })
