@@ -179,6 +179,9 @@ struct Consumed {
     next: usize,
     /// Bytes of the results finished and not consumed.
     held: usize,
+    /// Workers waiting in [`Window::claim`]: the consumer wakes them only
+    /// when there are some (a wake-up is a system call, per artifact).
+    waiting: usize,
 }
 
 impl Window {
@@ -196,7 +199,9 @@ impl Window {
             && (i >= c.next + self.ahead || c.held >= AHEAD_BYTES)
             && !self.stop.load(Ordering::Relaxed)
         {
+            c.waiting += 1;
             c = self.moved.wait(c).unwrap_or_else(|p| p.into_inner());
+            c.waiting -= 1;
         }
         (!self.stop.load(Ordering::Relaxed)).then_some(i)
     }
@@ -215,8 +220,10 @@ impl Window {
         let mut c = self.lock();
         c.next = next;
         c.held -= held.min(c.held);
-        drop(c);
-        self.moved.notify_all();
+        if c.waiting > 0 {
+            drop(c);
+            self.moved.notify_all();
+        }
     }
 
     /// No more work starts; waiting workers wake and leave.
