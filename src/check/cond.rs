@@ -140,13 +140,13 @@ impl Operand {
     }
 
     /// Ok(None): a capture the record lacks. Err: a parameter not given.
-    fn value(&self, r: &Evidence, p: &Params) -> Result<Option<Value>, String> {
+    fn value<'v>(&'v self, r: &'v Evidence, p: &'v Params) -> Result<Option<&'v Value>, String> {
         match self {
-            Operand::Lit(v) => Ok(Some(v.clone())),
+            Operand::Lit(v) => Ok(Some(v)),
             Operand::Capture(c) => Ok(capture(r, c)),
             Operand::Param(k) => {
                 let key = param_key(k, r);
-                p.0.get(&key).cloned().map(Some).ok_or(key)
+                p.0.get(&key).map(Some).ok_or(key)
             }
         }
     }
@@ -299,7 +299,7 @@ impl Cond {
                     let mut any = false;
                     for o in list {
                         match o.value(r, p) {
-                            Ok(Some(v)) => any |= json_eq(&Some(got.clone()), &Some(v)),
+                            Ok(Some(v)) => any |= json_eq(Some(got), Some(v)),
                             Ok(None) => {}
                             Err(k) => missing = Some(k),
                         }
@@ -322,13 +322,13 @@ impl Cond {
                         }
                     };
                     match op {
-                        Op::Eq(_) => json_eq(&Some(got.clone()), &Some(want)),
-                        Op::Ne(_) => !json_eq(&Some(got.clone()), &Some(want)),
-                        Op::Within(_, tol) => match (num(got), num(&want)) {
+                        Op::Eq(_) => json_eq(Some(got), Some(want)),
+                        Op::Ne(_) => !json_eq(Some(got), Some(want)),
+                        Op::Within(_, tol) => match (num(got), num(want)) {
                             (Some(a), Some(b)) => (a - b).abs() <= *tol + 1e-12,
                             _ => false,
                         },
-                        _ => match (num(got), num(&want)) {
+                        _ => match (num(got), num(want)) {
                             (Some(a), Some(b)) => match op {
                                 Op::Gt(_) => a > b,
                                 Op::Ge(_) => a >= b,
@@ -351,8 +351,8 @@ impl Cond {
     }
 }
 
-fn capture(r: &Evidence, name: &str) -> Option<Value> {
-    r.captures.as_ref()?.get(name).cloned()
+fn capture<'r>(r: &'r Evidence, name: &str) -> Option<&'r Value> {
+    r.captures.as_ref()?.get(name)
 }
 
 pub(super) fn num(v: &Value) -> Option<f64> {
@@ -364,15 +364,15 @@ pub(super) fn num(v: &Value) -> Option<f64> {
     }
 }
 
-fn as_text(v: &Value) -> String {
+fn as_text(v: &Value) -> std::borrow::Cow<'_, str> {
     match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+        Value::String(s) => s.into(),
+        other => other.to_string().into(),
     }
 }
 
 /// Equality that treats `3.77`, `"3.77"` and `3.770` alike.
-pub(super) fn json_eq(a: &Option<Value>, b: &Option<Value>) -> bool {
+pub(super) fn json_eq(a: Option<&Value>, b: Option<&Value>) -> bool {
     match (a, b) {
         (Some(a), Some(b)) => match (num(a), num(b)) {
             (Some(x), Some(y)) if !(a.is_string() && b.is_string()) => {
@@ -390,7 +390,7 @@ pub(super) fn json_eq(a: &Option<Value>, b: &Option<Value>) -> bool {
 pub(super) fn all_hold(conds: &[(String, Cond)], r: &Evidence, p: &Params) -> Result<bool, String> {
     let mut missing = None;
     for (cap, c) in conds {
-        match c.holds(capture(r, cap).as_ref(), r, p) {
+        match c.holds(capture(r, cap), r, p) {
             Ok(true) => {}
             Ok(false) => return Ok(false),
             Err(k) => missing = Some(k),
@@ -441,7 +441,7 @@ fn param_key(k: &str, r: &Evidence) -> String {
     let Some((prefix, name, suffix)) = template(k) else {
         return k.to_string();
     };
-    let value = capture(r, name).map(|v| as_text(&v)).unwrap_or_default();
+    let value = capture(r, name).map(as_text).unwrap_or_default();
     let value: String = value
         .chars()
         .map(|c| {

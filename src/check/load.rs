@@ -233,15 +233,15 @@ fn scope_of<'s>(
     units: &[&Unit],
     scan: impl Fn(usize) -> Option<(&'s str, &'s ArtifactScan)>,
 ) -> Scope<'s> {
-    Scope {
+    Scope::new(
         name,
-        artifacts: units.iter().map(|u| u.name.clone()).collect(),
-        scans: units
+        units.iter().map(|u| u.name.clone()).collect(),
+        units
             .iter()
             .flat_map(|u| u.files.iter())
             .filter_map(|&i| scan(i))
             .collect(),
-    }
+    )
 }
 
 fn judge_scope(

@@ -8,6 +8,7 @@ use crate::domain::Evidence;
 use crate::location::Location;
 use crate::scan::ArtifactScan;
 use crate::source::{Artifact, NoteKind, walk};
+use std::collections::HashMap;
 use std::io;
 use std::path::Path;
 
@@ -244,15 +245,39 @@ pub struct Scope<'a> {
     pub artifacts: Vec<String>,
     /// Every scanned file of those artifacts, by its walked path.
     pub scans: Vec<(&'a str, &'a ArtifactScan)>,
+    /// The records by rule, in order, made at the first
+    /// [`Scope::records_of`]: each check asks for a few rules, and an env
+    /// dump's scope holds a hundred thousand records of one.
+    by_rule: std::sync::OnceLock<HashMap<&'a str, Vec<&'a Evidence>>>,
 }
 
 impl<'a> Scope<'a> {
+    pub fn new(
+        name: String,
+        artifacts: Vec<String>,
+        scans: Vec<(&'a str, &'a ArtifactScan)>,
+    ) -> Scope<'a> {
+        Scope {
+            name,
+            artifacts,
+            scans,
+            by_rule: Default::default(),
+        }
+    }
+
     pub fn records(&self) -> impl Iterator<Item = &'a Evidence> + '_ {
         self.scans.iter().flat_map(|(_, s)| s.evidence())
     }
 
-    pub fn records_of<'r>(&'r self, rule: &'r str) -> impl Iterator<Item = &'a Evidence> + 'r {
-        self.records().filter(move |e| e.rule == rule)
+    pub fn records_of<'r>(&'r self, rule: &str) -> impl Iterator<Item = &'a Evidence> + 'r {
+        let by_rule = self.by_rule.get_or_init(|| {
+            let mut m: HashMap<&'a str, Vec<&'a Evidence>> = HashMap::new();
+            for e in self.records() {
+                m.entry(e.rule.as_str()).or_default().push(e);
+            }
+            m
+        });
+        by_rule.get(rule).into_iter().flatten().copied()
     }
 
     /// Parts not read completely, each as `member (kind)` or `member (N
