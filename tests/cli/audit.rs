@@ -2552,3 +2552,50 @@ fn an_unreadable_file_of_an_artifact_folder_makes_its_claims_unknown() {
     assert_eq!(status("no-traceback"), "unknown");
     assert_eq!(status("no-oom"), "unknown");
 }
+
+/// An aggregated rule's lines make a claim apply in `audit` as in `check`:
+/// a server log whose only sign of speculative decoding is its
+/// `accept len:` lines (aggregated in the store) is judged on the
+/// speculative checks. A folder artifact is judged from what the store
+/// holds, so the store's aggregates must be read back with its evidence.
+#[test]
+fn aggregated_lines_make_claims_apply_in_audit_as_in_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = "2026-10-29 04:01:05 [INFO] Env: NCCL_IB_DISABLE=0 SGLANG_SIMULATE_ACC_LEN=3.77\n\
+        [2026-10-29 04:41:02 DP0 TP0 EP0] Decode batch, #running-req: 13, #token: 81234, \
+        token usage: 0.41, accept len: 3.77, accept rate: 0.55, cuda graph: True, \
+        gen throughput (token/s): 1012.55, #queue-req: 0\n";
+    let folder = dir.path().join("runs/1/server_logs_spec");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("server.log"), log).unwrap();
+    audit(dir.path(), &["runs", "--db", "a.sqlite"]);
+    let c = db(&dir.path().join("a.sqlite"));
+    let from_audit: Vec<(String, String, String)> = c
+        .prepare("SELECT scope_name, check_id, status FROM verdicts ORDER BY 1, 2")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let checked =
+        crate::harness::artiscan_in(dir.path(), &["check", "--set", "inferencex", "runs/1"]);
+    let mut from_check: Vec<(String, String, String)> = checked
+        .of_type("verdict")
+        .iter()
+        .map(|v| {
+            (
+                v["scope"].as_str().unwrap().to_string(),
+                v["check"].as_str().unwrap().to_string(),
+                v["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    from_check.sort();
+    assert_eq!(from_audit, from_check);
+    // The claim applies: it is judged, not set aside.
+    let chat = from_audit
+        .iter()
+        .find(|(_, c, _)| c == "spec-decode-chat-template")
+        .expect("judged");
+    assert_ne!(chat.2, "not_applicable", "{chat:?}");
+}

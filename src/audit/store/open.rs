@@ -516,14 +516,16 @@ mod tests {
                 .iter()
                 .map(|r| match r {
                     Record::Evidence(e) => e.citation.to_string(),
-                    Record::Aggregate(_) => unreachable!(),
+                    Record::Aggregate(a) => format!("{}..{} x{}", a.first, a.last, a.count),
                 })
                 .collect();
+            // In the scan's order, the aggregate among the evidence.
             assert_eq!(
                 cites,
                 [
                     "runs/a.zip!a.log:3",
                     "runs/a.zip!in%21ner.tgz!b.log:12",
+                    "runs/a.zip!in%21ner.tgz!b.log:7..runs/a.zip!in%21ner.tgz!b.log:1009 x5",
                     "runs/a.zip!a.log:40"
                 ]
             );

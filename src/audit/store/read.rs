@@ -350,11 +350,14 @@ pub(crate) fn load_scan(conn: &Connection, path: &str) -> anyhow::Result<Artifac
     )?;
     let mut rows = stmt.query([path])?;
     let mut records = Vec::new();
+    let mut seqs = Vec::new();
     while let Some(r) = rows.next()? {
+        let seq: i64 = r.get("seq")?;
+        seqs.push(seq);
         let key = RowKey {
             table: "evidence_rows",
             path,
-            seq: Some(r.get("seq")?),
+            seq: Some(seq),
         };
         let chain: i64 = r.get("chain")?;
         let Some((members, cite)) = chains.get(&chain) else {
@@ -373,6 +376,30 @@ pub(crate) fn load_scan(conn: &Connection, path: &str) -> anyhow::Result<Artifac
             members.clone(),
             citation,
         )?)));
+    }
+    drop(rows);
+    // Aggregates too, where the scan put them among the evidence (they share
+    // its sequence): a check judges them as `check` does (an aggregated
+    // rule's lines make a claim apply).
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {AGGREGATE_COLS} FROM aggregates WHERE path = ?1 ORDER BY seq"
+    ))?;
+    let mut rows = stmt.query([path])?;
+    let mut aggregates = Vec::new();
+    while let Some(r) = rows.next()? {
+        let seq: i64 = r.get("seq")?;
+        aggregates.push((seq, aggregate_from_row(conn, path, r)?));
+    }
+    if !aggregates.is_empty() {
+        let evidence = std::mem::take(&mut records);
+        let mut tagged: Vec<(i64, Record)> = seqs.into_iter().zip(evidence).collect();
+        tagged.extend(
+            aggregates
+                .into_iter()
+                .map(|(seq, a)| (seq, Record::Aggregate(Box::new(a)))),
+        );
+        tagged.sort_by_key(|(seq, _)| *seq);
+        records = tagged.into_iter().map(|(_, r)| r).collect();
     }
     Ok(ArtifactScan {
         records,
