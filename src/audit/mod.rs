@@ -125,14 +125,10 @@ impl CheckSet {
         serde_json::to_string(&self.params.0).expect("json")
     }
 
-    /// Every rule a check needs lines of rather than aggregates: when one of
-    /// them aggregates, the audit stores every line of it (`every_match`).
+    /// Whether the audit stores every line of aggregating rules
+    /// (`every_match`): see [`check::needs_every_match`].
     pub(crate) fn needs_every_match(&self, rules: &RuleSet) -> bool {
-        let needed = check::needed_rules(&self.checks);
-        rules
-            .rules
-            .iter()
-            .any(|r| !r.aggregate.is_empty() && needed.contains(&r.id))
+        check::needs_every_match(&self.checks, rules)
     }
 }
 

@@ -358,6 +358,20 @@ pub(crate) fn needed_rules(checks: &[Check]) -> BTreeSet<String> {
     out
 }
 
+/// Whether some check needs the lines of a rule that aggregates (its
+/// [`needed_rules`]): then a scan for it makes one record per matching line
+/// (`every_match`), else aggregates, as the audit stores them. A rule
+/// only in a check's `applies` counts as aggregated there (a flood of
+/// `accept len:` lines would else fill the artifact's record cap, and every
+/// claim on it would be unknown).
+pub(crate) fn needs_every_match(checks: &[Check], rules: &crate::pack::RuleSet) -> bool {
+    let needed = needed_rules(checks);
+    rules
+        .rules
+        .iter()
+        .any(|r| !r.aggregate.is_empty() && needed.contains(&r.id))
+}
+
 /// Every rule a set of checks reads: [`needed_rules`] and the evidence
 /// that makes a check apply.
 pub(crate) fn selected_rules(checks: &[Check]) -> BTreeSet<String> {

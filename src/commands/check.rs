@@ -88,7 +88,7 @@ pub fn run(
         )?;
     }
     let opts = ScanOptions {
-        every_match: true,
+        every_match: check::needs_every_match(checks, rules),
         skip_prefilter: false,
     };
     // Run-scope checks' verdicts are the run's own rows in `verdicts`.

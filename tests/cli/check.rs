@@ -954,3 +954,47 @@ fn dp_replicas_are_ranks_of_their_own() {
         v["reason"]
     );
 }
+
+/// A server log of more `accept len:` lines than an artifact keeps records
+/// (100,000): no check needs them one by one, so `check` aggregates them as
+/// `audit` stores them, reads the log whole, and can judge an absence on
+/// it. One record per line would fill the cap and make every claim
+/// unknown (`limit`), where the audit of the same log judged them.
+#[test]
+fn a_flood_of_aggregated_lines_leaves_absence_claims_judged() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut log = String::from(
+        "[2026-10-29 04:00:00 TP0 EP0] Load weight end. elapsed=412.20 s, \
+         type=Qwen3ForCausalLM, quant=fp8, avail mem=17.47 GB, mem usage=94.00 GB.\n",
+    );
+    for i in 0..120_000u32 {
+        log.push_str(&format!(
+            "[2026-10-29 04:41:02 DP{r} TP{r} EP{r}] Decode batch, #running-req: 13, #token: 81234, \
+             token usage: 0.41, accept len: 3.{d:02}, accept rate: 0.55, cuda graph: True, \
+             gen throughput (token/s): 1012.55, #queue-req: 0\n",
+            r = i % 8,
+            d = i % 100
+        ));
+    }
+    std::fs::write(dir.path().join("server.log"), log).unwrap();
+    let run = artiscan_in(dir.path(), &["check", "--set", "inferencex", "server.log"]);
+    let cov = &run.of_type("coverage")[0];
+    assert_eq!(cov["complete"], true, "{cov}");
+    for c in ["no-oom", "no-traceback"] {
+        let v = verdict(&run, c);
+        assert_eq!(v["status"], "pass", "{c}: {}", v["reason"]);
+    }
+    // The audit of the same log: the same verdicts.
+    artiscan_in(dir.path(), &["audit", "--db", "a.sqlite", "server.log"]);
+    let c = rusqlite::Connection::open(dir.path().join("a.sqlite")).unwrap();
+    for v in run.of_type("verdict") {
+        let stored: String = c
+            .query_row(
+                "SELECT status FROM verdicts WHERE check_id = ?1",
+                [v["check"].as_str().unwrap()],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(v["status"], stored.as_str(), "{}", v["check"]);
+    }
+}
