@@ -96,7 +96,15 @@ const RECORD_HEAP: usize = 1024;
 
 impl crate::drive::Held for ArtifactScan {
     fn held_bytes(&self) -> usize {
-        self.records.len() * (std::mem::size_of::<Record>() + RECORD_HEAP)
+        use std::mem::size_of;
+        let boxed = |r: &Record| match r {
+            Record::Evidence(_) => size_of::<Evidence>(),
+            Record::Aggregate(_) => size_of::<Aggregate>(),
+        };
+        self.records
+            .iter()
+            .map(|r| size_of::<Record>() + boxed(r) + RECORD_HEAP)
+            .sum()
     }
 }
 
