@@ -551,7 +551,7 @@ impl Check {
         let Some(first) = m.first() else {
             return self.nothing_found(v, cx);
         };
-        let value = |r: &'_ Evidence| r.captures.as_ref().and_then(|c| c.get(cap)).cloned();
+        let value = |r: &Evidence| r.captures.as_ref().and_then(|c| c.get(cap)).cloned();
         let v0 = value(first);
         if let Some(other) = m
             .iter()
@@ -1212,7 +1212,7 @@ impl Check {
 /// The rule whose line starts a server process. A multi-node server's
 /// merged log prints it once per node (`node_rank=0`, `node_rank=1`, one
 /// launch); a node printing it again is a relaunch.
-const LAUNCH_RULE: &str = "sglang.server_args";
+pub(super) const LAUNCH_RULE: &str = "sglang.server_args";
 
 /// Where the last launch of each member that logged one starts, how many
 /// launches it holds, and its server.
@@ -1406,13 +1406,19 @@ pub(super) fn ranges(key: &str, set: &BTreeSet<u32>) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::parse_checks;
     use super::*;
     use crate::scan::{ArtifactScan, Record};
     use crate::source::{Coverage, ErrorKind, NoteKind};
 
-    fn rec(member: &str, line: u64, rule: &str, caps: Value, tp: Option<u32>) -> Evidence {
+    pub(in crate::check) fn rec(
+        member: &str,
+        line: u64,
+        rule: &str,
+        caps: Value,
+        tp: Option<u32>,
+    ) -> Evidence {
         let location = Location {
             path: "a.zip".into(),
             members: vec![member.into()].into(),
@@ -1435,7 +1441,7 @@ mod tests {
         }
     }
 
-    fn scan(records: Vec<Evidence>) -> ArtifactScan {
+    pub(in crate::check) fn scan(records: Vec<Evidence>) -> ArtifactScan {
         ArtifactScan {
             records: records
                 .into_iter()

@@ -5,7 +5,7 @@
 use super::scope::Unit;
 use super::{Check, CheckParams, CheckScope, Scope, Verdict};
 use crate::pack::{RuleSet, compile::Selection};
-use crate::scan::ArtifactScan;
+use crate::scan::{ArtifactScan, Record};
 use std::path::PathBuf;
 
 /// The (file name, text) of each built-in set and check file, in order.
@@ -297,6 +297,10 @@ pub(crate) struct Judging<'a> {
     run_of: Vec<usize>,
     run_left: Vec<usize>,
     run_verdicts: Vec<Vec<Verdict>>,
+    /// The rules the run checks read: once its artifact is judged, a file
+    /// waiting for its run keeps only their records (a run of env dumps
+    /// held every `env.var` record until its last artifact was judged).
+    run_rules: std::collections::HashSet<String>,
 }
 
 impl<'a> Judging<'a> {
@@ -352,6 +356,18 @@ impl<'a> Judging<'a> {
             run_verdicts: runs.iter().map(|_| Vec::new()).collect(),
             runs,
             run_of,
+            run_rules: {
+                let run_checks: Vec<Check> = checks
+                    .iter()
+                    .filter(|c| c.scope == CheckScope::Run)
+                    .cloned()
+                    .collect();
+                let mut rules: std::collections::HashSet<String> =
+                    super::selected_rules(&run_checks).into_iter().collect();
+                // Read by name wherever launches are counted.
+                rules.insert(super::judge::LAUNCH_RULE.to_string());
+                rules
+            },
         }
     }
 
@@ -420,6 +436,19 @@ impl<'a> Judging<'a> {
         if self.runs.is_empty() {
             return;
         }
+        for &f in &self.units[u].files {
+            // Its run's use alone is left: keep what the run checks read.
+            if self.needed.get(f) == Some(&1) {
+                if let Some(held) = self.scans[f].as_deref_mut() {
+                    let rules = &self.run_rules;
+                    held.1.records.retain(|r| match r {
+                        Record::Evidence(e) => rules.contains(&e.rule),
+                        Record::Aggregate(a) => rules.contains(&a.rule),
+                    });
+                    held.1.records.shrink_to_fit();
+                }
+            }
+        }
         let r = self.run_of[u];
         self.run_left[r] -= 1;
         if self.run_left[r] > 0 {
@@ -465,6 +494,58 @@ pub(crate) fn exit_code(tally: &crate::domain::Tally) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Once its artifact is judged, a file that waits for its run keeps
+    /// only the records of the rules the run checks read, and the run is
+    /// judged on them.
+    #[test]
+    fn a_file_waiting_for_its_run_keeps_only_what_run_checks_read() {
+        use crate::check::judge::tests::{rec, scan};
+        let checks = crate::check::parse_checks(
+            "t.toml",
+            "[[check]]\nid = \"per-artifact\"\nrule = \"env.var\"\nexpect = \"absent\"\n\n\
+             [[check]]\nid = \"per-run\"\nrule = \"error.oom\"\nexpect = \"absent\"\nscope = \"run\"\n",
+        )
+        .unwrap();
+        let params = CheckParams::default();
+        let units = [
+            Unit {
+                name: "runs/1/a.zip".into(),
+                files: vec![0],
+            },
+            Unit {
+                name: "runs/1/b.zip".into(),
+                files: vec![1],
+            },
+        ];
+        let mut judging = Judging::new(&checks, &params, &units, 2);
+        let mut verdicts = Vec::new();
+        let records = (0..50)
+            .map(|i| rec("env.log", i + 1, "env.var", serde_json::json!({}), None))
+            .chain([rec(
+                "server.log",
+                7,
+                "error.oom",
+                serde_json::json!({}),
+                None,
+            )])
+            .collect();
+        judging.scanned(0, "runs/1/a.zip".into(), scan(records), &mut |v| {
+            verdicts.push((v.check.clone(), v.status))
+        });
+        assert_eq!(verdicts.len(), 1, "a.zip's artifact check: {verdicts:?}");
+        let held = judging.scans[0].as_deref().expect("held for its run");
+        let rules: Vec<&str> = held.1.evidence().map(|e| e.rule.as_str()).collect();
+        assert_eq!(rules, ["error.oom"]);
+        judging.scanned(1, "runs/1/b.zip".into(), scan(Vec::new()), &mut |v| {
+            verdicts.push((v.check.clone(), v.status))
+        });
+        judging.finish(&mut |v| verdicts.push((v.check.clone(), v.status)));
+        // The run's verdict found a.zip's `error.oom` line: it fails.
+        let run: Vec<_> = verdicts.iter().filter(|(c, _)| c == "per-run").collect();
+        assert_eq!(run.len(), 1, "{verdicts:?}");
+        assert_eq!(run[0].1, crate::domain::Status::Fail, "{verdicts:?}");
+    }
 
     #[test]
     fn params_file_takes_flat_values_and_the_command_line_wins() {
