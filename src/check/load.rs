@@ -357,13 +357,9 @@ impl<'a> Judging<'a> {
             runs,
             run_of,
             run_rules: {
-                let run_checks: Vec<Check> = checks
-                    .iter()
-                    .filter(|c| c.scope == CheckScope::Run)
-                    .cloned()
-                    .collect();
+                let run_checks = checks.iter().filter(|c| c.scope == CheckScope::Run);
                 let mut rules: std::collections::HashSet<String> =
-                    super::selected_rules(&run_checks).into_iter().collect();
+                    super::selected_rules(run_checks).into_iter().collect();
                 // Read by name wherever launches are counted.
                 rules.insert(super::judge::LAUNCH_RULE.to_string());
                 rules

@@ -339,7 +339,7 @@ impl CheckScope {
 
 /// The rules a set of checks needs every line of (evidence records, not
 /// aggregates). Applicability rules are left out: their aggregates do.
-pub(crate) fn needed_rules(checks: &[Check]) -> BTreeSet<String> {
+pub(crate) fn needed_rules<'c>(checks: impl IntoIterator<Item = &'c Check>) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for c in checks {
         out.insert(c.rule.clone());
@@ -374,8 +374,10 @@ pub(crate) fn needs_every_match(checks: &[Check], rules: &crate::pack::RuleSet) 
 
 /// Every rule a set of checks reads: [`needed_rules`] and the evidence
 /// that makes a check apply.
-pub(crate) fn selected_rules(checks: &[Check]) -> BTreeSet<String> {
-    let mut out = needed_rules(checks);
+pub(crate) fn selected_rules<'c>(
+    checks: impl IntoIterator<Item = &'c Check> + Clone,
+) -> BTreeSet<String> {
+    let mut out = needed_rules(checks.clone());
     for c in checks {
         if let Some(a) = &c.applies {
             out.extend(a.specs().map(|s| s.rule.clone()));

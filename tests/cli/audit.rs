@@ -2401,26 +2401,8 @@ fn an_artifact_folder_is_judged_whole_as_check_and_its_zip_judge_it() {
             "runs/1",
         ],
     );
-    let mut from_check: Vec<(String, String, String)> = checked
-        .of_type("verdict")
-        .iter()
-        .map(|v| {
-            (
-                v["scope"].as_str().unwrap().to_string(),
-                v["check"].as_str().unwrap().to_string(),
-                v["status"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    from_check.sort();
-    let mut from_audit: Vec<(String, String, String)> = c
-        .prepare("SELECT scope_name, check_id, status FROM verdicts WHERE run_dir = 'runs/1'")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    from_audit.sort();
+    let from_check = crate::harness::checked_verdicts(&checked);
+    let from_audit = crate::harness::stored_verdict_rows(&c, "WHERE run_dir = 'runs/1'");
     assert_eq!(from_audit, from_check);
     assert!(
         from_audit.iter().any(|(s, _, _)| s == "runs/1"),
@@ -2436,14 +2418,7 @@ fn an_artifact_folder_is_judged_whole_as_check_and_its_zip_judge_it() {
         );
     }
     audit(dir.path(), &["merge", "m.sqlite", "s1.sqlite", "s2.sqlite"]);
-    let all = |c: &Connection| -> Vec<(String, String, String)> {
-        c.prepare("SELECT scope_name, check_id, status FROM verdicts ORDER BY 1, 2")
-            .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap()
-    };
+    let all = |c: &Connection| crate::harness::stored_verdict_rows(c, "");
     assert_eq!(all(&db(&dir.path().join("m.sqlite"))), all(&c));
     let units = |f: &str| -> BTreeSet<String> {
         db(&dir.path().join(f))
@@ -2570,28 +2545,10 @@ fn aggregated_lines_make_claims_apply_in_audit_as_in_check() {
     std::fs::write(folder.join("server.log"), log).unwrap();
     audit(dir.path(), &["runs", "--db", "a.sqlite"]);
     let c = db(&dir.path().join("a.sqlite"));
-    let from_audit: Vec<(String, String, String)> = c
-        .prepare("SELECT scope_name, check_id, status FROM verdicts ORDER BY 1, 2")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let from_audit = crate::harness::stored_verdict_rows(&c, "");
     let checked =
         crate::harness::artiscan_in(dir.path(), &["check", "--set", "inferencex", "runs/1"]);
-    let mut from_check: Vec<(String, String, String)> = checked
-        .of_type("verdict")
-        .iter()
-        .map(|v| {
-            (
-                v["scope"].as_str().unwrap().to_string(),
-                v["check"].as_str().unwrap().to_string(),
-                v["status"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    from_check.sort();
-    assert_eq!(from_audit, from_check);
+    assert_eq!(from_audit, crate::harness::checked_verdicts(&checked));
     // The claim applies: it is judged, not set aside.
     let chat = from_audit
         .iter()

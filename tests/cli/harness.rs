@@ -367,3 +367,36 @@ pub fn unpack_real_run(name: &str, into: &Path) -> Option<PathBuf> {
     tar::Archive::new(dec).unpack(into).unwrap();
     Some(into.to_path_buf())
 }
+
+/// A verdict as (scope, check, status).
+pub type VerdictRow = (String, String, String);
+
+/// The verdicts a `check` run printed, sorted.
+pub fn checked_verdicts(run: &Run) -> Vec<VerdictRow> {
+    let mut out: Vec<VerdictRow> = run
+        .of_type("verdict")
+        .iter()
+        .map(|v| {
+            let s = |k: &str| v[k].as_str().unwrap().to_string();
+            (s("scope"), s("check"), s("status"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The verdicts an audit store holds (`filter`: a `WHERE` clause or
+/// nothing), as [`checked_verdicts`] gives `check`'s, sorted.
+pub fn stored_verdict_rows(c: &rusqlite::Connection, filter: &str) -> Vec<VerdictRow> {
+    let mut out: Vec<VerdictRow> = c
+        .prepare(&format!(
+            "SELECT scope_name, check_id, status FROM verdicts {filter}"
+        ))
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    out.sort();
+    out
+}

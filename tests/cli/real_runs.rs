@@ -347,26 +347,11 @@ fn audit_of_a_real_run_stores_the_verdicts_check_gives() {
     };
     let name = run.file_name().unwrap().to_str().unwrap().to_string();
     let checked = artiscan_in(tmp.path(), &["check", "--set", "inferencex", &name]);
-    let mut want: Vec<(String, String, String)> = checked
-        .of_type("verdict")
-        .iter()
-        .map(|v| {
-            let s = |k: &str| v[k].as_str().unwrap().to_string();
-            (s("scope"), s("check"), s("status"))
-        })
-        .collect();
-    want.sort();
+    let want = checked_verdicts(&checked);
     let audited = artiscan_in(tmp.path(), &["audit", &name, "--db", "a.sqlite"]);
     assert_eq!(audited.code, 0, "{}", audited.stderr);
     let c = rusqlite::Connection::open(tmp.path().join("a.sqlite")).unwrap();
-    let mut got: Vec<(String, String, String)> = c
-        .prepare("SELECT scope_name, check_id, status FROM verdicts")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    got.sort();
+    let got = stored_verdict_rows(&c, "");
     assert_eq!(got.len(), want.len());
     assert_eq!(got, want);
     let scopes: BTreeSet<&str> = got.iter().map(|(s, _, _)| s.as_str()).collect();

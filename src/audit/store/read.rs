@@ -349,11 +349,10 @@ pub(crate) fn load_scan(conn: &Connection, path: &str) -> anyhow::Result<Artifac
          captures, rank, id FROM evidence_rows WHERE path = ?1 ORDER BY seq",
     )?;
     let mut rows = stmt.query([path])?;
-    let mut records = Vec::new();
-    let mut seqs = Vec::new();
+    // (seq, record): evidence and aggregates share the scan's sequence.
+    let mut records: Vec<(i64, Record)> = Vec::new();
     while let Some(r) = rows.next()? {
         let seq: i64 = r.get("seq")?;
-        seqs.push(seq);
         let key = RowKey {
             table: "evidence_rows",
             path,
@@ -369,40 +368,27 @@ pub(crate) fn load_scan(conn: &Connection, path: &str) -> anyhow::Result<Artifac
                 .into());
         };
         let citation = crate::domain::Citation::new(cite.clone(), key.count(r, "line")?);
-        records.push(Record::Evidence(Box::new(evidence_record(
-            &key,
-            r,
-            shared_path.clone(),
-            members.clone(),
-            citation,
-        )?)));
+        let e = evidence_record(&key, r, shared_path.clone(), members.clone(), citation)?;
+        records.push((seq, Record::Evidence(Box::new(e))));
     }
     drop(rows);
-    // Aggregates too, where the scan put them among the evidence (they share
-    // its sequence): a check judges them as `check` does (an aggregated
-    // rule's lines make a claim apply).
+    // Aggregates too, where the scan put them among the evidence: a check
+    // judges them as `check` does (an aggregated rule's lines make a claim
+    // apply).
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {AGGREGATE_COLS} FROM aggregates WHERE path = ?1 ORDER BY seq"
     ))?;
+    let evidence = records.len();
     let mut rows = stmt.query([path])?;
-    let mut aggregates = Vec::new();
     while let Some(r) = rows.next()? {
-        let seq: i64 = r.get("seq")?;
-        aggregates.push((seq, aggregate_from_row(conn, path, r)?));
+        let a = aggregate_from_row(conn, path, r)?;
+        records.push((r.get("seq")?, Record::Aggregate(Box::new(a))));
     }
-    if !aggregates.is_empty() {
-        let evidence = std::mem::take(&mut records);
-        let mut tagged: Vec<(i64, Record)> = seqs.into_iter().zip(evidence).collect();
-        tagged.extend(
-            aggregates
-                .into_iter()
-                .map(|(seq, a)| (seq, Record::Aggregate(Box::new(a)))),
-        );
-        tagged.sort_by_key(|(seq, _)| *seq);
-        records = tagged.into_iter().map(|(_, r)| r).collect();
+    if records.len() > evidence {
+        records.sort_by_key(|(seq, _)| *seq);
     }
     Ok(ArtifactScan {
-        records,
+        records: records.into_iter().map(|(_, r)| r).collect(),
         coverage,
         sha256,
         counts: BTreeMap::new(),
