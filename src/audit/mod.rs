@@ -44,7 +44,7 @@ use crate::scan::{ArtifactScan, ScanOptions, scan_artifact};
 use crate::source::{Artifact, ArtifactKind};
 use rusqlite::{Connection, params};
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -401,25 +401,18 @@ fn stat(path: &Path) -> std::io::Result<FileStat> {
     })
 }
 
-/// What became of one artifact of an audit, worked out on a worker thread
-/// (scanned, judged and made into rows there, so that the one writer only
-/// writes) and handed to the [`AuditSink`].
-/// Rough bytes of a stored row beside its own struct (its strings).
-const ROW_HEAP: usize = 256;
-
 impl drive::Held for ArtifactWork {
     fn held_bytes(&self) -> usize {
         match self {
-            ArtifactWork::Scanned(p) => {
-                let r = &p.rows;
-                (r.evidence.len() + r.aggregates.len() + r.verdicts.len() + r.chains.len())
-                    * ROW_HEAP
-            }
+            ArtifactWork::Scanned(p) => p.rows.held_bytes(),
             _ => 0,
         }
     }
 }
 
+/// What became of one artifact of an audit, worked out on a worker thread
+/// (scanned, judged and made into rows there, so that the one writer only
+/// writes) and handed to the [`AuditSink`].
 pub(crate) enum ArtifactWork {
     /// Same bytes and fingerprint: nothing to scan. `stat` as found now;
     /// `hashed_ns` when the hash was taken now; `run_id` when the stored run
@@ -968,6 +961,15 @@ pub(crate) fn judge_dirty_runs(conn: &Connection, checks: &CheckSet) -> anyhow::
             .collect()
     };
     let (run_checks, artifact_checks) = (of_scope(CheckScope::Run), of_scope(CheckScope::Artifact));
+    // What judging reads: a file of a folder artifact is judged with its
+    // folder and its run, a file that is an artifact itself (judged when it
+    // was scanned) with its run only. Reading back nothing else keeps a run
+    // of env dumps from being held whole.
+    let run_rules = crate::check::judged_rules(&run_checks);
+    let folder_rules: HashSet<String> = crate::check::judged_rules(&artifact_checks)
+        .union(&run_rules)
+        .cloned()
+        .collect();
     let runs: Vec<String> = conn
         .prepare("SELECT run_dir FROM dirty_runs ORDER BY run_dir")?
         .query_map([], |r| r.get(0))?
@@ -1009,8 +1011,14 @@ pub(crate) fn judge_dirty_runs(conn: &Connection, checks: &CheckSet) -> anyhow::
         if needed {
             let run_id = files.iter().find_map(|(_, r, _)| r.clone());
             let mut scans = Vec::with_capacity(files.len());
-            for (path, _, _) in &files {
-                scans.push((path.clone(), store::load_scan(conn, path)?));
+            for (path, _, unit) in &files {
+                let rules = if unit == path {
+                    &run_rules
+                } else {
+                    &folder_rules
+                };
+                let keep = |rule: &str| rules.contains(rule);
+                scans.push((path.clone(), store::load_scan(conn, path, keep)?));
             }
             let judged = judge_units(&artifact_checks, &scans, &folders, &checks.params)
                 .into_iter()

@@ -356,14 +356,7 @@ impl<'a> Judging<'a> {
             run_verdicts: runs.iter().map(|_| Vec::new()).collect(),
             runs,
             run_of,
-            run_rules: {
-                let run_checks = checks.iter().filter(|c| c.scope == CheckScope::Run);
-                let mut rules: std::collections::HashSet<String> =
-                    super::selected_rules(run_checks).into_iter().collect();
-                // Read by name wherever launches are counted.
-                rules.insert(super::judge::LAUNCH_RULE.to_string());
-                rules
-            },
+            run_rules: super::judged_rules(checks.iter().filter(|c| c.scope == CheckScope::Run)),
         }
     }
 

@@ -386,6 +386,18 @@ pub(crate) fn selected_rules<'c>(
     out
 }
 
+/// Every rule a judge of `checks` reads: [`selected_rules`] and the
+/// launches, which rank counts read by name wherever a scope is judged.
+/// What a scope's files must keep of their records to be judged by these
+/// checks alone.
+pub(crate) fn judged_rules<'c>(
+    checks: impl IntoIterator<Item = &'c Check> + Clone,
+) -> std::collections::HashSet<String> {
+    let mut rules: std::collections::HashSet<String> = selected_rules(checks).into_iter().collect();
+    rules.insert(judge::LAUNCH_RULE.to_string());
+    rules
+}
+
 pub(crate) fn builtin_set(name: &str) -> Option<&'static str> {
     BUILTIN_CHECKS
         .iter()

@@ -2556,3 +2556,55 @@ fn aggregated_lines_make_claims_apply_in_audit_as_in_check() {
         .expect("judged");
     assert_ne!(chat.2, "not_applicable", "{chat:?}");
 }
+
+/// Judging a run again from the store reads back only the rules its checks
+/// read: an env dump's `env.var` rows, which no run check reads, are not
+/// loaded (a run full of env dumps held them all: 435 MiB on one of 186,000
+/// rows). Shown by damaging those rows: the run is judged again, unchanged.
+#[test]
+fn judging_a_run_from_the_store_reads_only_the_rules_its_checks_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("runs/1");
+    std::fs::create_dir_all(&run).unwrap();
+    let mut log = String::new();
+    for i in 0..50 {
+        log.push_str(&format!(
+            "2026-10-29 04:01:05 [INFO] Env: NCCL_IB_DISABLE=0 SGLANG_VAR_{i}=1\n"
+        ));
+    }
+    std::fs::write(run.join("server.log"), log).unwrap();
+    let eval = "eval_gsm8k_dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc64_mi355x-amds_03.zip";
+    copy(eval, &run.join(eval));
+    audit(dir.path(), &["runs", "--db", "a.sqlite"]);
+    let c = db(&dir.path().join("a.sqlite"));
+    let before = crate::harness::stored_verdict_rows(&c, "");
+    assert!(
+        before
+            .iter()
+            .any(|(s, c, _)| s == "runs/1" && c == "eval-same-image"),
+        "run checks judged: {before:?}"
+    );
+    let env_rows: i64 = one(
+        &c,
+        "SELECT count(*) FROM evidence_rows WHERE rule = 'env.var'",
+    );
+    assert!(env_rows >= 50, "{env_rows}");
+    // Rows no run check reads, unreadable if they were read back (captures
+    // are an object).
+    c.execute(
+        "UPDATE evidence_rows SET captures = '[1]' WHERE rule = 'env.var'",
+        [],
+    )
+    .unwrap();
+    c.execute(
+        "INSERT INTO dirty_runs SELECT DISTINCT run_dir FROM artifacts",
+        [],
+    )
+    .unwrap();
+    drop(c);
+    let again = audit(dir.path(), &["runs", "--db", "a.sqlite"]);
+    assert_eq!(counts(&again), (0, 2), "{}", again.stderr);
+    let c = db(&dir.path().join("a.sqlite"));
+    assert_eq!(count_rows(&c, "dirty_runs"), 0);
+    assert_eq!(crate::harness::stored_verdict_rows(&c, ""), before);
+}

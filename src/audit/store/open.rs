@@ -191,9 +191,11 @@ fn set_up(conn: &Connection, path: &Path) -> anyhow::Result<()> {
     // With WAL, NORMAL loses nothing a committed transaction wrote when the
     // process dies (kill -9); only a power cut can undo the last commits.
     conn.pragma_update(None, "synchronous", "NORMAL")?;
-    // A larger page cache and fewer, larger checkpoints: index pages are
-    // copied from the WAL once per checkpoint, not once per few commits.
-    conn.pragma_update(None, "cache_size", -65536)?;
+    // Fewer, larger checkpoints: index pages are copied from the WAL once
+    // per checkpoint, not once per few commits. An 8 MiB page cache (4x
+    // SQLite's default): 64 MiB was no faster on a run of 186,000 evidence
+    // rows or on a real run folder, and held 70 MiB more.
+    conn.pragma_update(None, "cache_size", -8192)?;
     conn.pragma_update(None, "wal_autocheckpoint", 8192)?;
     // SQLite's errors get the path from `explain`; migrate's own need it here.
     migrate(conn).map_err(|e| match sqlite_code(&e) {
@@ -510,7 +512,7 @@ mod tests {
                 crate::audit::merge::objects(&fresh, "main").unwrap(),
                 "layout {version}"
             );
-            let scan = load_scan(&c, "runs/a.zip").unwrap();
+            let scan = load_scan(&c, "runs/a.zip", |_| true).unwrap();
             let cites: Vec<String> = scan
                 .records
                 .iter()

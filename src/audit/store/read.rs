@@ -340,7 +340,14 @@ pub(crate) fn coverage_record(conn: &Connection, path: &str) -> anyhow::Result<C
 /// (aggregates left out: checks read evidence) and coverage.
 /// Each chain is read once and shared (`Arc`) by the records of its member,
 /// as in the scan itself.
-pub(crate) fn load_scan(conn: &Connection, path: &str) -> anyhow::Result<ArtifactScan> {
+/// The stored scan of `path`: its coverage, and its records (evidence and
+/// aggregates, in scan order) of the rules `keep` accepts, so that judging
+/// a run holds only what its checks read.
+pub(crate) fn load_scan(
+    conn: &Connection,
+    path: &str,
+    keep: impl Fn(&str) -> bool,
+) -> anyhow::Result<ArtifactScan> {
     let (sha256, coverage) = load_coverage(conn, path)?;
     let chains = load_chains(conn, path)?;
     let shared_path: Arc<str> = path.into();
@@ -352,6 +359,9 @@ pub(crate) fn load_scan(conn: &Connection, path: &str) -> anyhow::Result<Artifac
     // (seq, record): evidence and aggregates share the scan's sequence.
     let mut records: Vec<(i64, Record)> = Vec::new();
     while let Some(r) = rows.next()? {
+        if !keep(r.get_ref("rule")?.as_str()?) {
+            continue;
+        }
         let seq: i64 = r.get("seq")?;
         let key = RowKey {
             table: "evidence_rows",
@@ -381,6 +391,9 @@ pub(crate) fn load_scan(conn: &Connection, path: &str) -> anyhow::Result<Artifac
     let evidence = records.len();
     let mut rows = stmt.query([path])?;
     while let Some(r) = rows.next()? {
+        if !keep(r.get_ref("rule")?.as_str()?) {
+            continue;
+        }
         let a = aggregate_from_row(conn, path, r)?;
         records.push((r.get("seq")?, Record::Aggregate(Box::new(a))));
     }
