@@ -203,43 +203,6 @@ AA=(scan $ARTISCAN_ARGS)
 # shellcheck disable=SC2206
 AU=(audit --no-progress $ARTISCAN_ARGS)
 ENVJ=$DIR/envjson
-add a artiscan    "$RES/a.artiscan.jsonl" "$ARTISCAN" "$ARTISCAN" "${AA[@]}" "$DIR/logs.tar.gz"
-add a rapidgzip   /dev/null         "$RG"     "$RG" -P 1 -d -c "$DIR/logs.tar.gz"
-add a pigz        /dev/null         pigz      pigz -dc "$DIR/logs.tar.gz"
-add a gzip        /dev/null         gzip      gzip -dc "$DIR/logs.tar.gz"
-add a ugrep       "$RES/a.ugrep.txt" ugrep    ugrep -z --zmax=2 -c -f "$PATS" "$DIR/logs.tar.gz"
-add b artiscan    "$RES/b.artiscan.jsonl" "$ARTISCAN" "$ARTISCAN" "${AA[@]}" "$DIR/logs.tar.zst"
-add b zstd        /dev/null         zstd      zstd -dc "$DIR/logs.tar.zst"
-add b ugrep       "$RES/b.ugrep.txt" ugrep    ugrep -z --zmax=2 -c -f "$PATS" "$DIR/logs.tar.zst"
-add c artiscan    "$RES/c.artiscan.jsonl" "$ARTISCAN" "$ARTISCAN" "${AA[@]}" "$DIR/big.log"
-add c rg          "$RES/c.rg.txt"    rg       rg -c -f "$PATS" "$DIR/big.log"
-add c ugrep       "$RES/c.ugrep.txt" ugrep    ugrep -c -f "$PATS" "$DIR/big.log"
-add d artiscan-j2 "$RES/d.artiscan-j2.jsonl" "$ARTISCAN" "$ARTISCAN" "${AA[@]}" -j 2 "$DIR/zips"
-add d artiscan-j1 "$RES/d.artiscan-j1.jsonl" "$ARTISCAN" "$ARTISCAN" "${AA[@]}" -j 1 "$DIR/zips"
-PRE="rm -rf '$RES/store-d' && mkdir -p '$RES/store-d'"   # a fresh store each run: every artifact scanned
-add d audit-j2    "$RES/d.audit-j2.txt" "$ARTISCAN" "$ARTISCAN" "${AU[@]}" --db "$RES/store-d/audit.sqlite" -j 2 "$DIR/zips"
-PRE=
-add d ugrep-J2    "$RES/d.ugrep-J2.txt" ugrep ugrep -z -r -J2 -c -f "$PATS" "$DIR/zips"
-add d ugrep-J1    "$RES/d.ugrep-J1.txt" ugrep ugrep -z -r -J1 -c -f "$PATS" "$DIR/zips"
-add e artiscan    "$RES/e.artiscan.jsonl" "$ARTISCAN" "$ARTISCAN" "${AA[@]}" "$DIR/sparse.tar.gz"
-add e rapidgzip   /dev/null         "$RG"     "$RG" -P 1 -d -c "$DIR/sparse.tar.gz"
-add e pigz        /dev/null         pigz      pigz -dc "$DIR/sparse.tar.gz"
-add e ugrep       "$RES/e.ugrep.txt" ugrep    ugrep -z --zmax=2 -c -f "$PATS" "$DIR/sparse.tar.gz"
-add f artiscan    "$RES/f.artiscan.jsonl" "$ARTISCAN" "$ARTISCAN" "${AA[@]}" "$ENVJ"
-PRE="rm -rf '$RES/store-f' && mkdir -p '$RES/store-f'"
-add f audit       "$RES/f.audit.txt" "$ARTISCAN" "$ARTISCAN" "${AU[@]}" --db "$RES/store-f/audit.sqlite" "$ENVJ"
-PRE=
-add f rapidgzip   /dev/null         "$RG"     bash -c 'catgz "$0" "$1" -P 1 -d -c' "$ENVJ" "$RG"
-add f pigz        /dev/null         pigz      bash -c 'catgz "$0" pigz -dc' "$ENVJ"
-add f ugrep       "$RES/f.ugrep.txt" ugrep    ugrep -z --zmax=2 -r -c -f "$PATS" "$ENVJ"
-add g artiscan    "$RES/g.artiscan.jsonl" "$ARTISCAN" "$ARTISCAN" "${AA[@]}" "$DIR/small.tar.gz"
-add g rapidgzip   /dev/null         "$RG"     "$RG" -P 1 -d -c "$DIR/small.tar.gz"
-add g pigz        /dev/null         pigz      pigz -dc "$DIR/small.tar.gz"
-add g ugrep       "$RES/g.ugrep.txt" ugrep    ugrep -z --zmax=2 -c -f "$PATS" "$DIR/small.tar.gz"
-# h-j: what the verifier reads. scan and check against rg -c with the verifier's literals
-# (patterns.txt); grep -c -F of each literal in GREP_LITERALS against rg -c -F and ugrep -c -F
-# (agrep-K, rg-F-K, ugrep-F-K: the K-th literal). grep's exit 1 is "nothing found";
-# check's 1 and 3 are verdicts (a fail, an unknown), not a failure of the command.
 # Every explicit `prefilter` literal of the built-in packs, one per line (Python 3.11+ tomllib).
 PACK_LITS=$RES/pack_literals.txt
 python3 - "$ROOT/patterns" >"$PACK_LITS" <<'PY'
@@ -251,6 +214,50 @@ for f in glob.glob(os.path.join(sys.argv[1], "*.toml")):
             lits.update(l for l in v.get("prefilter", []) if l)
 print("\n".join(sorted(lits)))
 PY
+add a artiscan    "$RES/a.artiscan.jsonl" "$ARTISCAN" "$ARTISCAN" "${AA[@]}" "$DIR/logs.tar.gz"
+add a rapidgzip   /dev/null         "$RG"     "$RG" -P 1 -d -c "$DIR/logs.tar.gz"
+add a pigz        /dev/null         pigz      pigz -dc "$DIR/logs.tar.gz"
+add a gzip        /dev/null         gzip      gzip -dc "$DIR/logs.tar.gz"
+add a ugrep       "$RES/a.ugrep.txt" ugrep    ugrep -z --zmax=2 -c -f "$PATS" "$DIR/logs.tar.gz"
+add a ugrep-packs "$RES/a.ugrep-packs.txt" ugrep ugrep -z --zmax=2 -c -F -f "$PACK_LITS" "$DIR/logs.tar.gz"
+add b artiscan    "$RES/b.artiscan.jsonl" "$ARTISCAN" "$ARTISCAN" "${AA[@]}" "$DIR/logs.tar.zst"
+add b zstd        /dev/null         zstd      zstd -dc "$DIR/logs.tar.zst"
+add b ugrep       "$RES/b.ugrep.txt" ugrep    ugrep -z --zmax=2 -c -f "$PATS" "$DIR/logs.tar.zst"
+add b ugrep-packs "$RES/b.ugrep-packs.txt" ugrep ugrep -z --zmax=2 -c -F -f "$PACK_LITS" "$DIR/logs.tar.zst"
+add c artiscan    "$RES/c.artiscan.jsonl" "$ARTISCAN" "$ARTISCAN" "${AA[@]}" "$DIR/big.log"
+add c rg          "$RES/c.rg.txt"    rg       rg -c -f "$PATS" "$DIR/big.log"
+add c ugrep       "$RES/c.ugrep.txt" ugrep    ugrep -c -f "$PATS" "$DIR/big.log"
+add c rg-packs    "$RES/c.rg-packs.txt" rg    rg -c -F -f "$PACK_LITS" "$DIR/big.log"
+add d artiscan-j2 "$RES/d.artiscan-j2.jsonl" "$ARTISCAN" "$ARTISCAN" "${AA[@]}" -j 2 "$DIR/zips"
+add d artiscan-j1 "$RES/d.artiscan-j1.jsonl" "$ARTISCAN" "$ARTISCAN" "${AA[@]}" -j 1 "$DIR/zips"
+PRE="rm -rf '$RES/store-d' && mkdir -p '$RES/store-d'"   # a fresh store each run: every artifact scanned
+add d audit-j2    "$RES/d.audit-j2.txt" "$ARTISCAN" "$ARTISCAN" "${AU[@]}" --db "$RES/store-d/audit.sqlite" -j 2 "$DIR/zips"
+PRE=
+add d ugrep-J2    "$RES/d.ugrep-J2.txt" ugrep ugrep -z -r -J2 -c -f "$PATS" "$DIR/zips"
+add d ugrep-J1    "$RES/d.ugrep-J1.txt" ugrep ugrep -z -r -J1 -c -f "$PATS" "$DIR/zips"
+add d ugrep-packs-J2 "$RES/d.ugrep-packs-J2.txt" ugrep ugrep -z -r -J2 -c -F -f "$PACK_LITS" "$DIR/zips"
+add e artiscan    "$RES/e.artiscan.jsonl" "$ARTISCAN" "$ARTISCAN" "${AA[@]}" "$DIR/sparse.tar.gz"
+add e rapidgzip   /dev/null         "$RG"     "$RG" -P 1 -d -c "$DIR/sparse.tar.gz"
+add e pigz        /dev/null         pigz      pigz -dc "$DIR/sparse.tar.gz"
+add e ugrep       "$RES/e.ugrep.txt" ugrep    ugrep -z --zmax=2 -c -f "$PATS" "$DIR/sparse.tar.gz"
+add e ugrep-packs "$RES/e.ugrep-packs.txt" ugrep ugrep -z --zmax=2 -c -F -f "$PACK_LITS" "$DIR/sparse.tar.gz"
+add f artiscan    "$RES/f.artiscan.jsonl" "$ARTISCAN" "$ARTISCAN" "${AA[@]}" "$ENVJ"
+PRE="rm -rf '$RES/store-f' && mkdir -p '$RES/store-f'"
+add f audit       "$RES/f.audit.txt" "$ARTISCAN" "$ARTISCAN" "${AU[@]}" --db "$RES/store-f/audit.sqlite" "$ENVJ"
+PRE=
+add f rapidgzip   /dev/null         "$RG"     bash -c 'catgz "$0" "$1" -P 1 -d -c' "$ENVJ" "$RG"
+add f pigz        /dev/null         pigz      bash -c 'catgz "$0" pigz -dc' "$ENVJ"
+add f ugrep       "$RES/f.ugrep.txt" ugrep    ugrep -z --zmax=2 -r -c -f "$PATS" "$ENVJ"
+add f ugrep-packs "$RES/f.ugrep-packs.txt" ugrep ugrep -z --zmax=2 -r -c -F -f "$PACK_LITS" "$ENVJ"
+add g artiscan    "$RES/g.artiscan.jsonl" "$ARTISCAN" "$ARTISCAN" "${AA[@]}" "$DIR/small.tar.gz"
+add g rapidgzip   /dev/null         "$RG"     "$RG" -P 1 -d -c "$DIR/small.tar.gz"
+add g pigz        /dev/null         pigz      pigz -dc "$DIR/small.tar.gz"
+add g ugrep       "$RES/g.ugrep.txt" ugrep    ugrep -z --zmax=2 -c -f "$PATS" "$DIR/small.tar.gz"
+add g ugrep-packs "$RES/g.ugrep-packs.txt" ugrep ugrep -z --zmax=2 -c -F -f "$PACK_LITS" "$DIR/small.tar.gz"
+# h-j: what the verifier reads. scan and check against rg -c with the verifier's literals
+# (patterns.txt); grep -c -F of each literal in GREP_LITERALS against rg -c -F and ugrep -c -F
+# (agrep-K, rg-F-K, ugrep-F-K: the K-th literal). grep's exit 1 is "nothing found";
+# check's 1 and 3 are verdicts (a fail, an unknown), not a failure of the command.
 real_cmds() {   # real_cmds WORKLOAD PATH
   local w=$1 p=$2 k=0 lit lits
   [[ -n $p ]] || return 0
@@ -460,14 +467,16 @@ NAMES = {"a": "tar.gz (logs.tar.gz)", "b": "tar.zst (logs.tar.zst)", "c": "plain
          "i": f"real vLLM run folder ({os.path.basename(real['i'])})",
          "j": f"real coloured log alone ({real['j']})"}
 # artiscan command -> references its ratio is reported against
-PAIRS = {"a": [("artiscan", r) for r in ("floor", "rapidgzip", "pigz", "gzip", "ugrep")],
-         "b": [("artiscan", r) for r in ("zstd", "ugrep")],
-         "c": [("artiscan", r) for r in ("rg", "ugrep")],
+PAIRS = {"a": [("artiscan", r) for r in ("floor", "rapidgzip", "pigz", "gzip", "ugrep", "ugrep-packs")],
+         "b": [("artiscan", r) for r in ("zstd", "ugrep", "ugrep-packs")],
+         "c": [("artiscan", r) for r in ("rg", "ugrep", "rg-packs")] + [("rg-packs", "rg")],
          "d": [("artiscan-j2", "ugrep-J2"), ("artiscan-j1", "ugrep-J1"), ("artiscan-j1", "artiscan-j2"),
-               ("audit-j2", "artiscan-j2")],
-         "e": [("artiscan", r) for r in ("floor", "ugrep")],
-         "f": [("artiscan", "floor"), ("artiscan", "ugrep"), ("audit", "artiscan")],
-         "g": [("artiscan", r) for r in ("floor", "ugrep")]}
+               ("audit-j2", "artiscan-j2"), ("artiscan-j2", "ugrep-packs-J2")],
+         "e": [("artiscan", r) for r in ("floor", "ugrep", "ugrep-packs")],
+         "f": [("artiscan", "floor"), ("artiscan", "ugrep"), ("audit", "artiscan"), ("artiscan", "ugrep-packs")],
+         "g": [("artiscan", r) for r in ("floor", "ugrep", "ugrep-packs")]}
+for w in "abdefg":  # what the packs' literal count costs the reference (no target)
+    PAIRS[w].append(("ugrep-packs-J2" if w == "d" else "ugrep-packs", "ugrep-J2" if w == "d" else "ugrep"))
 for w in "hij":
     PAIRS[w] = [("artiscan", "rg"), ("check", "rg"), ("check", "artiscan"),
                 ("artiscan", "rg-packs"), ("rg-packs", "rg")]
