@@ -306,13 +306,25 @@ fn scan_members_parallel<'a>(
                 order.drain(done, in_flight, cov, records, counts);
                 return Ok(());
             }
+            // A member its container says is big is streamed from its first
+            // byte: reading its first 8 MiB here, before handing it over,
+            // would leave the matching thread idle while they are decoded.
+            let big = leaf
+                .stored
+                .last()
+                .copied()
+                .flatten()
+                .is_some_and(|n| n > MEMBER_IN_MEMORY as u64);
             let mut buf = Vec::new();
-            let read = leaf
-                .reader
-                .take(MEMBER_IN_MEMORY as u64 + 1)
-                .read_to_end(&mut buf);
+            let read = if big {
+                Ok(0)
+            } else {
+                leaf.reader
+                    .take(MEMBER_IN_MEMORY as u64 + 1)
+                    .read_to_end(&mut buf)
+            };
             let len = buf.len();
-            let whole = read.is_ok() && len <= MEMBER_IN_MEMORY;
+            let whole = !big && read.is_ok() && len <= MEMBER_IN_MEMORY;
             let queued = in_flight.load(SeqCst);
             if whole && queued + len <= MEMBERS_IN_FLIGHT {
                 in_flight.fetch_add(len, SeqCst);
