@@ -190,9 +190,10 @@ pub struct MemberScan<'a> {
     /// Aggregate groups in the order first seen, and where each key is.
     aggs: Vec<(AggKey, Agg)>,
     agg_index: HashMap<AggKey, usize, foldhash::fast::RandomState>,
-    /// Per rule, the group its last line went to: consecutive lines of a
-    /// rule mostly share one, found then without hashing the key.
-    agg_last: Vec<usize>,
+    /// Per rule, the groups its last lines went to, latest first: a log's
+    /// ranks take turns line by line (TP0, TP1, ... TP7), so a line's group
+    /// is mostly among the last few, found then without hashing the key.
+    agg_recent: Vec<[usize; RECENT_GROUPS]>,
     /// Reused text of the aggregate group being looked up.
     agg_key: String,
     /// Matching lines per rule index.
@@ -245,6 +246,10 @@ fn indentation<'t>(re: &regex::bytes::Regex, text: &'t [u8]) -> (usize, &'t [u8]
         None => (0, text),
     }
 }
+
+/// Groups per aggregating rule looked at before its index: a node's
+/// ranks (eight GPUs) take turns line by line.
+const RECENT_GROUPS: usize = 8;
 
 /// Most bytes of one document the json rules read: past it the member
 /// gets a `limit` error (result files are kilobytes).
@@ -373,7 +378,7 @@ impl<'a> MemberScan<'a> {
             records: Vec::new(),
             aggs: Vec::new(),
             agg_index: HashMap::default(),
-            agg_last: vec![usize::MAX; set.rules.len()],
+            agg_recent: vec![[usize::MAX; RECENT_GROUPS]; set.rules.len()],
             agg_key: String::new(),
             counts: vec![0; set.rules.len()],
             overrun: false,
@@ -850,15 +855,15 @@ impl<'a> MemberScan<'a> {
         };
         let field = |i: usize| fields.get(i).copied().flatten().map(|(s, e)| &text[s..e]);
         let at = (line.number, line.offset);
-        let last = self.agg_last[rule_index];
-        let same_as_last = match self.aggs.get(last) {
-            Some(((_, r, e), _)) => *r == rank && same_group(e.as_bytes(), rule, v, field),
-            None => false,
-        };
-        let i = if same_as_last {
-            last
-        } else {
-            self.find_group(variant, rank, at, field)
+        let aggs = &self.aggs;
+        let recent = self.agg_recent[rule_index].iter().copied().find(|&i| {
+            aggs.get(i).is_some_and(|((_, r, e), _)| {
+                *r == rank && same_group(e.as_bytes(), rule, v, field)
+            })
+        });
+        let i = match recent {
+            Some(i) => i,
+            None => self.find_group(variant, rank, at, field),
         };
         let agg = &mut self.aggs[i].1;
         agg.count += 1;
@@ -944,7 +949,9 @@ impl<'a> MemberScan<'a> {
         };
         // The key's text buffer serves the next line.
         self.agg_key = key.2;
-        self.agg_last[rule_index] = i;
+        let recent = &mut self.agg_recent[rule_index];
+        recent.rotate_right(1);
+        recent[0] = i;
         i
     }
 
@@ -1279,6 +1286,71 @@ mod tests {
                 Record::Aggregate(_) => None,
             })
             .collect()
+    }
+
+    /// Aggregates of a rule grouped by rank and a capture, with 3, 8 and
+    /// 20 ranks taking turns line by line (fewer and more than the recent
+    /// groups looked at first): each group counts its own lines, first and
+    /// last, and sums its values, as a tally line by line does.
+    #[test]
+    fn interleaved_groups_each_count_their_own_lines() {
+        let s = set(r#"
+[[rule]]
+id = "acc"
+aggregate = ["rank", "phase"]
+captures = { value = "float" }
+[[rule.variant]]
+prefilter = ["accept len: "]
+regex = '(?P<phase>prefill|decode) accept len: (?P<value>\d+)'
+"#);
+        for ranks in [3u64, 8, 20] {
+            let mut text = String::new();
+            let mut want: BTreeMap<(u64, &str), (u64, u64, u64, f64)> = BTreeMap::new();
+            for n in 0..400u64 {
+                let (tp, phase) = (
+                    (n * 7) % ranks,
+                    if n % 5 == 0 { "prefill" } else { "decode" },
+                );
+                text.push_str(&format!(
+                    "[2026-10-29 04:48:14 TP{tp}] {phase} accept len: {}\n",
+                    n % 9
+                ));
+                let line = n + 1;
+                let g = want.entry((tp, phase)).or_insert((0, line, line, 0.0));
+                g.0 += 1;
+                g.2 = line;
+                g.3 += (n % 9) as f64;
+            }
+            let members = vec!["a.log".to_string()];
+            let mut sink = MemberScan::new(&s, "a.zip", &members, "a.log", ScanOptions::default());
+            let mut reader = LineReader::new(LineLimits::default());
+            reader.scan(&mut text.as_bytes(), &mut sink).expect("scan");
+            let (mut records, mut counts) = (Vec::new(), BTreeMap::new());
+            sink.finish(&mut records, &mut counts);
+            let mut got: BTreeMap<(u64, String), (u64, u64, u64, f64)> = BTreeMap::new();
+            for r in records {
+                let Record::Aggregate(a) = r else { continue };
+                let tp = a.group.get("tp").and_then(Value::as_u64).expect("tp");
+                let phase = a.group.get("phase").and_then(Value::as_str).expect("phase");
+                let mean = a.stats.get("value").expect("stats").mean;
+                let sum = (mean * a.count as f64).round();
+                let old = got.insert(
+                    (tp, phase.to_string()),
+                    (
+                        a.count,
+                        a.first.line_number().expect("first"),
+                        a.last.line_number().expect("last"),
+                        sum,
+                    ),
+                );
+                assert!(old.is_none(), "one aggregate per group");
+            }
+            let want: BTreeMap<(u64, String), (u64, u64, u64, f64)> = want
+                .into_iter()
+                .map(|((tp, p), v)| ((tp, p.to_string()), v))
+                .collect();
+            assert_eq!(got, want, "{ranks} ranks");
+        }
     }
 
     #[test]
