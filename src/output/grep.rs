@@ -53,12 +53,14 @@ impl<'a> GrepPrint<'a> {
         }
     }
 
-    /// `-l`/`-L`: the member's citation, ended by `\n`, or a NUL with
-    /// `--null` (as rg, for `xargs -0`).
+    /// `-l`/`-L`: the member's whole citation (as grep's `-l`, whatever
+    /// `-h` says: a list of members without their artifact names nothing
+    /// for a plain file), ended by `\n`, or a NUL with `--null` (as rg, for
+    /// `xargs -0`).
     fn name_line(&mut self) {
         let end = if self.opts.null { 0 } else { b'\n' };
         let out = self.out.buf();
-        out.extend_from_slice(self.shown.as_bytes());
+        out.extend_from_slice(self.shared.2.as_bytes());
         out.push(end);
     }
 
@@ -167,8 +169,14 @@ impl GrepPrinter for GrepPrint<'_> {
             if opts.json {
                 self.count_record(matches);
             } else {
-                let sep = if opts.null { '\0' } else { ':' };
-                let _ = writeln!(self.out.buf(), "{}{sep}{matches}", self.shown);
+                // `-h` on a plain file leaves no member to name: the count
+                // alone, as `grep -c -h`.
+                if self.shown.is_empty() {
+                    let _ = writeln!(self.out.buf(), "{matches}");
+                } else {
+                    let sep = if opts.null { '\0' } else { ':' };
+                    let _ = writeln!(self.out.buf(), "{}{sep}{matches}", self.shown);
+                }
             }
         }
     }

@@ -404,6 +404,19 @@ mod habits {
             assert!(a.starts_with("multinode_server_logs.tar.gz!"), "{a}");
             assert_eq!(b, format!("{ZIP}!{a}"));
         }
+        // On a plain file -h leaves no member: -c prints the count alone
+        // (as grep -c -h), -l still names the file (as grep -l does).
+        let log = "samples/artifacts/plain/vllm_server.log";
+        let n = std::fs::read(root().join(log))
+            .unwrap()
+            .split(|&b| b == b'\n')
+            .filter(|l| l.windows(4).any(|w| w == b"INFO"))
+            .count();
+        assert!(n > 0);
+        let c = artiscan(&["grep", "-c", "-h", "INFO", log]);
+        assert_eq!(c.stdout, format!("{n}\n"));
+        let l = artiscan(&["grep", "-l", "-h", "INFO", log]);
+        assert_eq!(l.stdout, format!("{log}\n"));
         // -n, -r and -E are what grep already does.
         let plain = artiscan(&["grep", "monokernel", "samples/artifacts"]);
         let habits = artiscan(&["grep", "-n", "-r", "-E", "monokernel", "samples/artifacts"]);

@@ -610,3 +610,72 @@ fn an_artifact_left_out_by_g_is_not_hashed() {
         assert_eq!(cov["sha256"], want.as_str(), "{path}");
     }
 }
+
+/// A log bigger than the address space the process may use is read whole,
+/// as a stream: files are never mapped (under `ulimit -v`, a 10 GiB log
+/// could not be mapped and was not read at all: grep exit 2). Here a
+/// 300 MiB log under a 195 MiB limit (`-j2`, so that thread stacks and
+/// allocator arenas fit on any machine): grep counts both tracebacks, the
+/// first and the last line, and scan reads every byte.
+#[test]
+fn a_log_bigger_than_the_address_space_limit_is_read_whole() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("server.log");
+    let line = "[2026-10-29 04:41:02 DP0 TP0 EP0] Prefill batch, #new-seq: 1, #new-token: 8192, \
+                #cached-token: 0, token usage: 0.01, #running-req: 0, #queue-req: 0\n";
+    let block = line.repeat((1 << 20) / line.len());
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    f.write_all(b"Traceback (most recent call last):\n")
+        .unwrap();
+    let blocks = 310;
+    for _ in 0..blocks {
+        f.write_all(block.as_bytes()).unwrap();
+    }
+    f.write_all(b"Traceback (most recent call last):\n")
+        .unwrap();
+    f.into_inner().unwrap().sync_all().unwrap();
+    let size = std::fs::metadata(&path).unwrap().len();
+    assert!(size > 300 << 20);
+    let limited = |args: &[&str]| -> Run {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 200000 || exit 99; exec \"$0\" \"$@\"")
+            .arg(env!("CARGO_BIN_EXE_artiscan"))
+            .args(args)
+            .current_dir(dir.path())
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("run sh");
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    };
+    let grep = limited(&["grep", "-c", "-h", "-j2", "Traceback", "server.log"]);
+    assert_eq!(grep.code, 0, "{}", grep.stderr);
+    assert_eq!(grep.stdout.trim(), "2", "{}", grep.stdout);
+    let scan = limited(&["scan", "-j2", "--format", "jsonl", "server.log"]);
+    assert_eq!(scan.code, 0, "{}", scan.stderr);
+    let records: Vec<Value> = scan
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let coverage = records
+        .iter()
+        .find(|r| r["type"] == "coverage")
+        .expect("coverage");
+    assert_eq!(coverage["complete"], true, "{coverage}");
+    assert_eq!(coverage["bytes"], size, "{coverage}");
+    let lines: Vec<u64> = records
+        .iter()
+        .filter(|r| r["rule"] == "error.traceback")
+        .map(|r| r["location"]["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[0], 1);
+    let per_block = (block.len() / line.len()) as u64;
+    assert_eq!(lines[1], blocks * per_block + 2, "{lines:?}");
+}
