@@ -1188,24 +1188,10 @@ fn killed_at_random_moments_and_resumed_equals_a_clean_run() {
 /// with EFBIG instead of killing the process. Needs no root and no small
 /// file system.
 fn audit_with_file_limit(dir: &Path, limit: u64, args: &[&str]) -> Run {
-    let script = format!(
-        "trap '' XFSZ; ulimit -f {} || exit 99; exec \"$0\" audit \"$@\"",
-        limit / 512
-    );
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(script)
-        .arg(env!("CARGO_BIN_EXE_artiscan"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run sh");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    let setup = format!("trap '' XFSZ; ulimit -f {} || exit 99", limit / 512);
+    let mut all = vec!["audit"];
+    all.extend_from_slice(args);
+    crate::harness::artiscan_after_sh(dir, &setup, &all)
 }
 
 #[test]

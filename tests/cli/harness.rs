@@ -50,6 +50,25 @@ pub fn artiscan(args: &[&str]) -> Run {
     artiscan_in(&root(), args)
 }
 
+/// `artiscan ARGS` in `dir` through `sh -c`, after the shell lines
+/// `setup` (a `ulimit`, a `trap`): a process limit no Rust API here sets.
+pub fn artiscan_after_sh(dir: &Path, setup: &str, args: &[&str]) -> Run {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{setup}; exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_artiscan"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run sh");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
 pub fn artiscan_in(dir: &Path, args: &[&str]) -> Run {
     let child = Command::new(env!("CARGO_BIN_EXE_artiscan"))
         .args(args)

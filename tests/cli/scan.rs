@@ -637,22 +637,8 @@ fn a_log_bigger_than_the_address_space_limit_is_read_whole() {
     f.into_inner().unwrap().sync_all().unwrap();
     let size = std::fs::metadata(&path).unwrap().len();
     assert!(size > 300 << 20);
-    let limited = |args: &[&str]| -> Run {
-        let out = std::process::Command::new("sh")
-            .arg("-c")
-            .arg("ulimit -v 200000 || exit 99; exec \"$0\" \"$@\"")
-            .arg(env!("CARGO_BIN_EXE_artiscan"))
-            .args(args)
-            .current_dir(dir.path())
-            .env("NO_COLOR", "1")
-            .output()
-            .expect("run sh");
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
-    };
+    let limited =
+        |args: &[&str]| artiscan_after_sh(dir.path(), "ulimit -v 200000 || exit 99", args);
     let grep = limited(&["grep", "-c", "-h", "-j2", "Traceback", "server.log"]);
     assert_eq!(grep.code, 0, "{}", grep.stderr);
     assert_eq!(grep.stdout.trim(), "2", "{}", grep.stdout);
