@@ -6,7 +6,7 @@
 //! on it and its value in its struct's `Default`; from there it is a
 //! command-line flag (`clap` flattens both structs into the commands'
 //! arguments), a key of the audit fingerprint ([`ReadLimits::stored_json`])
-//! and a row of the README's limits table (the tests below check both, and
+//! and a row of docs/verifier.md's limits table (the tests below check both, and
 //! that each flag defaults to the `Default` value).
 
 use crate::{lines, source};
@@ -98,13 +98,13 @@ mod tests {
         }
     }
 
-    /// The `setting` and `flag` columns of the README's limits table.
+    /// The `setting` and `flag` columns of docs/verifier.md's limits table.
     fn readme_settings() -> Vec<(String, String)> {
-        let readme = include_str!("../README.md");
+        let readme = include_str!("../docs/verifier.md");
         let table = readme
             .split("\n## Limits\n")
             .nth(1)
-            .expect("README has a Limits section")
+            .expect("docs/verifier.md has a Limits section")
             .split("\n## ")
             .next()
             .unwrap();
@@ -143,7 +143,10 @@ mod tests {
         let mut in_readme: Vec<String> = readme_settings().into_iter().map(|(s, _)| s).collect();
         in_readme.sort();
         let ours: Vec<String> = fields().keys().cloned().collect();
-        assert_eq!(in_readme, ours, "README limits table vs ReadLimits");
+        assert_eq!(
+            in_readme, ours,
+            "docs/verifier.md limits table vs ReadLimits"
+        );
         // A flag, where there is one, is the setting's name and exists.
         let flags = flags();
         for (setting, flag) in readme_settings() {

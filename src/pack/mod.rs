@@ -412,11 +412,11 @@ mod tests {
         }
     }
 
-    /// The README's table of built-in packs names every built-in rule (by
+    /// docs/packs.md's table of built-in packs names every built-in rule (by
     /// its id, or by the part after the pack name in the pack's row).
     #[test]
     fn readme_lists_every_builtin_rule() {
-        let readme = include_str!("../../README.md");
+        let readme = include_str!("../../docs/packs.md");
         let start = readme.find("| pack | rules |").expect("pack table");
         let table: Vec<&str> = readme[start..]
             .lines()
@@ -437,7 +437,7 @@ mod tests {
                     w.iter().any(|x| x == id)
                         || (w.first() == Some(&pack.def.name) && w.iter().any(|x| x == short))
                 });
-                assert!(listed, "README's pack table does not list {id}");
+                assert!(listed, "docs/packs.md pack table does not list {id}");
             }
         }
     }

@@ -8,6 +8,7 @@ mod audit;
 mod check;
 mod cite;
 mod corpus;
+mod docs;
 mod env_forms;
 mod golden;
 mod grep;
