@@ -580,7 +580,7 @@ open(sys.argv[1] + '/a.log.bz2', 'wb').write(bz2.compress(data) + bz2.compress(b
     let run = grep_json(d.path(), "Traceback", "a.log.bz2");
     assert_eq!(hits(&run).len(), 4);
     assert_eq!(coverage(&run)["complete"], true);
-    let Some(corpus) = super::corpus::shared_corpus() else {
+    let Some(corpus) = super::harness::shared_corpus() else {
         return;
     };
     let lz4 = corpus.join("libarchive/cat/test_expand.lz4");

@@ -15,7 +15,7 @@
 //! A truncation sweep cuts archives at many points: never `complete` when
 //! something was lost, never a line the whole archive does not have.
 
-use super::harness::{artiscan, root};
+use super::harness::{artiscan, root, shared_corpus};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
@@ -88,21 +88,6 @@ fn golden_members(g: &Value) -> BTreeMap<String, (u64, String)> {
         );
     }
     out
-}
-
-/// The shared corpus (`shared/corpus/` laid beside the clone), or None
-/// with a message when it is not there: the tests that need it skip.
-pub(super) fn shared_corpus() -> Option<PathBuf> {
-    let dir = root().join("../shared/corpus");
-    if dir.join("libarchive").is_dir() {
-        Some(dir)
-    } else {
-        println!(
-            "skipped: no shared corpus at {} (lay shared/corpus/ beside the clone)",
-            dir.display()
-        );
-        None
-    }
 }
 
 fn differences() -> BTreeMap<String, String> {
