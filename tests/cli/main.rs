@@ -5,6 +5,7 @@ mod harness;
 
 mod archives;
 mod audit;
+mod audit_current;
 mod check;
 mod cite;
 mod corpus;
