@@ -596,10 +596,10 @@ fn plan(opts: &AuditOptions, summary: &mut Summary, err: &mut dyn Write) -> anyh
         .collect();
     drive::report_walk_errors(err, &walked.errors)?;
     summary.errors += walked.errors.len() as u64;
-    for j in &walked.junk {
+    for (j, why) in &walked.junk {
         writeln!(
             err,
-            "artiscan: {}: download junk, not part of any artifact: not audited",
+            "artiscan: {}: set aside as download junk ({why}), not part of any artifact: not audited",
             crate::escape::text(j)
         )?;
     }

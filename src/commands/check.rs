@@ -80,10 +80,10 @@ pub fn run(
         u.files.retain(|&i| seen.insert(artifacts[i].path.as_str()));
     }
     drive::report_walk_errors(err, &walk_errors)?;
-    for j in &walked.junk {
+    for (j, why) in &walked.junk {
         writeln!(
             err,
-            "artiscan: {}: download junk, not part of any artifact: not judged",
+            "artiscan: {}: set aside as download junk ({why}), not part of any artifact: not judged",
             escape::text(j)
         )?;
     }

@@ -28,6 +28,7 @@
 pub(crate) mod detect;
 mod entries;
 mod gzip;
+pub(crate) mod junk;
 mod layer;
 pub(crate) mod meter;
 mod pread;

@@ -15,6 +15,7 @@ mod grep;
 mod hostile;
 mod hostile_attacks;
 mod hostile_output;
+mod junk_by_content;
 mod ls;
 mod member_glob;
 mod packs;
