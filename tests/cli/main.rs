@@ -3,6 +3,7 @@
 
 mod harness;
 
+mod archive_edges;
 mod archives;
 mod audit;
 mod audit_current;
