@@ -134,6 +134,9 @@ pub enum NoteKind {
     /// An image (PNG, JPEG, GIF, WebP by its magic bytes), passed over:
     /// it holds no log lines, so coverage stays complete.
     Image,
+    /// An ELF core dump (a crashed process's memory, by its header),
+    /// passed over as an image is: it holds no log lines.
+    CoreDump,
     /// A member with the name of an earlier one in the same container,
     /// read and cited with a `#N` suffix.
     Duplicate,

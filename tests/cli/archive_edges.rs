@@ -80,3 +80,58 @@ fn a_pixz_tarball_is_read_whole() {
     let c = coverage(d, "bad.tar");
     assert_eq!(c["complete"], false, "{c}");
 }
+
+/// A clean SGLang server log: it starts, serves and shuts down.
+fn clean_server_log() -> String {
+    std::fs::read_to_string(crate::harness::root().join(format!(
+        "samples/artifacts/downloaded/server_logs_{}/server.log",
+        "dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc64_mi355x-amds_03"
+    )))
+    .unwrap()
+}
+
+/// A core dump beside a server's logs costs no claim about the logs: in a
+/// tar.zst and in an extracted artifact folder, the core (an ELF core file
+/// by its header, the committed sample's `core.12345`) is passed over with
+/// a note, coverage stays complete, and no-traceback passes on the clean
+/// log (it was UNKNOWN: the whole artifact counted as unread).
+#[test]
+fn a_core_dump_does_not_make_the_logs_claims_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let core = crate::harness::extract(
+        "samples/artifacts/damaged/core_dump_artifact.zip",
+        &["core.12345"],
+    );
+    assert!(core.starts_with(b"\x7fELF"));
+    let folder = d.join("runs/1/server_logs_crashed");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("server.log"), clean_server_log()).unwrap();
+    std::fs::write(folder.join("core.12345"), &core).unwrap();
+    assert!(sh(
+        d,
+        "mkdir -p runs/2 && tar -C runs/1/server_logs_crashed -cf - server.log core.12345 | zstd -q -o runs/2/server_logs_crashed.tar.zst"
+    ));
+    let c = coverage(d, "runs/2/server_logs_crashed.tar.zst");
+    assert_eq!(c["complete"], true, "{c}");
+    assert_eq!(c["notes"][0]["kind"], "core_dump", "{c}");
+    let r = artiscan_in(d, &["check", "--set", "inferencex", "runs"]);
+    let tb: Vec<(String, String)> = r
+        .of_type("verdict")
+        .into_iter()
+        .filter(|v| v["check"] == "no-traceback")
+        .map(|v| {
+            (
+                v["scope"].as_str().unwrap().to_string(),
+                v["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    // The folder and the tarball (judged as the folder holding it).
+    assert_eq!(tb.len(), 2, "{}", r.stdout);
+    assert!(
+        tb.iter().all(|(_, status)| status == "pass"),
+        "{tb:?}\n{}",
+        r.stdout
+    );
+}
