@@ -26,6 +26,7 @@ mod results;
 mod scan;
 mod schema;
 mod show;
+mod silence;
 mod usage;
 mod verifier;
 mod wordings;
