@@ -55,3 +55,38 @@ fn toml_errors_print_real_line_breaks() {
     );
     assert!(r.stderr.starts_with("artiscan: bad.toml: "), "{}", r.stderr);
 }
+
+/// A path that does not exist is named in the Markdown report itself, its
+/// claims unknown (it printed a clean table, the error on stderr only),
+/// with exit code 2 and the error on stderr once.
+#[test]
+fn a_missing_path_is_in_the_markdown_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = artiscan_in(
+        dir.path(),
+        &[
+            "check",
+            "--set",
+            "inferencex",
+            "--format",
+            "markdown",
+            "server_logs_missing.zip",
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let first = r.stdout.lines().next().unwrap_or_default();
+    assert!(!first.contains(" 0 unknown"), "{first}");
+    assert!(
+        r.stdout
+            .lines()
+            .any(|l| l.contains("unknown") && l.contains("server_logs_missing.zip")),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        r.stderr.matches("server_logs_missing.zip").count(),
+        1,
+        "{}",
+        r.stderr
+    );
+}
