@@ -70,11 +70,14 @@ pub enum ErrorKind {
     /// but its bytes are not one: a page saved in place of a download.
     #[serde(rename = "not_an_archive")]
     NotAnArchive,
+    /// A server log with no bytes at all: the server logged nothing, so
+    /// nothing may be claimed absent from it (its claims are unknown).
+    Empty,
 }
 
 impl ErrorKind {
     /// Every kind, for readers that check stored names (the audit store).
-    pub const ALL: [ErrorKind; 8] = [
+    pub const ALL: [ErrorKind; 9] = [
         ErrorKind::Truncated,
         ErrorKind::Corrupt,
         ErrorKind::Limit,
@@ -83,6 +86,7 @@ impl ErrorKind {
         ErrorKind::Skipped,
         ErrorKind::Excluded,
         ErrorKind::NotAnArchive,
+        ErrorKind::Empty,
     ];
 
     /// The name in JSON and in the audit store.
@@ -96,6 +100,7 @@ impl ErrorKind {
             ErrorKind::Skipped => "skipped",
             ErrorKind::Excluded => "excluded",
             ErrorKind::NotAnArchive => "not_an_archive",
+            ErrorKind::Empty => "empty",
         }
     }
 }

@@ -90,3 +90,71 @@ fn a_missing_path_is_in_the_markdown_report() {
         r.stderr
     );
 }
+
+/// A 0-byte `server.log` is a finding: "server.log is empty: the server
+/// logged nothing", and the claims about the artifact are unknown (they
+/// were all not applicable, exit 0), in an extracted folder and in a zip
+/// alike, in `check` and `audit` alike. (A complete twin artifact deciding
+/// instead is not built.)
+#[test]
+fn an_empty_server_log_makes_its_claims_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let name = "server_logs_dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc64_mi355x-amds_03";
+    let folder = d.join("runs/1").join(name);
+    std::fs::create_dir_all(folder.join("results")).unwrap();
+    let from = crate::harness::root()
+        .join("samples/artifacts/downloaded")
+        .join(name);
+    for f in [
+        "results/bench_conc64.log",
+        "results/bench_conc64_config.json",
+    ] {
+        std::fs::copy(from.join(f), folder.join(f)).unwrap();
+    }
+    std::fs::write(folder.join("server.log"), "").unwrap();
+    std::fs::create_dir_all(d.join("runs/2")).unwrap();
+    let zipped = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import os, sys, zipfile\n\
+             with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED) as z:\n\
+             \x20   for d, _, fs in os.walk(sys.argv[1]):\n\
+             \x20       for f in sorted(fs):\n\
+             \x20           p = os.path.join(d, f)\n\
+             \x20           z.write(p, os.path.relpath(p, sys.argv[1]))\n",
+        )
+        .arg(&folder)
+        .arg(d.join(format!("runs/2/{name}.zip")))
+        .status()
+        .unwrap();
+    assert!(zipped.success());
+    let r = artiscan_in(d, &["check", "--set", "inferencex", "runs"]);
+    // Named in the reasons, and in the coverage record with why.
+    assert!(r.stdout.contains("server.log (empty)"), "{}", r.stdout);
+    assert!(
+        r.of_type("coverage").iter().any(|c| c["errors"]
+            .to_string()
+            .contains("server.log is empty: the server logged nothing")),
+        "{}",
+        r.stdout
+    );
+    let verdicts = crate::harness::checked_verdicts(&r);
+    for scope in [format!("runs/1/{name}"), format!("runs/2/{name}.zip")] {
+        let status = |check: &str| {
+            verdicts
+                .iter()
+                .find(|(s, c, _)| *s == scope && c == check)
+                .unwrap_or_else(|| panic!("{scope} {check}: {verdicts:?}"))
+                .2
+                .clone()
+        };
+        for check in ["no-traceback", "no-oom", "nextn-fp8-moe-unset"] {
+            assert_eq!(status(check), "unknown", "{scope} {check}");
+        }
+    }
+    let audited = artiscan_in(d, &["audit", "runs", "--db", "a.sqlite"]);
+    assert_eq!(audited.code, 0, "{}", audited.stderr);
+    let exported = artiscan_in(d, &["audit", "export", "--db", "a.sqlite", "--verdicts"]);
+    assert_eq!(crate::harness::checked_verdicts(&exported), verdicts);
+}
