@@ -117,10 +117,13 @@ pub(crate) fn supersede_gone(
         path.strip_prefix(dir)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
     };
+    // Under its key, and under the path as walked: a store written when
+    // keys were paths as walked (`/data/runs/...`) has those rows
+    // superseded by the keyed ones, not listed twice.
     let folders: Vec<&str> = roots
         .iter()
         .filter(|r| r.folder)
-        .map(|r| r.key.as_str())
+        .flat_map(|r| [r.key.as_str(), r.walked.as_str()])
         .collect();
     if folders.is_empty() {
         return Ok(0);
