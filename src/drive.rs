@@ -443,8 +443,16 @@ pub(crate) fn account(
         // Pixels hold no log lines: passed over, coverage stays complete.
         coverage.note(
             members,
-            NoteKind::Image,
-            format!("{format} image: holds no log lines, not searched"),
+            if format == crate::source::detect::CORE_DUMP {
+                NoteKind::CoreDump
+            } else {
+                NoteKind::Image
+            },
+            if format == crate::source::detect::CORE_DUMP {
+                format!("{format} (a crashed process's memory): holds no log lines, not searched")
+            } else {
+                format!("{format} image: holds no log lines, not searched")
+            },
         );
     } else if outcome.binary {
         // Not searched, so nothing may be claimed absent from it.

@@ -506,7 +506,7 @@ fn main() -> ExitCode {
                 return ExitCode::from(0);
             }
             // Errors may quote artifact names or text: escaped.
-            let msg = artiscan::escape_text(&format!("{e:#}")).into_owned();
+            let msg = artiscan::error_text(&e);
             let _ = writeln!(err, "artiscan: {msg}");
             ExitCode::from(2)
         }

@@ -98,18 +98,6 @@ pub(crate) fn is_archive_name(name: &str) -> bool {
     crate::formats::is_container_name(name)
 }
 
-/// Files a download leaves beside the artifacts that are not part of any:
-/// Windows' `name:Zone.Identifier` streams copied as files, macOS's
-/// `.DS_Store` and `._name` resource forks, Windows' `Thumbs.db` and
-/// `desktop.ini`.
-pub(crate) fn is_download_junk(name: &str) -> bool {
-    name.ends_with(":Zone.Identifier")
-        || name == ".DS_Store"
-        || name.starts_with("._")
-        || name.eq_ignore_ascii_case("Thumbs.db")
-        || name.eq_ignore_ascii_case("desktop.ini")
-}
-
 /// Parses one artifact name (file or folder name, extensions allowed).
 pub(crate) fn parse_name(name: &str) -> Option<NameFields> {
     let stem = stem(name);

@@ -24,6 +24,7 @@
 //!   `dirty_runs`), so they see every file of the run, also across shards
 //!   after a merge.
 
+pub(crate) mod current;
 pub(crate) mod export;
 pub(crate) mod merge;
 pub(crate) mod report;
@@ -137,6 +138,8 @@ impl CheckSet {
 pub(crate) struct AuditOptions {
     pub db: PathBuf,
     pub paths: Vec<String>,
+    /// Entries of `--listing` files: audited at their path, keyed by it.
+    pub listed: Vec<String>,
     pub shard: Option<Shard>,
     /// Run id for every artifact (else from folder names).
     pub run_id: Option<String>,
@@ -218,8 +221,11 @@ pub(crate) struct Summary {
     pub unchanged: u64,
     /// Unchanged, but hashed to be sure.
     pub rehashed: u64,
-    /// Inputs that could not be opened (walk or stat errors): exit 2.
+    /// Inputs that could not be opened or read (walk or stat errors, and
+    /// files whose scan could not read them, as `check` counts them): exit 2.
     pub errors: u64,
+    /// Stored files found gone under the folders audited: superseded.
+    pub gone: u64,
     /// Verdicts by status: the scanned artifacts', then the judged runs'.
     pub verdicts: Tally,
     pub runs_judged: u64,
@@ -275,6 +281,9 @@ impl Summary {
                 self.rehashed += u64::from(hashed_ns.is_some());
             }
             ArtifactWork::Scanned(p) => {
+                // Unreadable as `check` has it (its exit 2): an error, not
+                // only an incomplete artifact.
+                self.errors += u64::from(drive::unreadable(&p.coverage));
                 self.scanned.artifact(&p.coverage);
                 self.scanned.matches += p.rows.evidence.len() as u64;
                 self.file_bytes += p.size.unwrap_or(0) as u64;
@@ -503,6 +512,21 @@ fn audit_into(
         progress,
         err,
     )?;
+    summary.gone = current::supersede_gone(
+        conn,
+        &plan.roots,
+        &work.units.keys().cloned().collect(),
+        &plan.blocked,
+        opts.shard,
+        now_ns(),
+    )?;
+    if summary.gone > 0 {
+        writeln!(
+            err,
+            "artiscan: {} files stored earlier are gone from the folders audited: kept as history (superseded), left out of verdicts and reports",
+            summary.gone
+        )?;
+    }
     let judged = judge_dirty_runs(conn, checks)?;
     summary.runs_judged = judged.runs;
     summary.verdicts += judged.verdicts;
@@ -544,6 +568,9 @@ struct Plan {
     artifacts: Vec<Artifact>,
     units: HashMap<String, UnitOf>,
     stats: HashMap<String, Result<FileStat, String>>,
+    roots: Vec<current::Root>,
+    /// Keys of inputs the walk could not read: nothing under them is gone.
+    blocked: Vec<String>,
 }
 
 /// The artifact a file belongs to (`check`'s grouping: the file itself, or
@@ -559,13 +586,20 @@ struct UnitOf {
 /// download junk is noted, the store's own files and other shards' artifacts
 /// are left out (an artifact's files all fall in one shard).
 fn plan(opts: &AuditOptions, summary: &mut Summary, err: &mut dyn Write) -> anyhow::Result<Plan> {
-    let walked = crate::check::scope::walk_units(&opts.paths, opts.layout);
+    let inputs: Vec<String> = opts.paths.iter().chain(&opts.listed).cloned().collect();
+    let walked = crate::check::scope::walk_units(&inputs, opts.layout);
+    let roots = current::roots(&opts.paths, &opts.listed);
+    let blocked = walked
+        .errors
+        .iter()
+        .map(|(p, _)| current::key(&roots, &normalize(p)))
+        .collect();
     drive::report_walk_errors(err, &walked.errors)?;
     summary.errors += walked.errors.len() as u64;
-    for j in &walked.junk {
+    for (j, why) in &walked.junk {
         writeln!(
             err,
-            "artiscan: {}: download junk, not part of any artifact: not audited",
+            "artiscan: {}: set aside as download junk ({why}), not part of any artifact: not audited",
             crate::escape::text(j)
         )?;
     }
@@ -582,14 +616,14 @@ fn plan(opts: &AuditOptions, summary: &mut Summary, err: &mut dyn Write) -> anyh
             };
             // The key is also the path scanned, so that citations name the
             // artifact as the store does.
-            a.path = artifact_key(&a);
+            a.path = current::key(&roots, &artifact_key(&a));
             if units.contains_key(&a.path) {
                 continue; // given twice
             }
             let unit = if whole_file {
                 a.path.clone()
             } else {
-                normalize(&u.name)
+                current::key(&roots, &normalize(&u.name))
             };
             let unreadable = !matches!(a.kind, ArtifactKind::File(_));
             if unreadable && whole_file {
@@ -605,7 +639,9 @@ fn plan(opts: &AuditOptions, summary: &mut Summary, err: &mut dyn Write) -> anyh
                 // A file of a folder artifact that cannot be read is stored
                 // as such (its coverage error says why, on stderr too), so
                 // that the folder's claims are unknown, as `check` has them.
-                summary.errors += u64::from(unreadable);
+                // One not a file (a FIFO) is counted here; one that could
+                // not be opened, by its scan's `io` error.
+                summary.errors += u64::from(matches!(a.kind, ArtifactKind::Skipped(_)));
                 let run_dir = crate::names::run_dir(&unit);
                 units.insert(a.path.clone(), UnitOf { unit, run_dir });
                 artifacts.push(a);
@@ -629,6 +665,8 @@ fn plan(opts: &AuditOptions, summary: &mut Summary, err: &mut dyn Write) -> anyh
         artifacts,
         units,
         stats,
+        roots,
+        blocked,
     })
 }
 
@@ -984,7 +1022,8 @@ pub(crate) fn judge_dirty_runs(conn: &Connection, checks: &CheckSet) -> anyhow::
         )?;
         let files: Vec<(String, Option<String>, String)> = conn
             .prepare(
-                "SELECT path, run_id, coalesce(unit, path) FROM artifacts WHERE run_dir = ?1 ORDER BY path",
+                // Files found gone are history: judged without.
+                "SELECT path, run_id, coalesce(unit, path) FROM artifacts WHERE run_dir = ?1 AND superseded_ns IS NULL ORDER BY path",
             )?
             .query_map([&run], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
             .collect::<Result<_, _>>()?;
@@ -1111,6 +1150,7 @@ mod tests {
         let opts = AuditOptions {
             db: dir.path().join("audit.db"),
             paths: vec![dir.path().join("runs").display().to_string()],
+            listed: Vec::new(),
             shard: None,
             run_id: None,
             rehash: false,

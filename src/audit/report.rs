@@ -49,12 +49,18 @@ pub(crate) struct Filter {
     /// `field=value`; `value` may be `a,b` (any of), hold `*`/`?` globs, or be
     /// empty (the field is null).
     pub wheres: Vec<String>,
+    /// Also files found gone (superseded): the store's history.
+    pub history: bool,
 }
 
 impl Filter {
     /// A SQL condition on `artifacts a`, with its parameters.
     pub(crate) fn sql(&self, conn: &Connection) -> anyhow::Result<(String, Vec<SqlValue>)> {
-        let mut conds = vec!["1".to_string()];
+        let mut conds = vec![if self.history {
+            "1".to_string()
+        } else {
+            "a.superseded_ns IS NULL".to_string()
+        }];
         let mut params = Vec::new();
         if let Some(since) = &self.since {
             let since = since.trim();

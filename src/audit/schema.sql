@@ -1,10 +1,12 @@
--- The `artiscan audit` store: one SQLite file, schema version 4
--- (`PRAGMA user_version = 4`). artiscan creates it on first use and refuses a
+-- The `artiscan audit` store: one SQLite file, schema version 5
+-- (`PRAGMA user_version = 5`). artiscan creates it on first use and refuses a
 -- file with a newer version; a future version adds a migration step from each
 -- older one (see `src/audit/store/open.rs`, `MIGRATIONS`).
 --
--- Keys: a file is identified by its path as walked (`runs/123/x.zip`,
--- relative to where artiscan ran, exactly as it appears in citations). Every
+-- Keys: a file is identified by its path relative to the folder it was
+-- found under, that folder's own name first (`runs/123/x.zip` whether
+-- `runs`, `./runs` or `/data/runs` was audited; a listing's entries by
+-- their object name), exactly as it appears in citations. Every
 -- other table refers to it by `path`. Re-scanning an artifact deletes all of its
 -- rows and writes the new ones in one transaction, so no reader ever sees half
 -- of an artifact, and a killed audit leaves only whole artifacts behind.
@@ -14,7 +16,8 @@
 -- `aggregates` and `coverage_errors` as views with their layout-2 columns
 -- over `*_rows` tables that refer to a chain by id, so a store's size no
 -- longer grows with a member name times its matching lines; 4 added
--- `artifacts.unit`, the artifact a file belongs to.
+-- `artifacts.unit`, the artifact a file belongs to; 5 added
+-- `artifacts.superseded_ns`, set when the file is gone.
 --
 -- JSON columns hold the same values as the fields of the scan's JSON Lines
 -- records (see `src/output/records.rs`); query them with `json_extract` /
@@ -90,7 +93,11 @@ CREATE TABLE artifacts (
     -- artifact (`gh run download` makes one per artifact). Artifact-scope
     -- verdicts of a folder are judged over all its files (`verdicts.path`
     -- NULL, `scope_name` the folder); `run_dir` is the folder holding it.
-    unit          TEXT
+    unit          TEXT,
+    -- When an audit of the folder holding the file found it gone (deleted or
+    -- moved): its rows are kept as history, but judging, reports and exports
+    -- leave it out (`audit report --history` shows it). NULL: current.
+    superseded_ns INTEGER
 );
 CREATE INDEX artifacts_run_id ON artifacts(run_id);
 CREATE INDEX artifacts_run_dir ON artifacts(run_dir);

@@ -71,6 +71,26 @@ pub fn param_pairs(files: &[PathBuf], pairs: &[String]) -> anyhow::Result<Vec<St
     Ok(out)
 }
 
+/// An error as printed: escaped (it may quote artifact names or text), but a
+/// check file's TOML error keeps its line breaks, each line escaped: the
+/// parser's snippet of the user's own file with a caret under the fault,
+/// which reads as a literal `\n` run otherwise.
+pub fn error_text(e: &anyhow::Error) -> String {
+    let msg = format!("{e:#}");
+    let toml = e
+        .chain()
+        .any(|c| matches!(c.downcast_ref(), Some(super::CheckError::Parse { .. })));
+    if toml {
+        msg.trim_end()
+            .lines()
+            .map(|l| crate::escape::text(l).into_owned())
+            .collect::<Vec<_>>()
+            .join("\n")
+    } else {
+        crate::escape::text(&msg).into_owned()
+    }
+}
+
 /// The `KEY=VALUE` pairs of one params file's text.
 fn params_file_pairs(src: &str) -> Result<Vec<String>, String> {
     let table: toml::Table = toml::from_str(src).map_err(|e| e.to_string())?;

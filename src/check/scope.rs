@@ -7,7 +7,7 @@
 use crate::domain::Evidence;
 use crate::location::Location;
 use crate::scan::ArtifactScan;
-use crate::source::{Artifact, NoteKind, walk};
+use crate::source::{Artifact, ArtifactKind, NoteKind, walk};
 use std::collections::HashMap;
 use std::io;
 use std::path::Path;
@@ -63,8 +63,9 @@ pub(crate) struct Walked {
     pub files: Vec<Artifact>,
     pub units: Vec<Unit>,
     pub errors: Vec<(String, io::Error)>,
-    /// Download junk left out of every artifact (`x:Zone.Identifier`).
-    pub junk: Vec<String>,
+    /// Download junk left out of every artifact (a `x:Zone.Identifier`
+    /// whose bytes are one), with why.
+    pub junk: Vec<(String, &'static str)>,
 }
 
 /// Walks the inputs (as `source::walk`) and groups the files into artifacts
@@ -85,8 +86,14 @@ pub(crate) fn walk_units(inputs: &[String], layout: Layout) -> Walked {
         let is_dir = input != "-" && std::fs::metadata(input).is_ok_and(|m| m.is_dir());
         let root = input.trim_end_matches('/');
         for a in found {
-            if is_dir && crate::names::is_download_junk(base_name(&a.path)) {
-                w.junk.push(a.path);
+            let junk = match &a.kind {
+                ArtifactKind::File(p) if is_dir => {
+                    crate::source::junk::set_aside(p, base_name(&a.path))
+                }
+                _ => None,
+            };
+            if let Some(why) = junk {
+                w.junk.push((a.path, why));
                 continue;
             }
             let name = if is_dir {
@@ -139,7 +146,7 @@ impl Folders {
         if let Ok(rd) = std::fs::read_dir(dir) {
             for e in rd.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
-                if crate::names::is_download_junk(&name) {
+                if crate::source::junk::set_aside(&e.path(), &name).is_some() {
                     continue;
                 }
                 // Follows links as the walk does (a link out of the folder

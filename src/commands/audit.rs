@@ -123,6 +123,10 @@ pub struct FilterArgs {
     /// conc, runner, run_id, ...); VALUE may be a,b (any), a glob, or empty (null); repeatable (all hold)
     #[arg(long = "where", value_name = "FIELD=VALUE")]
     pub wheres: Vec<String>,
+    /// Also files found gone since they were audited (deleted or moved: kept as history,
+    /// marked superseded), and their verdicts
+    #[arg(long)]
+    pub history: bool,
 }
 
 impl FilterArgs {
@@ -130,6 +134,7 @@ impl FilterArgs {
         Filter {
             since: self.since.clone(),
             wheres: self.wheres.clone(),
+            history: self.history,
         }
     }
 }
@@ -341,16 +346,15 @@ fn audit_paths(args: AuditArgs, err: &mut dyn Write) -> anyhow::Result<i32> {
             anyhow::bail!("check {}: no rule {:?} in the packs", c.id, c.rule);
         }
     }
-    let mut paths = args.paths.clone();
     // A listing names objects; each is audited at its path in the bucket.
-    paths.extend(
-        read_listings(&args.listings)?
-            .iter()
-            .map(|e| shards::object_path(e)),
-    );
+    let listed = read_listings(&args.listings)?
+        .iter()
+        .map(|e| shards::object_path(e))
+        .collect();
     let opts = AuditOptions {
         db,
-        paths,
+        paths: args.paths.clone(),
+        listed,
         shard: args.shard.resolve(err)?,
         run_id: args.run_id.clone(),
         rehash: args.rehash,

@@ -72,18 +72,32 @@ pub fn run(
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
     let walked = walk_units(inputs, layout);
-    let (artifacts, mut units, walk_errors) = (walked.files, walked.units, walked.errors);
+    let (mut artifacts, mut units, walk_errors) = (walked.files, walked.units, walked.errors);
+    // An input that could not be walked (a missing path, an unreadable
+    // folder) is judged as an artifact that could not be read: its claims
+    // are unknown and it is named in the report itself, never a clean
+    // table with the error on stderr only (its coverage error is printed
+    // with the others', below).
+    for (path, e) in &walk_errors {
+        units.push(crate::check::scope::Unit {
+            name: path.clone(),
+            files: vec![artifacts.len()],
+        });
+        artifacts.push(crate::source::Artifact {
+            path: path.clone(),
+            kind: crate::source::ArtifactKind::Unreadable(e.to_string()),
+        });
+    }
     // A file given twice is one artifact to judge: its second scan would
     // read as a second launch in the same logs.
     for u in &mut units {
         let mut seen = std::collections::HashSet::new();
         u.files.retain(|&i| seen.insert(artifacts[i].path.as_str()));
     }
-    drive::report_walk_errors(err, &walk_errors)?;
-    for j in &walked.junk {
+    for (j, why) in &walked.junk {
         writeln!(
             err,
-            "artiscan: {}: download junk, not part of any artifact: not judged",
+            "artiscan: {}: set aside as download junk ({why}), not part of any artifact: not judged",
             escape::text(j)
         )?;
     }

@@ -800,18 +800,28 @@ impl RuleSet {
     }
 
     /// The captures rule `id` can record (None: no such rule; Some(None):
-    /// any name, for a rule that reads a dump's fields): named groups of
-    /// its regexes, constants it sets, declared types.
+    /// any name, for a rule that reads a dump's fields without a `keys`
+    /// list): named groups of its regexes, the keys its dumps keep,
+    /// constants it sets, declared types.
     pub(crate) fn capture_names(&self, id: &str) -> Option<Option<BTreeSet<String>>> {
         let rule = self.rule(id)?;
         let mut names: BTreeSet<String> = rule.captures.keys().cloned().collect();
         for &vi in &rule.variants {
             let v = &self.variants[vi];
-            if v.dump().is_some() {
-                return Some(None);
-            }
+            // A dump records only its `keys` (when listed): those are
+            // names it can record, so a mistyped one is caught too.
+            let dumped = match v.dump() {
+                Some((group, Some(keys))) => Some((group, keys)),
+                Some((_, None)) => return Some(None),
+                None => None,
+            };
             for re in v.regexes() {
                 names.extend(re.names().iter().cloned());
+            }
+            // Its text group is not recorded itself.
+            if let Some((group, keys)) = dumped {
+                names.remove(group);
+                names.extend(keys.iter().cloned());
             }
             if let Matcher::Json(j) = &v.matcher {
                 names.extend(j.names().map(str::to_string));

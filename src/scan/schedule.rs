@@ -87,6 +87,15 @@ fn scan_artifact_on(
                     );
                     // Also before a read error: the lines before it were searched.
                     drive::account(leaf.coverage, leaf.members, &outcome, limits.lines.max_line);
+                    if error.is_none() && outcome.bytes == 0 && is_server_log(name) {
+                        // Silence is no evidence: the claims about this
+                        // server are unknown, never not applicable.
+                        leaf.coverage.error(
+                            leaf.members,
+                            crate::source::ErrorKind::Empty,
+                            format!("{name} is empty: the server logged nothing"),
+                        );
+                    }
                     error.map_or(Ok(()), Err)
                 },
             );
@@ -101,6 +110,14 @@ fn scan_artifact_on(
     }
     scan.sha256 = sha256;
     scan
+}
+
+/// Whether a member is a server's log by its name (`server.log`,
+/// `vllm_server.log`, compressed or not).
+fn is_server_log(name: &str) -> bool {
+    let base = name.rsplit('/').next().unwrap_or(name);
+    let base = crate::formats::strip_compression(base).map_or(base, |(rest, _)| rest);
+    base.ends_with("server.log")
 }
 
 /// The name rules are selected by: the innermost member, or the file name.

@@ -33,13 +33,19 @@ const UNDECODED: &[(&[u8], &str)] = &[
     (b"GRZipII", "grzip"),
 ];
 
-/// The image format a member's first bytes are, if any: PNG (signature and
-/// its IHDR chunk), JPEG, GIF, WebP. Plots beside the logs (aiperf's
-/// `metrics_plots.png`) are such members; a line rule cannot apply to
-/// pixels, so an image is passed over without making coverage incomplete.
-/// Anything else with a NUL in its first block stays a skipped member.
+/// What a member's first bytes say it is, when that holds no log lines: an
+/// image (PNG with its IHDR chunk, JPEG, GIF, WebP), or an ELF core dump
+/// (a crashed process's memory, `core.<pid>`). Plots beside the logs
+/// (aiperf's `metrics_plots.png`) and core dumps beside a crashed server's
+/// logs are such members; a line rule cannot apply to pixels or a memory
+/// image, so they are passed over, with a note, without making coverage
+/// incomplete (a core dump would otherwise make every absence claim about
+/// the logs beside it unknown). Anything else with a NUL in its first block
+/// stays a skipped member.
 pub(crate) fn image(head: &[u8]) -> Option<&'static str> {
-    if head.starts_with(b"\x89PNG\r\n\x1a\n") && head.get(12..16) == Some(b"IHDR") {
+    if is_elf_core(head) {
+        Some(CORE_DUMP)
+    } else if head.starts_with(b"\x89PNG\r\n\x1a\n") && head.get(12..16) == Some(b"IHDR") {
         Some("PNG")
     } else if head.starts_with(&[0xff, 0xd8, 0xff]) {
         Some("JPEG")
@@ -50,6 +56,24 @@ pub(crate) fn image(head: &[u8]) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// What [`image`] calls an ELF core dump.
+pub(crate) const CORE_DUMP: &str = "ELF core dump";
+
+/// An ELF file whose type (`e_type`, in the byte order its header gives)
+/// is `ET_CORE` (4).
+fn is_elf_core(head: &[u8]) -> bool {
+    let (Some(b"\x7fELF"), Some(&data), Some(t)) = (head.get(..4), head.get(5), head.get(16..18))
+    else {
+        return false;
+    };
+    let e_type = match data {
+        1 => u16::from_le_bytes([t[0], t[1]]),
+        2 => u16::from_be_bytes([t[0], t[1]]),
+        _ => return false,
+    };
+    e_type == 4
 }
 
 /// Whether `head` starts with one of `format`'s magic numbers in the

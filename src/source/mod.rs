@@ -28,6 +28,7 @@
 pub(crate) mod detect;
 mod entries;
 mod gzip;
+pub(crate) mod junk;
 mod layer;
 pub(crate) mod meter;
 mod pread;
@@ -69,11 +70,14 @@ pub enum ErrorKind {
     /// but its bytes are not one: a page saved in place of a download.
     #[serde(rename = "not_an_archive")]
     NotAnArchive,
+    /// A server log with no bytes at all: the server logged nothing, so
+    /// nothing may be claimed absent from it (its claims are unknown).
+    Empty,
 }
 
 impl ErrorKind {
     /// Every kind, for readers that check stored names (the audit store).
-    pub const ALL: [ErrorKind; 8] = [
+    pub const ALL: [ErrorKind; 9] = [
         ErrorKind::Truncated,
         ErrorKind::Corrupt,
         ErrorKind::Limit,
@@ -82,6 +86,7 @@ impl ErrorKind {
         ErrorKind::Skipped,
         ErrorKind::Excluded,
         ErrorKind::NotAnArchive,
+        ErrorKind::Empty,
     ];
 
     /// The name in JSON and in the audit store.
@@ -95,6 +100,7 @@ impl ErrorKind {
             ErrorKind::Skipped => "skipped",
             ErrorKind::Excluded => "excluded",
             ErrorKind::NotAnArchive => "not_an_archive",
+            ErrorKind::Empty => "empty",
         }
     }
 }
@@ -133,6 +139,9 @@ pub enum NoteKind {
     /// An image (PNG, JPEG, GIF, WebP by its magic bytes), passed over:
     /// it holds no log lines, so coverage stays complete.
     Image,
+    /// An ELF core dump (a crashed process's memory, by its header),
+    /// passed over as an image is: it holds no log lines.
+    CoreDump,
     /// A member with the name of an earlier one in the same container,
     /// read and cited with a `#N` suffix.
     Duplicate,

@@ -34,6 +34,34 @@ pub(super) const MAX_HOLES: u64 = 64 << 20;
 
 const BLOCK: usize = 512;
 
+/// The first bytes of the file index `pixz` appends after a tar, in the
+/// same xz stream (`PIXZ_INDEX_MAGIC`, little-endian).
+const PIXZ_INDEX_MAGIC: [u8; 8] = 0xDBAE_14D6_2E32_4CA6u64.to_le_bytes();
+/// A pixz index bigger than this is not taken for one (a name and an
+/// offset per member: a tarball of 100 000 logs has a few MiB).
+const MAX_PIXZ_INDEX: u64 = 64 << 20;
+
+/// Whether `b` is a whole pixz file index: the magic, then entries of a
+/// NUL-terminated name and an 8-byte offset, the last with an empty name,
+/// and nothing after it.
+fn is_pixz_index(b: &[u8]) -> bool {
+    let Some(mut rest) = b.strip_prefix(&PIXZ_INDEX_MAGIC) else {
+        return false;
+    };
+    loop {
+        let Some(nul) = rest.iter().position(|&c| c == 0) else {
+            return false;
+        };
+        let Some(after) = rest.get(nul + 1 + 8..) else {
+            return false;
+        };
+        if nul == 0 {
+            return after.is_empty();
+        }
+        rest = after;
+    }
+}
+
 /// Why a tar could not be read on: typed, so the kind never depends on
 /// message wording.
 #[derive(Debug, thiserror::Error)]
@@ -458,6 +486,24 @@ impl<'r> TarReader<'r> {
             }
             if n == 0 {
                 return Err(TarError::NoEnd { at });
+            }
+            if after_end.is_some() && h[..n].starts_with(&PIXZ_INDEX_MAGIC) {
+                // pixz appends its file index after the tar, in the same xz
+                // stream: part of the format, read past as xz readers do.
+                let mut rest = h[..n].to_vec();
+                rest.extend_from_slice(&self.ahead[self.ahead_at..]);
+                self.ahead_at = self.ahead.len();
+                (&mut self.r)
+                    .take(MAX_PIXZ_INDEX + 1)
+                    .read_to_end(&mut rest)?;
+                if rest.len() as u64 <= MAX_PIXZ_INDEX && is_pixz_index(&rest) {
+                    return Ok(Next::End);
+                }
+                let more = io::copy(&mut self.r, &mut io::sink())?;
+                return Err(TarError::Trailing {
+                    at,
+                    bytes: rest.len() as u64 + more,
+                });
             }
             if after_end.is_some() && (n < BLOCK || !checksum_ok(&h)) {
                 // Bytes after the end that are no header: `zcat | grep`

@@ -195,7 +195,7 @@ fn first_audit_stores_every_artifact_with_parsed_names() {
     let run = audit(dir.path(), &["runs", "--db", "audit.sqlite", "-j", "2"]);
     assert_eq!(counts(&run), (n as u64, 0), "{}", run.stderr);
     let c = db(&dir.path().join("audit.sqlite"));
-    assert_eq!(one::<i64>(&c, "PRAGMA user_version"), 4);
+    assert_eq!(one::<i64>(&c, "PRAGMA user_version"), 5);
     assert_eq!(count_rows(&c, "artifacts"), n as i64);
     assert_eq!(count_rows(&c, "coverage"), n as i64);
     assert_eq!(count_rows(&c, "dirty_runs"), 0);
@@ -1006,7 +1006,7 @@ fn assert_whole_artifacts(path: &Path, clean: &Clean) -> Option<usize> {
         assert!(schema.is_empty(), "half-migrated schema: {schema:?}");
         return None;
     }
-    assert_eq!(version, 4);
+    assert_eq!(version, 5);
     assert_eq!(schema, clean.schema, "{}", path.display());
     let stored: BTreeSet<String> = c
         .prepare("SELECT path FROM artifacts")

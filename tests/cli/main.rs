@@ -3,8 +3,10 @@
 
 mod harness;
 
+mod archive_edges;
 mod archives;
 mod audit;
+mod audit_current;
 mod check;
 mod cite;
 mod docs;
@@ -14,6 +16,7 @@ mod grep;
 mod hostile;
 mod hostile_attacks;
 mod hostile_output;
+mod junk_by_content;
 mod ls;
 mod member_glob;
 mod packs;
@@ -22,6 +25,7 @@ mod results;
 mod scan;
 mod schema;
 mod show;
+mod silence;
 mod usage;
 mod verifier;
 mod wordings;

@@ -320,8 +320,18 @@ fn check_exits_2_with_a_message_for_an_input_it_cannot_read() {
     ]);
     assert_eq!(missing.code, 2, "{}", missing.stdout);
     assert!(missing.stderr.contains("missing.zip"), "{}", missing.stderr);
-    // The rest is still judged.
-    assert_eq!(missing.of_type("verdict"), alone.of_type("verdict"));
+    // The rest is still judged; the missing path's claims are unknown,
+    // named in the output itself (issue 45).
+    let of = |r: &Run, scope: &str| -> Vec<serde_json::Value> {
+        r.of_type("verdict")
+            .into_iter()
+            .filter(|v| v["scope"] == scope)
+            .collect()
+    };
+    assert_eq!(of(&missing, art), of(&alone, art));
+    let gone = of(&missing, "missing.zip");
+    assert!(!gone.is_empty());
+    assert!(gone.iter().all(|v| v["status"] == "unknown"), "{gone:?}");
     // A path that exists but cannot be read (a FIFO nobody writes to):
     // before, unknown verdicts (exit 3) and nothing on stderr.
     let dir = tempfile::tempdir().unwrap();

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 /// `PRAGMA user_version` of a store this build writes: the SQLite layout,
 /// versioned apart from the JSON records ([`crate::output::SCHEMA_VERSION`]).
-pub(crate) const STORE_SCHEMA_VERSION: i64 = 4;
+pub(crate) const STORE_SCHEMA_VERSION: i64 = 5;
 
 /// The documented schema (`src/audit/schema.sql`).
 pub(crate) const SCHEMA: &str = include_str!("../schema.sql");
@@ -22,6 +22,8 @@ const MIGRATIONS: &[fn() -> String] = &[
     // 4: the artifact each file belongs to (a file of its own until it is
     // scanned again; a new version's fingerprint makes every file scanned).
     || "ALTER TABLE artifacts ADD COLUMN unit TEXT;\nUPDATE artifacts SET unit = path;".into(),
+    // 5: files found gone are kept, marked superseded.
+    || "ALTER TABLE artifacts ADD COLUMN superseded_ns INTEGER;".into(),
 ];
 
 /// The statement of [`SCHEMA`] that creates `object` (e.g. `TABLE evidence_rows`),

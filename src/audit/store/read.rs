@@ -30,7 +30,8 @@ pub(crate) struct Prior {
 
 pub(crate) fn load_prior(conn: &Connection) -> anyhow::Result<HashMap<String, Prior>> {
     let mut stmt = conn.prepare(
-        "SELECT path, size, mtime_ns, sha256, fingerprint, hashed_ns, run_id, unit, run_dir FROM artifacts",
+        // A file found gone and back is scanned again (its row made current).
+        "SELECT path, size, mtime_ns, sha256, fingerprint, hashed_ns, run_id, unit, run_dir FROM artifacts WHERE superseded_ns IS NULL",
     )?;
     let rows = stmt.query_map([], |r| {
         Ok((

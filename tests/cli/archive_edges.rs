@@ -1,0 +1,137 @@
+//! Archives as their own tools write them (issue 45): a `pixz` tarball (xz
+//! blocks, then the file index pixz appends in the same stream) is read
+//! whole, as `xz -d | tar` reads it.
+
+use crate::harness::artiscan_in;
+use std::path::Path;
+use std::process::Command;
+
+/// A vLLM server's crash, as its log prints it.
+const LOG: &str = "INFO 10-29 04:01:05 [api_server.py:1090] vLLM API server version 0.11.0\nERROR 10-29 04:52:11 [core.py:708] EngineCore encountered a fatal error.\nERROR 10-29 04:52:11 [core.py:708] Traceback (most recent call last):\nERROR 10-29 04:52:11 [core.py:708]   File \"/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py\", line 699, in run_engine_core\nERROR 10-29 04:52:11 [core.py:708] RuntimeError: CUDA error: an illegal memory access was encountered\n";
+
+fn sh(dir: &Path, script: &str) -> bool {
+    Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir)
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The pixz file index of a tar holding `names` at `offsets`, ending at
+/// `end`: its magic (`PIXZ_INDEX_MAGIC`, little-endian), then each name,
+/// NUL, its 8-byte offset, and an empty name with the end offset (pixz's
+/// `write_file_index`).
+fn pixz_index(entries: &[(&str, u64)], end: u64) -> Vec<u8> {
+    let mut b = 0xDBAE_14D6_2E32_4CA6u64.to_le_bytes().to_vec();
+    for (name, at) in entries {
+        b.extend_from_slice(name.as_bytes());
+        b.push(0);
+        b.extend_from_slice(&at.to_le_bytes());
+    }
+    b.push(0);
+    b.extend_from_slice(&end.to_le_bytes());
+    b
+}
+
+fn coverage(dir: &Path, file: &str) -> serde_json::Value {
+    let run = artiscan_in(dir, &["scan", file]);
+    run.of_type("coverage").pop().expect("a coverage record")
+}
+
+#[test]
+fn a_pixz_tarball_is_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("server.log"), LOG).unwrap();
+    assert!(sh(d, "tar -cf plain.tar server.log"));
+    let tar = std::fs::read(d.join("plain.tar")).unwrap();
+    // Built here as pixz lays it out: the tar, then its index, in one xz
+    // stream (pixz puts the index in a block of its own; a reader sees the
+    // same bytes).
+    let mut bytes = tar.clone();
+    bytes.extend(pixz_index(&[("server.log", 0)], tar.len() as u64));
+    std::fs::write(d.join("built.tar"), &bytes).unwrap();
+    assert!(sh(d, "xz -k built.tar"));
+    let mut files = vec!["built.tar.xz"];
+    if sh(d, "command -v pixz >/dev/null && pixz plain.tar made.tpxz") {
+        files.push("made.tpxz");
+    } else {
+        println!("pixz not installed: checked the built pixz layout only");
+    }
+    for f in files {
+        let c = coverage(d, f);
+        assert_eq!(c["complete"], true, "{f}: {c}");
+        assert_eq!(c["errors"], serde_json::json!([]), "{f}: {c}");
+        let r = artiscan_in(d, &["check", "--set", "inferencex", f]);
+        let tb = r
+            .of_type("verdict")
+            .into_iter()
+            .find(|v| v["check"] == "no-traceback")
+            .expect("no-traceback verdict");
+        assert_eq!(tb["status"], "fail", "{f}: {tb}");
+    }
+    // Bytes after the tar that only start like an index are still reported.
+    let mut bad = tar;
+    let mut index = pixz_index(&[("server.log", 0)], 0);
+    index.extend_from_slice(b"Traceback (most recent call last):\n");
+    bad.extend(index);
+    std::fs::write(d.join("bad.tar"), &bad).unwrap();
+    let c = coverage(d, "bad.tar");
+    assert_eq!(c["complete"], false, "{c}");
+}
+
+/// A clean SGLang server log: it starts, serves and shuts down.
+fn clean_server_log() -> String {
+    std::fs::read_to_string(crate::harness::root().join(format!(
+        "samples/artifacts/downloaded/server_logs_{}/server.log",
+        "dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc64_mi355x-amds_03"
+    )))
+    .unwrap()
+}
+
+/// A core dump beside a server's logs costs no claim about the logs: in a
+/// tar.zst and in an extracted artifact folder, the core (an ELF core file
+/// by its header, the committed sample's `core.12345`) is passed over with
+/// a note, coverage stays complete, and no-traceback passes on the clean
+/// log (it was UNKNOWN: the whole artifact counted as unread).
+#[test]
+fn a_core_dump_does_not_make_the_logs_claims_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let core = crate::harness::extract(
+        "samples/artifacts/damaged/core_dump_artifact.zip",
+        &["core.12345"],
+    );
+    assert!(core.starts_with(b"\x7fELF"));
+    let folder = d.join("runs/1/server_logs_crashed");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("server.log"), clean_server_log()).unwrap();
+    std::fs::write(folder.join("core.12345"), &core).unwrap();
+    assert!(sh(
+        d,
+        "mkdir -p runs/2 && tar -C runs/1/server_logs_crashed -cf - server.log core.12345 | zstd -q -o runs/2/server_logs_crashed.tar.zst"
+    ));
+    let c = coverage(d, "runs/2/server_logs_crashed.tar.zst");
+    assert_eq!(c["complete"], true, "{c}");
+    assert_eq!(c["notes"][0]["kind"], "core_dump", "{c}");
+    let r = artiscan_in(d, &["check", "--set", "inferencex", "runs"]);
+    let tb: Vec<(String, String)> = r
+        .of_type("verdict")
+        .into_iter()
+        .filter(|v| v["check"] == "no-traceback")
+        .map(|v| {
+            (
+                v["scope"].as_str().unwrap().to_string(),
+                v["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    // The folder and the tarball (judged as the folder holding it).
+    assert_eq!(tb.len(), 2, "{}", r.stdout);
+    assert!(
+        tb.iter().all(|(_, status)| status == "pass"),
+        "{tb:?}\n{}",
+        r.stdout
+    );
+}
