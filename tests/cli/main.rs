@@ -20,6 +20,7 @@ mod packs;
 mod progress;
 mod real_runs;
 mod results;
+mod run_shapes;
 mod scan;
 mod schema;
 mod show;
