@@ -223,6 +223,15 @@ impl Cond {
         Ok(Cond(ops))
     }
 
+    /// The literal text the condition pins its capture to (`name = "X"`),
+    /// if it is one plain equality.
+    pub(super) fn literal_text(&self) -> Option<&str> {
+        match self.0.as_slice() {
+            [Op::Eq(Operand::Lit(Value::String(s)))] => Some(s),
+            _ => None,
+        }
+    }
+
     /// The `@param:` keys used, with whether they are compared as numbers.
     pub(super) fn params(&self) -> Vec<(String, bool)> {
         let mut out = Vec::new();

@@ -42,6 +42,54 @@ impl Ctx<'_, '_> {
     }
 }
 
+/// What the claim speaks about is not here: not_applicable, or unknown
+/// where the claim has `undecidable` and the scope holds what it needs
+/// (`undecidable_when`: a server log whose launch left no setup output).
+fn not_applicable(v: &mut Verdict, cx: &Ctx, a: &super::Applies, what: String) {
+    let when = a.undecidable_when.is_empty()
+        || cx
+            .scope
+            .records()
+            .any(|r| a.undecidable_when.iter().any(|e| e.matches(r, &cx.params)));
+    match &a.undecidable {
+        Some(why) if when => {
+            v.status = Status::Unknown;
+            v.reason = format!("{why}: {what}");
+        }
+        _ => {
+            v.status = Status::NotApplicable;
+            v.reason = what;
+        }
+    }
+}
+
+/// Names the records set aside by when they were printed.
+fn note_benign(v: &mut Verdict, benign: &[(&Evidence, super::crash::Benign)]) {
+    use super::crash::Benign;
+    for why in [Benign::AfterShutdown, Benign::HealthCheck] {
+        let these: Vec<String> = benign
+            .iter()
+            .filter(|(_, b)| *b == why)
+            .map(|(r, _)| r.citation.to_string())
+            .collect();
+        if these.is_empty() {
+            continue;
+        }
+        let more = these.len().saturating_sub(MAX_ASIDE_CITES);
+        v.reason.push_str(&format!(
+            "; not counted: {} record(s) {}: {}{}",
+            these.len(),
+            why.what(),
+            these[..these.len().min(MAX_ASIDE_CITES)].join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ));
+    }
+}
+
 fn cited(r: &Evidence) -> Cited {
     Cited {
         citation: r.citation.to_string(),
@@ -77,6 +125,7 @@ impl Check {
         if !self.applies_here(&mut v, &cx, &matching) || !self.sources(&mut v, &cx) {
             return v;
         }
+        let benign = self.set_aside_by_timing(&cx, &mut matching);
         v.evidence = matching.iter().take(MAX_CITES).map(|r| cited(r)).collect();
         v.observed = self.observed(&matching);
         v.expected = self.expected(&cx.params);
@@ -116,7 +165,36 @@ impl Check {
             v.reason = format!("no bar given: {}; {}", flags.join(", "), v.reason);
         }
         self.note_aside(&mut v, &cx);
+        note_benign(&mut v, &benign);
+        if v.status == Status::Pass
+            && let Some(note) = &self.pass_note
+        {
+            v.reason = format!("{}; {note}", v.reason);
+        }
         v
+    }
+
+    /// With `crash_timing`, takes out of `matching` the records printed
+    /// where the server measured nothing; returns them with why.
+    fn set_aside_by_timing<'a>(
+        &self,
+        cx: &Ctx<'_, 'a>,
+        matching: &mut Vec<&'a Evidence>,
+    ) -> Vec<(&'a Evidence, super::crash::Benign)> {
+        if !self.crash_timing {
+            return Vec::new();
+        }
+        let when = super::crash::classify(cx.scope, matching);
+        let mut benign = Vec::new();
+        let mut kept = Vec::new();
+        for (r, w) in matching.iter().zip(when) {
+            match w {
+                Some(b) => benign.push((*r, b)),
+                None => kept.push(*r),
+            }
+        }
+        *matching = kept;
+        benign
     }
 
     /// Names the records the claim leaves out (`aside`), so that a reader
@@ -191,8 +269,7 @@ impl Check {
             self.rule
         );
         if cx.complete() {
-            v.status = Status::NotApplicable;
-            v.reason = what;
+            not_applicable(v, cx, a, what);
         } else {
             cx.unread(v, what);
         }
@@ -235,8 +312,7 @@ impl Check {
                 a.requires_what
             );
             if cx.complete() {
-                v.status = Status::NotApplicable;
-                v.reason = what;
+                not_applicable(v, cx, a, what);
             } else {
                 cx.unread(v, what);
             }
@@ -255,7 +331,7 @@ impl Check {
             // is made once per run of them, not per record (an env dump's
             // thousands of `env.var` records).
             let mut last: Option<&Location> = None;
-            for r in cx.scope.records_of(w) {
+            for r in cx.scope.records_of(w).filter(|r| self.covered_by(r)) {
                 found = true;
                 let l = &r.location;
                 if last.is_some_and(|p| {
@@ -280,6 +356,26 @@ impl Check {
         }
         v.examined = examined.into_iter().collect();
         true
+    }
+
+    /// Whether a source record can speak about the variable the check pins
+    /// (`where = { name = "X" }`). A dump that says which names it holds
+    /// (`covers`: the prefix InferenceX's `env | grep -E '^SGLANG_SIMULATE_ACC_'`
+    /// kept) is no source for other names: its silence on them proves nothing.
+    fn covered_by(&self, r: &Evidence) -> bool {
+        let Some(prefix) = r
+            .captures
+            .as_ref()
+            .and_then(|c| c.get("covers"))
+            .and_then(Value::as_str)
+        else {
+            return true;
+        };
+        self.filter
+            .iter()
+            .find(|(k, _)| k == "name")
+            .and_then(|(_, c)| c.literal_text())
+            .is_none_or(|name| name.starts_with(prefix))
     }
 
     /// Distinct values of the captures the check speaks about.

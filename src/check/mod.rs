@@ -6,6 +6,7 @@
 
 pub(crate) mod by_run;
 mod cond;
+pub(crate) mod crash;
 mod judge;
 pub(crate) mod load;
 pub(crate) mod scope;
@@ -104,6 +105,14 @@ struct AppliesDef {
     unless_in: Vec<String>,
     #[serde(default)]
     unless_what: String,
+    /// Where neither `evidence` nor a `requires` is found: the verdict is
+    /// unknown with this reason, not not_applicable (a claim every run is
+    /// subject to, whose evidence this run's artifacts may not keep).
+    #[serde(default)]
+    undecidable: Option<String>,
+    /// Evidence (any) that makes `undecidable` hold; none: always.
+    #[serde(default)]
+    undecidable_when: Vec<EvidenceDef>,
 }
 
 /// `aside = { what = "in background threads", where = { context = "thread" } }`.
@@ -164,6 +173,14 @@ struct CheckDef {
     /// value may or may not remove FLOPs), quoted for the reviewer.
     #[serde(default)]
     found_unknown: Option<String>,
+    /// Added to the reason of a pass: what the pass does not cover.
+    #[serde(default)]
+    pass_note: Option<String>,
+    /// `crash_timing = true`: records printed where they measured nothing
+    /// (after the server shut down, a startup health probe) are named in
+    /// the reason, not counted (see `crash`).
+    #[serde(default)]
+    crash_timing: bool,
     /// Replaced by `applies`; kept only to say so.
     #[serde(default)]
     artifacts: Option<toml::Value>,
@@ -275,6 +292,8 @@ pub struct Applies {
     pub unless_in: Vec<String>,
     unless_globs: Option<globset::GlobSet>,
     pub unless_what: String,
+    pub undecidable: Option<String>,
+    pub undecidable_when: Vec<EvidenceSpec>,
 }
 
 /// Where the expected ranks of a server come from.
@@ -313,6 +332,10 @@ pub struct Check {
     pub scope: CheckScope,
     /// `found_unknown`: matches of an absence claim answer unknown, why.
     found_unknown: Option<String>,
+    /// Records are judged by when they were printed (`crash_timing`).
+    crash_timing: bool,
+    /// Added to a pass's reason.
+    pass_note: Option<String>,
     /// Defaults of `@param:` values from the check file.
     defaults: toml::Table,
     /// The file the check came from.
@@ -344,6 +367,9 @@ pub(crate) fn needed_rules<'c>(checks: impl IntoIterator<Item = &'c Check>) -> B
     for c in checks {
         out.insert(c.rule.clone());
         out.extend(c.within.iter().cloned());
+        if c.crash_timing {
+            out.insert(crash::LIFECYCLE.to_string());
+        }
         match &c.ranks {
             Some(Ranks::Seen(r)) | Some(Ranks::Capture { rule: r, .. }) => {
                 out.insert(r.clone());
@@ -651,6 +677,12 @@ fn compile(file: &str, c: &CheckDef, defaults: &toml::Table) -> Result<Check, St
                 unless_in: a.unless_in.clone(),
                 unless_globs: globs(&a.unless_in)?,
                 unless_what: a.unless_what.clone(),
+                undecidable: a.undecidable.clone(),
+                undecidable_when: a
+                    .undecidable_when
+                    .iter()
+                    .map(EvidenceSpec::parse)
+                    .collect::<Result<_, _>>()?,
             })
         }
     };
@@ -685,6 +717,8 @@ fn compile(file: &str, c: &CheckDef, defaults: &toml::Table) -> Result<Check, St
         },
         scope,
         found_unknown: c.found_unknown.clone(),
+        crash_timing: c.crash_timing,
+        pass_note: c.pass_note.clone(),
         defaults: defaults.clone(),
         file: file.to_string(),
     })

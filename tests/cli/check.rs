@@ -197,7 +197,7 @@ fn markdown_report_for_a_pr_comment() {
         // The seed claims' 3 fails, and Checks 9 and 11 of the verifier's
         // current prompt on both runs (fixed-sequence MTP simulating
         // acceptance, benchmarked through raw completions).
-        "## artiscan check: 7 fail, 0 unknown, 17 pass, 27 not applicable"
+        "## artiscan check: 7 fail, 0 unknown, 19 pass, 29 not applicable"
     );
     // A summary table per run: counts per check and status.
     assert!(lines.contains(&"### Run `samples/artifacts` (2 artifact(s))"));
@@ -214,7 +214,7 @@ fn markdown_report_for_a_pr_comment() {
         .collect();
     assert_eq!(
         statuses.len(),
-        24,
+        26,
         "not-applicable verdicts are only counted"
     );
     let mut sorted = statuses.clone();

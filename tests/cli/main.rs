@@ -22,6 +22,7 @@ mod member_glob;
 mod packs;
 mod progress;
 mod results;
+mod run_shapes;
 mod scan;
 mod schema;
 mod show;

@@ -159,12 +159,22 @@ fn a_downloaded_sglang_run_is_judged_per_artifact_without_false_fail_or_image_un
     // Everything else: no FAIL (GLM loads no DeepSeek V4 weights, runs no
     // speculative draft; its tracebacks are a monitor thread at shutdown),
     // and no UNKNOWN (the plots are images).
+    // Check 10 on a single-node server log (no setup output, no srt
+    // worker log) is not decidable from the artifacts (issue 42).
+    let undecidable = |v: &Value| {
+        v["check"] == "no-engine-patch"
+            && v["status"] == "unknown"
+            && v["reason"]
+                .as_str()
+                .unwrap()
+                .starts_with("not decidable from the artifacts")
+    };
     for v in vs
         .iter()
         .filter(|v| !v["scope"].as_str().unwrap().ends_with(page))
     {
         assert!(
-            v["status"] == "pass" || v["status"] == "not_applicable",
+            v["status"] == "pass" || v["status"] == "not_applicable" || undecidable(v),
             "{v}"
         );
     }
@@ -282,7 +292,14 @@ fn a_downloaded_vllm_run_fails_only_where_a_worker_crashed() {
                 .unwrap()
                 .contains("of one failed request")
     }));
-    assert!(vs.iter().all(|v| v["status"] != "unknown"), "{}", r.stdout);
+    // Unknown only where Check 10 cannot be decided (a server log without
+    // setup output, issue 42).
+    assert!(
+        vs.iter()
+            .all(|v| v["status"] != "unknown" || v["check"] == "no-engine-patch"),
+        "{}",
+        r.stdout
+    );
     assert_eq!(r.code, 1);
 }
 
