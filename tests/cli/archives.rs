@@ -626,7 +626,7 @@ fn device_input_ends() {
     assert_eq!(errors_of(&cov, "skipped").len(), 1, "{cov}");
 }
 
-/// `grep --json -c` and `-l` print JSON records only (issue 11, item 7).
+/// `grep --format jsonl -c` and `-l` print JSON records only (issue 11, item 7).
 #[test]
 fn grep_json_count_and_list_are_json_only() {
     for flag in ["-c", "-l"] {

@@ -708,7 +708,7 @@ fn a_colour_split_match_on_an_unterminated_last_line_is_found() {
     }
 }
 
-/// `grep --json`'s coverage hash is the file's, as `scan` gives it (read in
+/// `grep --format jsonl`'s coverage hash is the file's, as `scan` gives it (read in
 /// the same pass as the search), and an artifact of which `-g` reads no
 /// member has none, as in `scan`: nothing in it was read.
 #[test]

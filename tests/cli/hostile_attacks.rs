@@ -776,7 +776,7 @@ fn process_substitution_silent_fifo_and_dev_zero_end() {
     let out = Command::new("bash")
         .args([
             "-c",
-            "\"$0\" grep --json Traceback <(printf 'ok\\nTraceback (most recent call last):\\n')",
+            "\"$0\" grep --format jsonl Traceback <(printf 'ok\\nTraceback (most recent call last):\\n')",
             bin,
         ])
         .output()
