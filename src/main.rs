@@ -48,8 +48,9 @@ enum Command {
     },
     /// Print a man page (roff): `artiscan man > artiscan.1`, `artiscan man grep > artiscan-grep.1`
     Man {
-        /// A command's own page (its options in full)
-        command: Option<String>,
+        /// A command's own page (its options in full); a subcommand's with
+        /// its path: `artiscan man audit report`
+        command: Vec<String>,
     },
     /// Audit many runs into an SQLite store: resumable, sharded, queryable
     Audit(commands::audit::AuditArgs),
@@ -167,6 +168,7 @@ struct CiteArgs {
     /// --root for citations that others wrote)
     #[arg(long)]
     root: Option<String>,
+    /// One `cite` JSON record instead of text: the line, its context, the artifact sha256 and the byte offset
     #[arg(long)]
     json: bool,
     #[command(flatten)]
@@ -237,7 +239,7 @@ struct ScanArgs {
 #[command(disable_help_flag = true)]
 struct GrepArgs {
     /// Pattern (a regex unless -F); omit when -e or -f is given
-    #[arg(required_unless_present_any = ["regexp", "file"])]
+    #[arg(required_unless_present_any = ["regexp", "file", "files"])]
     pattern: Option<String>,
     /// Files, folders (always recursive) or `-` for stdin
     paths: Vec<String>,
@@ -274,12 +276,19 @@ struct GrepArgs {
     /// Select lines that do not match
     #[arg(short = 'v', long)]
     invert_match: bool,
-    /// Print the number of matching lines per member (of -l and -c, the
-    /// last given wins, as in rg: `-lc` counts)
-    #[arg(short = 'c', long, overrides_with = "files_with_matches")]
+    /// Print the number of matching lines of every member searched, 0
+    /// included, as GNU grep (of -l and -c, the last given wins, as in rg:
+    /// `-lc` counts)
+    #[arg(short = 'c', overrides_with_all = ["files_with_matches", "count_long"])]
     count: bool,
+    /// As -c, but members without a match are left out, as rg's --count
+    #[arg(long = "count", overrides_with_all = ["files_with_matches", "count"])]
+    count_long: bool,
+    /// Count matches, not matching lines (implies --count), as rg
+    #[arg(long)]
+    count_matches: bool,
     /// Print only the citation of members with a match
-    #[arg(short = 'l', long, overrides_with = "count")]
+    #[arg(short = 'l', long, overrides_with_all = ["count", "count_long"])]
     files_with_matches: bool,
     /// Print only the citation of members without a match
     #[arg(short = 'L', long)]
@@ -299,9 +308,55 @@ struct GrepArgs {
     /// Citations without the artifact path: `member!member:line`
     #[arg(short = 'h', long, overrides_with = "with_filename")]
     no_filename: bool,
-    /// Line numbers (always shown; accepted for grep habits)
-    #[arg(short = 'n', long)]
+    /// Line numbers (shown by default; accepted for grep habits)
+    #[arg(short = 'n', long, overrides_with = "no_line_number")]
     line_number: bool,
+    /// No line numbers in text output, as rg -N
+    #[arg(short = 'N', long, overrides_with = "line_number")]
+    no_line_number: bool,
+    /// Text output: the column (1-based byte) of the line's first match
+    /// after its line number, as rg
+    #[arg(long)]
+    column: bool,
+    /// One line per match, `CITATION:LINE:COLUMN:TEXT`, as rg --vimgrep
+    #[arg(long)]
+    vimgrep: bool,
+    /// Binary members are never searched unless --binary is given, so
+    /// this is the default (GNU grep's -I; rg's -I is --no-filename)
+    #[arg(short = 'I')]
+    skip_binary: bool,
+    /// Accepted for rg habits: everything inside an artifact is searched,
+    /// hidden files included
+    #[arg(long, alias = "no-ignore", alias = "unrestricted")]
+    hidden: bool,
+    /// Search only members of file type TYPE (`log`, `txt`, `json`,
+    /// `jsonl`, `yaml`, `toml`, `csv`, `md`, `py`, `sh`, `config` as rg
+    /// defines them; `out`: `*.out`, `*.err`); repeatable
+    #[arg(short = 't', long = "type", value_name = "TYPE")]
+    types: Vec<String>,
+    /// Leave out members of file type TYPE (as -t)
+    #[arg(long = "type-not", value_name = "TYPE")]
+    types_not: Vec<String>,
+    /// Leave out members whose name matches GLOB, as grep --exclude
+    /// (`-g '!GLOB'`; --include is -g)
+    #[arg(long, value_name = "GLOB")]
+    exclude: Vec<String>,
+    /// List the members that would be searched, without searching, as rg
+    /// --files (no pattern is given)
+    #[arg(long)]
+    files: bool,
+    /// After the results, the totals: matched lines, members and bytes
+    /// searched, seconds, as rg --stats
+    #[arg(long)]
+    stats: bool,
+    /// Refused: PCRE2 is not built in; the patterns are Rust regex syntax
+    /// (no look-around or back-references)
+    #[arg(short = 'P', long = "pcre2", hide = true)]
+    pcre2: bool,
+    /// Refused: matches never span lines (each line is matched on its own,
+    /// cleaned, and cited by its number)
+    #[arg(short = 'U', long = "multiline", hide = true)]
+    multiline: bool,
     /// Folders are always searched recursively (accepted for grep habits)
     #[arg(short = 'r', long)]
     recursive: bool,
@@ -329,11 +384,13 @@ struct GrepArgs {
     /// Print NUM lines before and after each match
     #[arg(short = 'C', long, value_name = "NUM")]
     context: Option<usize>,
-    /// Output format: text (`CITATION:TEXT`) or jsonl (evidence, context, coverage, summary records)
+    /// Output format: text (`CITATION:TEXT`) or jsonl (artiscan's evidence, context, coverage, summary records)
     #[arg(long, value_enum)]
     format: Option<GrepFormat>,
-    /// Same as --format jsonl
-    #[arg(long)]
+    /// rg's JSON messages (begin, match, context, end, summary), as rg
+    /// --json: `data.path.text` is the member's citation; artiscan's
+    /// coverage rides in the summary's `artiscan` key
+    #[arg(long, conflicts_with_all = ["count", "count_long", "count_matches", "files_with_matches", "files_without_match", "files"])]
     json: bool,
     /// Colour matches, citations and line numbers
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
@@ -345,6 +402,29 @@ struct GrepArgs {
     member: commands::MemberArgs,
     #[command(flatten)]
     input: InputArgs,
+}
+
+/// `-g` globs with grep's `--exclude` and rg's `-t`/`-T` added.
+fn member_globs(a: &GrepArgs) -> anyhow::Result<commands::MemberArgs> {
+    let mut m = a.member.clone();
+    for (names, not) in [(&a.types, false), (&a.types_not, true)] {
+        for name in names {
+            let globs = commands::grep::type_globs(name).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "unknown file type {name:?}: known are {}",
+                    commands::grep::TYPES
+                        .iter()
+                        .map(|t| t.0)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })?;
+            let bang = if not { "!" } else { "" };
+            m.globs.extend(globs.iter().map(|g| format!("{bang}{g}")));
+        }
+    }
+    m.globs.extend(a.exclude.iter().map(|g| format!("!{g}")));
+    Ok(m)
 }
 
 /// The built-in check sets, for `--set`'s completion and its error message.
@@ -483,7 +563,7 @@ fn main() -> ExitCode {
             clap_complete::generate(shell, &mut cli_command(), "artiscan", &mut out);
             out.flush().map(|()| 0).map_err(anyhow::Error::from)
         }
-        Command::Man { command } => man(command.as_deref(), &mut out),
+        Command::Man { command } => man(&command, &mut out),
         Command::Ls(a) => {
             use std::io::IsTerminal;
             // A header for a person reading the table, none for a script.
@@ -513,22 +593,28 @@ fn main() -> ExitCode {
     }
 }
 
-fn man(command: Option<&str>, out: &mut dyn Write) -> anyhow::Result<i32> {
+fn man(command: &[String], out: &mut dyn Write) -> anyhow::Result<i32> {
     let mut cli = cli_command();
     cli.build();
-    let (page, tail) = match command {
-        None => (cli, None),
-        Some(name) => {
-            let Some(sub) = cli.find_subcommand(name) else {
-                anyhow::bail!("no command {name:?}: see `artiscan --help`");
+    let (page, tail) = if command.is_empty() {
+        (cli, None)
+    } else {
+        let mut sub = &cli;
+        for name in command {
+            let Some(next) = sub.find_subcommand(name) else {
+                let path = command.join(" ");
+                anyhow::bail!("no command {path:?}: see `artiscan --help`");
             };
-            let page_name = format!("artiscan-{name}");
-            let page = sub
-                .clone()
-                .name(page_name)
-                .version(env!("CARGO_PKG_VERSION"));
-            (page, HELP_TAILS.iter().find(|(n, _, _)| *n == name))
+            sub = next;
         }
+        let page_name = format!("artiscan-{}", command.join("-"));
+        let page = sub
+            .clone()
+            .name(page_name)
+            .version(env!("CARGO_PKG_VERSION"));
+        let top = command.len() == 1;
+        let tail = HELP_TAILS.iter().find(|(n, _, _)| top && *n == command[0]);
+        (page, tail)
     };
     // clap_mangen's `render` would print the long help's tail as "EXTRA":
     // its sections, then EXIT STATUS and EXAMPLES of our own.
@@ -589,7 +675,9 @@ fn grep(a: GrepArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> anyho
     }
     let mut paths = a.paths.clone();
     match (&a.pattern, patterns.is_empty() && a.file.is_empty()) {
-        (Some(p), true) => patterns.push(p.clone()),
+        // --files takes no pattern: the first positional is a path.
+        (Some(p), true) if !a.files => patterns.push(p.clone()),
+        (Some(p), true) => paths.insert(0, p.clone()),
         // With -e or -f, the first positional is a path.
         (Some(p), false) => paths.insert(0, p.clone()),
         (None, _) => {}
@@ -604,7 +692,22 @@ fn grep(a: GrepArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> anyho
         }
         paths.push("-".into());
     }
-    let json = a.json || a.format == Some(GrepFormat::Jsonl);
+    if a.pcre2 {
+        anyhow::bail!(
+            "-P/--pcre2 is not supported: patterns are Rust regex syntax (as rg without -P), \
+             with no look-around or back-references; rewrite the pattern, or use -F for a literal"
+        );
+    }
+    if a.multiline {
+        anyhow::bail!(
+            "-U/--multiline is not supported: inside archives each line is matched on its own \
+             (escape codes cleaned) and cited by its number, so a match cannot span lines"
+        );
+    }
+    if a.json && a.format == Some(GrepFormat::Jsonl) {
+        anyhow::bail!("--json (rg's messages) and --format jsonl (artiscan's records): give one");
+    }
+    let json = a.format == Some(GrepFormat::Jsonl);
     // -A/-B/-C past MAX_CONTEXT would hold that many lines in memory.
     let max = commands::cite::MAX_CONTEXT;
     let mut clamp = |flag: &str, n: usize| {
@@ -626,19 +729,27 @@ fn grep(a: GrepArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> anyho
         word: a.word_regexp,
         line: a.line_regexp,
         invert: a.invert_match,
-        count: a.count,
+        count: a.count || a.count_long || a.count_matches,
+        count_matches: a.count_matches,
+        omit_zero: (a.count_long || a.count_matches) && !a.count,
         files_with_matches: a.files_with_matches,
-        files_without_match: a.files_without_match,
+        files_without_match: a.files_without_match || a.files,
         only_matching: a.only_matching,
         quiet: a.quiet,
-        max_count: a.max_count,
+        // --files: every member is "without a match" after no line.
+        max_count: if a.files { Some(0) } else { a.max_count },
         no_filename: a.no_filename,
         before,
         after,
         byte_offset: a.byte_offset,
         null: a.null,
         json: json && !a.quiet,
-        color: a.color.enabled() && !json,
+        rg_json: a.json && !a.quiet,
+        color: a.color.enabled() && !json && !a.json,
+        no_line_number: a.no_line_number,
+        column: a.column || a.vimgrep,
+        vimgrep: a.vimgrep,
+        stats: a.stats,
     };
     let mut silent = io::sink();
     let err: &mut dyn Write = if a.no_messages { &mut silent } else { err };
@@ -647,7 +758,7 @@ fn grep(a: GrepArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> anyho
     let status = commands::grep::run(
         &paths,
         &opts,
-        &a.member.apply(a.input.limits())?,
+        &member_globs(&a)?.apply(a.input.limits())?,
         a.input.threads(),
         out,
         err,

@@ -164,6 +164,7 @@ pub enum AuditCommand {
     },
     /// Pass/fail/unknown per run and per check, failing artifacts with their first citation
     Report {
+        /// The SQLite store to report on
         #[arg(long)]
         db: PathBuf,
         /// Output format (default: text on a terminal, else jsonl)
@@ -174,6 +175,7 @@ pub enum AuditCommand {
     },
     /// The stored evidence in the scan's JSON Lines format
     Export {
+        /// The SQLite store to export
         #[arg(long)]
         db: PathBuf,
         #[arg(long, value_enum, default_value = "jsonl")]

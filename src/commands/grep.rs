@@ -5,6 +5,7 @@ use crate::drive::{self, Stats};
 use crate::limits::ReadLimits;
 use crate::lines::LineReader;
 use crate::output::grep::GrepPrint;
+use crate::output::grep_json::{self, RgStats};
 use crate::output::shared::{ARTIFACT_BUFFER, SharedOut, Spill};
 use crate::output::{self, CoverageRecord};
 use crate::scan::grep::{GrepMatcher, GrepOptions, GrepSink};
@@ -13,9 +14,47 @@ use std::io::Write;
 use std::ops::ControlFlow;
 use std::time::Instant;
 
+/// rg's file types that `-t`/`-T` know (rg's own globs), and `out` for
+/// the `.out`/`.err` worker logs of srt-slurm.
+pub const TYPES: &[(&str, &[&str])] = &[
+    ("config", &["*.cfg", "*.conf", "*.config", "*.ini"]),
+    ("csv", &["*.csv"]),
+    ("json", &["*.json", "*.sarif", "composer.lock"]),
+    ("jsonl", &["*.jsonl"]),
+    ("log", &["*.log"]),
+    (
+        "md",
+        &[
+            "*.markdown",
+            "*.md",
+            "*.mdown",
+            "*.mdwn",
+            "*.mdx",
+            "*.mkd",
+            "*.mkdn",
+        ],
+    ),
+    ("out", &["*.out", "*.err"]),
+    ("py", &["*.py", "*.pyi"]),
+    (
+        "sh",
+        &["*.bash", "*.csh", "*.ksh", "*.sh", "*.tcsh", "*.zsh"],
+    ),
+    ("toml", &["*.toml", "Cargo.lock"]),
+    ("txt", &["*.txt"]),
+    ("yaml", &["*.yaml", "*.yml"]),
+];
+
+/// The member globs of file type `name`.
+pub fn type_globs(name: &str) -> Option<&'static [&'static str]> {
+    TYPES.iter().find(|t| t.0 == name).map(|t| t.1)
+}
+
 struct Done {
     coverage: Coverage,
     matches: u64,
+    /// `--json`: the artifact's members' rg stats, summed.
+    rg: RgStats,
 }
 
 /// grep's lines go out through `SharedOut`, not with the result.
@@ -46,6 +85,7 @@ pub fn run(
         let mut aout = shared.artifact(at);
         let mut coverage = Coverage::default();
         let mut matches = 0;
+        let mut rg = RgStats::default();
         let mut lines = LineReader::new(limits.lines);
         let visit = |leaf: source::Leaf<'_, '_>| {
             let mut printer = GrepPrint::new(&matcher, opts, &a.path, leaf.members, &mut aout);
@@ -57,6 +97,8 @@ pub fn run(
             };
             sink.finish();
             matches += sink.matches;
+            drop(sink);
+            rg.add(&printer.end(result.as_ref().map_or(0, |o| o.bytes)));
             let outcome = result?;
             drive::account(leaf.coverage, leaf.members, &outcome, limits.lines.max_line);
             Ok(())
@@ -74,8 +116,14 @@ pub fn run(
             output::write_jsonl(aout.buf(), &rec);
         }
         aout.finish();
-        Done { coverage, matches }
+        Done {
+            coverage,
+            matches,
+            rg,
+        }
     };
+    let mut rg_total = RgStats::default();
+    let mut rg_coverage = Vec::new();
     // The bar shares the terminal only with output that goes elsewhere:
     // grep's lines on a terminal are their own progress.
     let bar_on = !opts.quiet && !std::io::IsTerminal::is_terminal(&std::io::stdout());
@@ -83,6 +131,11 @@ pub fn run(
     drive::run(&artifacts, threads, &bar, work, |_, a, done| {
         stats.artifact(&done.coverage);
         stats.matches += done.matches;
+        if opts.rg_json {
+            rg_total.add(&done.rg);
+            let rec = CoverageRecord::new(&a.path, None, &done.coverage);
+            rg_coverage.push(serde_json::to_value(&rec).unwrap_or_default());
+        }
         drive::Progress::suspend(&bar, &mut || {
             let _ = drive::report_coverage_errors(err, &a.path, &done.coverage.errors);
         });
@@ -97,6 +150,19 @@ pub fn run(
     let mut tail = Vec::new();
     if opts.json {
         output::write_jsonl(&mut tail, &summary);
+    }
+    if opts.rg_json {
+        grep_json::summary(&mut tail, &rg_total, start.elapsed(), rg_coverage);
+    }
+    if opts.stats && !opts.json && !opts.rg_json {
+        let _ = write!(
+            tail,
+            "\n{} matched lines\n{} members searched\n{} bytes searched\n{:.6} seconds\n",
+            stats.matches,
+            stats.members,
+            stats.bytes,
+            start.elapsed().as_secs_f64()
+        );
     }
     shared.finish(&tail)?;
     Ok(Found {

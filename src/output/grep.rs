@@ -1,8 +1,11 @@
 //! grep's printer: the lines `scan::grep` finds, printed as grep and rg
 //! print them (`citation:line:text`, context with `-`, `--` between
-//! groups, `-o`, `-b`, `-0`, colour) or as JSON Lines (`evidence` with
-//! `rule` = "grep", `context`, `count`).
+//! groups, `-o`, `-b`, `-0`, `-N`, `--column`, `--vimgrep`, colour), as
+//! rg's JSON messages (`--json`, in `grep_json`), or as artiscan's JSON
+//! Lines records (`--format jsonl`: `evidence` with `rule` = "grep",
+//! `context`, `count`).
 
+use super::grep_json::{RgMember, RgStats};
 use super::records::{ContextRecord, CountRecord, EvidenceRecord};
 use super::shared::Spill;
 use super::{text, write_jsonl};
@@ -24,6 +27,8 @@ pub(crate) struct GrepPrint<'a> {
     /// What text output prints before `:line`: the citation, or with `-h`
     /// the member chain alone.
     shown: String,
+    /// `--json`: this member's rg messages.
+    rg: Option<RgMember>,
 }
 
 impl<'a> GrepPrint<'a> {
@@ -50,7 +55,28 @@ impl<'a> GrepPrint<'a> {
             } else {
                 Location::member_citation(path, members)
             },
+            rg: opts
+                .rg_json
+                .then(|| RgMember::new(Location::member_citation(path, members))),
         }
+    }
+
+    /// The member is done, `bytes` of it searched: with `--json`, its
+    /// `end` message and its stats for the summary.
+    pub(crate) fn end(&mut self, bytes: u64) -> RgStats {
+        match &mut self.rg {
+            Some(rg) => rg.end(self.out.buf(), bytes),
+            None => RgStats::default(),
+        }
+    }
+
+    /// The spans of the matches in a matching line (none with `-v`).
+    fn spans(&self, is_match: bool, text: &[u8]) -> Vec<(usize, usize)> {
+        if !is_match || self.opts.invert {
+            return Vec::new();
+        }
+        let found = self.matcher.re.find_iter(text).filter(|m| !m.is_empty());
+        found.map(|m| (m.start(), m.end())).collect()
     }
 
     /// `-l`/`-L`: the member's whole citation (as grep's `-l`, whatever
@@ -80,6 +106,14 @@ impl<'a> GrepPrint<'a> {
 impl GrepPrinter for GrepPrint<'_> {
     fn hit(&mut self, hit: &Hit<'_>) {
         let (number, offset, line) = (hit.number, hit.offset, hit.text);
+        if self.rg.is_some() {
+            let spans = self.spans(hit.is_match, line);
+            let out = self.out.buf();
+            if let Some(rg) = &mut self.rg {
+                rg.line(out, hit.is_match, number, offset, line, &spans);
+            }
+            return;
+        }
         let loc = Location {
             path: self.shared.0.clone(),
             members: self.shared.1.clone(),
@@ -118,32 +152,41 @@ impl GrepPrinter for GrepPrint<'_> {
         let sep = if hit.is_match { b':' } else { b'-' };
         let (re, color) = (&self.matcher.re, opts.color);
         let shown = &self.shown;
-        let head = |line_offset: u64| text::Head {
+        let line_no = (!opts.no_line_number || opts.vimgrep).then_some(number);
+        let head = |line_offset: u64, column: Option<u64>| text::Head {
             cite: shown,
-            line: number,
+            line: line_no,
+            column,
             offset: opts.byte_offset.then_some(line_offset),
             sep,
             null: opts.null,
         };
-        if hit.is_match && opts.only_matching && !opts.invert {
+        if hit.is_match && (opts.only_matching || opts.vimgrep) && !opts.invert {
             for m in re.find_iter(line).filter(|m| !m.is_empty()) {
                 // The match's offset: exact unless escape sequences were
                 // cleaned out of the line before it.
-                let head = head(offset + m.start() as u64);
+                let column = opts.vimgrep.then_some(m.start() as u64 + 1);
+                if opts.vimgrep {
+                    // rg's --vimgrep: the whole line, once per match.
+                    let head = head(offset, column);
+                    let span = (m.start(), m.end());
+                    text::citation_line(self.out.buf(), &head, line, color, |_| vec![span]);
+                    continue;
+                }
+                let head = head(offset + m.start() as u64, column);
                 let piece = &line[m.start()..m.end()];
                 text::citation_line(self.out.buf(), &head, piece, color, |t| vec![(0, t.len())]);
             }
             return;
         }
-        let head = head(offset);
-        let is_match = hit.is_match;
-        text::citation_line(self.out.buf(), &head, line, color, |t| {
-            if is_match && !opts.invert {
-                re.find_iter(t).map(|m| (m.start(), m.end())).collect()
-            } else {
-                Vec::new()
-            }
-        });
+        let spans = self.spans(hit.is_match, line);
+        // rg's --column: the first match's column; a context line has none.
+        let column = opts
+            .column
+            .then(|| spans.first().map(|s| s.0 as u64 + 1))
+            .flatten();
+        let head = head(offset, column);
+        text::citation_line(self.out.buf(), &head, line, color, |_| spans);
     }
 
     fn listed(&mut self, matches: u64) {
@@ -166,6 +209,9 @@ impl GrepPrinter for GrepPrint<'_> {
             return;
         }
         if opts.count {
+            if opts.omit_zero && matches == 0 {
+                return;
+            }
             if opts.json {
                 self.count_record(matches);
             } else {

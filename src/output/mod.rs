@@ -9,6 +9,7 @@
 //! verifier-shaped rows of `check --format verdicts` in [`verdict_rows`].
 
 pub(crate) mod grep;
+pub(crate) mod grep_json;
 pub(crate) mod progress;
 pub(crate) mod records;
 pub(crate) mod shared;

@@ -10,12 +10,12 @@
 //!
 //! | `type` | Rust type | printed by |
 //! |---|---|---|
-//! | `evidence` | [`EvidenceRecord`] | `scan`, `grep --json` (`rule` = "grep") |
-//! | `context` | [`ContextRecord`] | `grep --json -A/-B/-C` |
+//! | `evidence` | [`EvidenceRecord`] | `scan`, `grep --format jsonl` (`rule` = "grep") |
+//! | `context` | [`ContextRecord`] | `grep --format jsonl -A/-B/-C` |
 //! | `aggregate` | [`AggregateRecord`] | `scan` (high-frequency rules) |
-//! | `coverage` | [`CoverageRecord`] | `scan`, `grep --json`, `check`: one per artifact, after its records |
-//! | `summary` | [`SummaryRecord`] | `scan`, `grep --json`: the last line |
-//! | `count` | [`CountRecord`] | `grep --json -c/-l/-L`: one per member |
+//! | `coverage` | [`CoverageRecord`] | `scan`, `grep --format jsonl`, `check`: one per artifact, after its records |
+//! | `summary` | [`SummaryRecord`] | `scan`, `grep --format jsonl`: the last line |
+//! | `count` | [`CountRecord`] | `grep --format jsonl -c/-l/-L`: one per member |
 //! | `verdict` | [`VerdictRecord`] | `check` |
 //! | `cite` | [`CiteRecord`] | `cite --json` |
 //! | `member` | [`MemberRecord`] | `ls --json` |
@@ -24,6 +24,9 @@
 //! | `check` | [`AuditCheckRecord`] | `audit report --format jsonl`: per check |
 //! | `fail` | [`AuditFailRecord`] | `audit report --format jsonl`: per failing verdict |
 //! | `incomplete` | [`AuditIncompleteRecord`] | `audit report --format jsonl`: per damaged artifact |
+//!
+//! `grep --json` is not this format: it writes ripgrep's messages
+//! (`begin`, `match`, `context`, `end`, `summary`; see `output::grep_json`).
 //!
 //! Records of one artifact come together, in member and line order, then its
 //! `coverage` record; artifacts come in walk order whatever `-j` is.
@@ -348,7 +351,7 @@ impl SummaryRecord {
     }
 }
 
-/// `grep --json -c` (every member read) or `-l` (members with a match;
+/// `grep --format jsonl -c` (every member read) or `-l` (members with a match;
 /// reading stops at the first, so `count` is 1): one record per member.
 #[derive(Serialize)]
 pub(crate) struct CountRecord<'a> {

@@ -17,7 +17,8 @@ use std::io::{self, Write};
 pub enum OutputFormat {
     /// One JSON record per line (default when stdout is not a terminal).
     Jsonl,
-    /// One JSON document: `{"schema_version", "records": [...]}`.
+    /// One JSON document: scan's `{"schema_version", "records": [...]}`,
+    /// check's `{"schema_version", "verdicts": [...], "coverage": [...]}`.
     Json,
     /// A readable listing per artifact (default on a terminal).
     Text,

@@ -13,7 +13,10 @@ const RESET: &str = "\x1b[0m";
 /// the `:` after the citation (rg's `-0`, for `xargs -0`).
 pub(crate) struct Head<'a> {
     pub cite: &'a str,
-    pub line: u64,
+    /// None with `-N`.
+    pub line: Option<u64>,
+    /// `--column`/`--vimgrep`: the first match's column (1-based bytes).
+    pub column: Option<u64>,
     pub offset: Option<u64>,
     /// `:` for a match, `-` for context.
     pub sep: u8,
@@ -40,16 +43,25 @@ pub(crate) fn citation_line(
             out.extend_from_slice(s);
         }
     };
+    // Each field is followed by its separator: `cite:line:column:offset:`
+    // (a context line `cite:line-`, as before; with `-N`, `cite-`).
     if !head.cite.is_empty() {
         paint(out, PATH, head.cite.as_bytes());
-        out.push(if head.null { 0 } else { b':' });
+        let sep = if head.line.is_some() { b':' } else { head.sep };
+        out.push(if head.null { 0 } else { sep });
     }
-    paint(out, LINE, head.line.to_string().as_bytes());
-    if let Some(offset) = head.offset {
+    if let Some(line) = head.line {
+        paint(out, LINE, line.to_string().as_bytes());
         out.push(head.sep);
-        out.extend_from_slice(offset.to_string().as_bytes());
     }
-    out.push(head.sep);
+    if let Some(column) = head.column {
+        out.extend_from_slice(column.to_string().as_bytes());
+        out.push(head.sep);
+    }
+    if let Some(offset) = head.offset {
+        out.extend_from_slice(offset.to_string().as_bytes());
+        out.push(head.sep);
+    }
     if color {
         let mut at = 0;
         for (s, e) in spans(text) {

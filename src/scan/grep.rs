@@ -44,8 +44,25 @@ pub struct GrepOptions {
     pub byte_offset: bool,
     /// `-0/--null`: a NUL after the citation instead of `:`, as rg.
     pub null: bool,
+    /// `--format jsonl`: artiscan's records (evidence, context, count).
     pub json: bool,
+    /// `--json`: rg's messages (begin, match, context, end, summary).
+    pub rg_json: bool,
     pub color: bool,
+    /// `-N`: text lines without the line number.
+    pub no_line_number: bool,
+    /// `--column`: the column (1-based byte) of the first match after the
+    /// line number, as rg.
+    pub column: bool,
+    /// `--vimgrep`: one line per match, `citation:line:column:text`.
+    pub vimgrep: bool,
+    /// `--count-matches`: `-c` counts matches, not lines, as rg.
+    pub count_matches: bool,
+    /// `--stats`: totals after the results (text output).
+    pub stats: bool,
+    /// `--count` (rg's long flag): members with no match are not listed;
+    /// `-c` lists them with 0, as GNU grep.
+    pub omit_zero: bool,
 }
 
 /// rg's smart case: a pattern "has case" when a literal in it (outside
@@ -378,6 +395,8 @@ pub(crate) struct GrepSink<'a> {
     pub opts: &'a GrepOptions,
     pub printer: &'a mut dyn GrepPrinter,
     pub matches: u64,
+    /// `--count-matches`: matches in the matching lines.
+    occurrences: u64,
     /// `-m` reached: only trailing context is printed now.
     maxed: bool,
     scratch: Vec<u8>,
@@ -403,6 +422,7 @@ impl<'a> GrepSink<'a> {
             opts,
             printer,
             matches: 0,
+            occurrences: 0,
             maxed: false,
             scratch: Vec::new(),
             max_line: usize::MAX,
@@ -434,7 +454,12 @@ impl<'a> GrepSink<'a> {
     /// Called once the member is done: `-c` prints its count, `-L` the
     /// member if nothing matched.
     pub(crate) fn finish(&mut self) {
-        self.printer.finish(self.matches);
+        let n = if self.opts.count_matches && !self.opts.invert {
+            self.occurrences
+        } else {
+            self.matches
+        };
+        self.printer.finish(n);
     }
 }
 
@@ -494,6 +519,10 @@ impl LineSink for GrepSink<'_> {
         let hit = surely || (!self.maxed && self.matcher.is_match(text) != self.opts.invert);
         if hit {
             self.matches += 1;
+            if self.opts.count_matches && !self.opts.invert {
+                let found = self.matcher.re.find_iter(text).filter(|m| !m.is_empty());
+                self.occurrences += found.count() as u64;
+            }
             if self.opts.quiet || self.opts.files_without_match {
                 self.scratch = scratch;
                 return false;

@@ -30,7 +30,7 @@ fn py(dir: &Path, script: &str) {
 }
 
 fn grep_json(dir: &Path, pattern: &str, file: &str) -> Run {
-    artiscan_in(dir, &["grep", "--json", pattern, file])
+    artiscan_in(dir, &["grep", "--format", "jsonl", pattern, file])
 }
 
 fn coverage(run: &Run) -> Value {
@@ -584,7 +584,7 @@ open(sys.argv[1] + '/a.log.bz2', 'wb').write(bz2.compress(data) + bz2.compress(b
         return;
     };
     let lz4 = corpus.join("libarchive/cat/test_expand.lz4");
-    let run = artiscan(&["grep", "--json", "-c", "", lz4.to_str().unwrap()]);
+    let run = artiscan(&["grep", "--format", "jsonl", "-c", "", lz4.to_str().unwrap()]);
     assert_eq!(run.of_type("count")[0]["count"], 1, "{}", run.stdout);
     assert_eq!(coverage(&run)["complete"], true);
 }
@@ -620,17 +620,24 @@ fn non_regular_inputs_are_streamed() {
 #[test]
 fn device_input_ends() {
     // A run that never ends is failed by the harness as a hang.
-    let run = artiscan(&["grep", "--json", "x", "/dev/zero"]);
+    let run = artiscan(&["grep", "--format", "jsonl", "x", "/dev/zero"]);
     let cov = coverage(&run);
     assert_eq!(cov["complete"], false);
     assert_eq!(errors_of(&cov, "skipped").len(), 1, "{cov}");
 }
 
-/// `grep --json -c` and `-l` print JSON records only (issue 11, item 7).
+/// `grep --format jsonl -c` and `-l` print JSON records only (issue 11, item 7).
 #[test]
 fn grep_json_count_and_list_are_json_only() {
     for flag in ["-c", "-l"] {
-        let run = artiscan(&["grep", "--json", flag, "routing check", "samples/artifacts"]);
+        let run = artiscan(&[
+            "grep",
+            "--format",
+            "jsonl",
+            flag,
+            "routing check",
+            "samples/artifacts",
+        ]);
         for line in run.stdout.lines() {
             let v: Value = serde_json::from_str(line)
                 .unwrap_or_else(|e| panic!("{flag}: not JSON: {line:?}: {e}"));
@@ -747,7 +754,7 @@ fn gnu_sparse_members_are_expanded() {
         let file = format!("tests/corpus/sparse/{f}.tar.gz");
         let data = super::harness::extract(&file, &["server.log"]);
         assert_eq!(data.len(), 384 << 10, "{file}");
-        let run = artiscan(&["grep", "--json", "--binary", "line", &file]);
+        let run = artiscan(&["grep", "--format", "jsonl", "--binary", "line", &file]);
         let want: Vec<String> = super::harness::grep_n(&data, "line")
             .iter()
             .map(|n| format!("{file}!server.log:{n}"))
@@ -809,7 +816,8 @@ with tarfile.open(d + '/lies.tar', 'w', format=tarfile.PAX_FORMAT) as t:
         d.path(),
         &[
             "grep",
-            "--json",
+            "--format",
+            "jsonl",
             "--binary",
             "--max-bytes",
             "8000000",
@@ -841,7 +849,8 @@ with tarfile.open(d + '/lies.tar', 'w', format=tarfile.PAX_FORMAT) as t:
         d.path(),
         &[
             "grep",
-            "--json",
+            "--format",
+            "jsonl",
             "--binary",
             "--max-member-bytes",
             "8000000",
@@ -1021,7 +1030,8 @@ open(d + '/expanded', 'wb').write(t.extractfile(m).read())
         d.path(),
         &[
             "grep",
-            "--json",
+            "--format",
+            "jsonl",
             "--binary",
             "line|Traceback",
             "sparse00.tar",
@@ -1069,13 +1079,27 @@ fn lz4_cut_at_a_block_boundary_is_truncated() {
     std::fs::write(path(d.path(), "cut.log.lz4"), &z[..z.len() - 4]).unwrap();
     let run = artiscan_in(
         d.path(),
-        &["grep", "--json", "-c", "Traceback", "whole.log.lz4"],
+        &[
+            "grep",
+            "--format",
+            "jsonl",
+            "-c",
+            "Traceback",
+            "whole.log.lz4",
+        ],
     );
     assert_eq!(run.of_type("count")[0]["count"], 3000, "{}", run.stdout);
     assert_eq!(coverage(&run)["complete"], true);
     let run = artiscan_in(
         d.path(),
-        &["grep", "--json", "-c", "Traceback", "cut.log.lz4"],
+        &[
+            "grep",
+            "--format",
+            "jsonl",
+            "-c",
+            "Traceback",
+            "cut.log.lz4",
+        ],
     );
     assert_eq!(run.of_type("count")[0]["count"], 3000, "{}", run.stdout);
     let cov = coverage(&run);

@@ -162,7 +162,7 @@ fn absolute_citations_inside_root_resolve() {
     std::fs::write(dir.path().join("secret.log"), "SECRET\n").unwrap();
     std::os::unix::fs::symlink("../secret.log", run_dir.join("out.log")).unwrap();
     let root = run_dir.to_str().unwrap();
-    let scan = artiscan(&["grep", "--json", "Traceback", root]);
+    let scan = artiscan(&["grep", "--format", "jsonl", "Traceback", root]);
     let ev = scan.of_type("evidence");
     assert_eq!(ev.len(), 1, "{}", scan.stdout);
     let c = ev[0]["citation"].as_str().unwrap();

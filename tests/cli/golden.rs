@@ -268,7 +268,10 @@ fn golden_outputs_on_the_samples() {
     let cases: Vec<(&str, Vec<&str>)> = vec![
         ("grep-n", vec!["grep", "-n", "Traceback|error", a]),
         ("grep-c", vec!["grep", "-c", "Capture cuda graph", a]),
-        ("grep-json", vec!["grep", "--json", "accept len", a]),
+        (
+            "grep-json",
+            vec!["grep", "--format", "jsonl", "accept len", a],
+        ),
         (
             "grep-missing",
             vec!["grep", "-c", "Traceback", "missing.zip", plain],

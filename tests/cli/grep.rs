@@ -33,7 +33,7 @@ fn zip_in_tar_gz_citations_match_grep_n() {
 #[test]
 fn json_offsets_point_at_the_line_start() {
     let art = sample(MULTI);
-    let run = artiscan(&["grep", "--json", "-e", r"SGLANG_\w+=", &art]);
+    let run = artiscan(&["grep", "--format", "jsonl", "-e", r"SGLANG_\w+=", &art]);
     assert_eq!(run.code, 0);
     let ev = run.of_type("evidence");
     assert!(ev.len() >= 3);
@@ -123,7 +123,7 @@ fn stdin_gzip_and_multi_member_numbering() {
 #[test]
 fn crlf_ansi_and_invalid_utf8() {
     let art = sample("plain/vllm_server.log");
-    let run = artiscan(&["grep", "--json", "Mean acceptance length", &art]);
+    let run = artiscan(&["grep", "--format", "jsonl", "Mean acceptance length", &art]);
     let ev = run.of_type("evidence");
     let data = std::fs::read(root().join(&art)).unwrap();
     assert_eq!(
@@ -151,7 +151,8 @@ fn crlf_ansi_and_invalid_utf8() {
     // Invalid UTF-8 on the lines around a match hides nothing.
     let run = artiscan(&[
         "grep",
-        "--json",
+        "--format",
+        "jsonl",
         "-e",
         "Received request cmpl-9f1c20aa|garbled bytes|Mean acceptance length: 2.69",
         &art,
@@ -172,7 +173,7 @@ fn crlf_ansi_and_invalid_utf8() {
 #[test]
 fn bom_is_ignored_on_the_first_line() {
     let art = sample("logs_12345678.zip");
-    let run = artiscan(&["grep", "--json", "^2026-10-29T", &art]);
+    let run = artiscan(&["grep", "--format", "jsonl", "^2026-10-29T", &art]);
     let firsts: Vec<_> = run
         .of_type("evidence")
         .into_iter()
@@ -192,7 +193,8 @@ fn damaged_artifacts_keep_what_is_readable() {
     );
     let run = artiscan(&[
         "grep",
-        "--json",
+        "--format",
+        "jsonl",
         "SGLANG_SIMULATE_ACC_LEN|routing check",
         &trunc,
     ]);
@@ -216,7 +218,7 @@ fn damaged_artifacts_keep_what_is_readable() {
     let cut = sample(
         "damaged/cut_server_logs_dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc64_mi355x-amds_03.zip",
     );
-    let run = artiscan(&["grep", "--json", "routing check", &cut]);
+    let run = artiscan(&["grep", "--format", "jsonl", "routing check", &cut]);
     assert_eq!(
         run.of_type("evidence").len(),
         8,
@@ -229,7 +231,7 @@ fn damaged_artifacts_keep_what_is_readable() {
     );
 
     let corrupt = sample("damaged/corrupt_server.log.gz");
-    let run = artiscan(&["grep", "--json", "routing check", &corrupt]);
+    let run = artiscan(&["grep", "--format", "jsonl", "routing check", &corrupt]);
     assert_eq!(
         run.of_type("evidence").len(),
         16,
@@ -238,7 +240,7 @@ fn damaged_artifacts_keep_what_is_readable() {
     assert_eq!(run.of_type("coverage")[0]["errors"][0]["kind"], "corrupt");
 
     let core = sample("damaged/core_dump_artifact.zip");
-    let run = artiscan(&["grep", "--json", "target_verify", &core]);
+    let run = artiscan(&["grep", "--format", "jsonl", "target_verify", &core]);
     assert_eq!(run.of_type("evidence").len(), 1);
     let cov = &run.of_type("coverage")[0];
     // The core dump was not searched: incomplete, named (issue 13).
@@ -520,7 +522,10 @@ fn byte_offset_is_the_line_start_or_the_match_as_in_rg() {
     let dir = rg_habits_dir();
     let run = artiscan_in(dir.path(), &["grep", "-b", "-m", "2", "foo", "a.log"]);
     assert_eq!(run.stdout, "a.log:1:0:foo 1\na.log:2:6:foo 2\n");
-    let json = artiscan_in(dir.path(), &["grep", "--json", "-m", "2", "foo", "a.log"]);
+    let json = artiscan_in(
+        dir.path(),
+        &["grep", "--format", "jsonl", "-m", "2", "foo", "a.log"],
+    );
     let offsets: Vec<_> = json
         .of_type("evidence")
         .iter()
@@ -703,7 +708,7 @@ fn a_colour_split_match_on_an_unterminated_last_line_is_found() {
     }
 }
 
-/// `grep --json`'s coverage hash is the file's, as `scan` gives it (read in
+/// `grep --format jsonl`'s coverage hash is the file's, as `scan` gives it (read in
 /// the same pass as the search), and an artifact of which `-g` reads no
 /// member has none, as in `scan`: nothing in it was read.
 #[test]
@@ -713,7 +718,7 @@ fn grep_json_hash_is_the_files_and_absent_when_nothing_is_read() {
     let art = sample(MULTI);
     let want = format!("{:x}", sha2::Sha256::digest(std::fs::read(&art).unwrap()));
     let cov = |run: &Run| -> Value { run.of_type("coverage")[0].clone() };
-    let grep = artiscan(&["grep", "--json", "-F", "target_verify", &art]);
+    let grep = artiscan(&["grep", "--format", "jsonl", "-F", "target_verify", &art]);
     assert_eq!(
         cov(&grep)["sha256"],
         Value::from(want.clone()),
@@ -722,7 +727,16 @@ fn grep_json_hash_is_the_files_and_absent_when_nothing_is_read() {
     );
     let scan = artiscan(&["scan", "--format", "jsonl", &art]);
     assert_eq!(cov(&scan)["sha256"], Value::from(want));
-    let none = artiscan(&["grep", "--json", "-g", "*.nomatch", "-F", "x", &art]);
+    let none = artiscan(&[
+        "grep",
+        "--format",
+        "jsonl",
+        "-g",
+        "*.nomatch",
+        "-F",
+        "x",
+        &art,
+    ]);
     let c = cov(&none);
     assert!(c.get("sha256").is_none_or(Value::is_null), "{c}");
     assert_eq!(c["members"], 0, "{c}");

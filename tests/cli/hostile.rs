@@ -343,7 +343,7 @@ fn bomb_gzip_of_4_gib_zeros() {
     let m = measure(
         "gzip bomb (binary skip)",
         dir.path(),
-        &["grep", "--json", "x", "zeros.gz"],
+        &["grep", "--format", "jsonl", "x", "zeros.gz"],
     );
     let cov = coverage(&m.run);
     // Not searched: a `skipped` error (issue 13), so never complete.
@@ -353,7 +353,7 @@ fn bomb_gzip_of_4_gib_zeros() {
     let m = measure(
         "gzip bomb (--binary)",
         dir.path(),
-        &["grep", "--json", "--binary", "x", "zeros.gz"],
+        &["grep", "--format", "jsonl", "--binary", "x", "zeros.gz"],
     );
     let cov = coverage(&m.run);
     let limits = errors_of(&cov, "limit");
@@ -385,7 +385,7 @@ fn bomb_members_stopped_others_scanned() {
     let m = measure(
         "zip with gzip+zstd bombs",
         dir.path(),
-        &["grep", "--json", "needle", "run.zip"],
+        &["grep", "--format", "jsonl", "needle", "run.zip"],
     );
     let cov = coverage(&m.run);
     let limits = errors_of(&cov, "limit");
@@ -412,7 +412,8 @@ fn bomb_members_stopped_others_scanned() {
         dir.path(),
         &[
             "grep",
-            "--json",
+            "--format",
+            "jsonl",
             "--max-ratio",
             "1e9",
             "--max-member-bytes",
@@ -441,7 +442,8 @@ fn bomb_members_stopped_others_scanned() {
         dir.path(),
         &[
             "grep",
-            "--json",
+            "--format",
+            "jsonl",
             "--max-ratio",
             "1e9",
             "--max-bytes",
@@ -485,7 +487,7 @@ fn bomb_nested_zips_10_gib() {
     let m = measure(
         "nested zip bomb 10 GiB",
         dir.path(),
-        &["grep", "--json", "needle", "bomb.zip"],
+        &["grep", "--format", "jsonl", "needle", "bomb.zip"],
     );
     let cov = coverage(&m.run);
     let limits = errors_of(&cov, "limit");
@@ -531,7 +533,7 @@ fn bomb_overlapping_entries() {
     let m = measure(
         "overlapping zip entries",
         dir.path(),
-        &["grep", "--json", "needle", "overlap.zip"],
+        &["grep", "--format", "jsonl", "needle", "overlap.zip"],
     );
     let cov = coverage(&m.run);
     let limits = errors_of(&cov, "limit");
@@ -571,7 +573,7 @@ fn bomb_nested_spools_bounded() {
     let m = measure(
         "nested 48 MiB spools",
         dir.path(),
-        &["grep", "--json", "needle", "spools.zip"],
+        &["grep", "--format", "jsonl", "needle", "spools.zip"],
     );
     let cov = coverage(&m.run);
     assert!(errors(&cov).is_empty(), "{cov}");
@@ -606,7 +608,7 @@ fn depth_40_nested_zips() {
     let m = measure(
         "40 nested zips",
         dir.path(),
-        &["grep", "--json", "needle", "deep.zip"],
+        &["grep", "--format", "jsonl", "needle", "deep.zip"],
     );
     let cov = coverage(&m.run);
     let limits = errors_of(&cov, "limit");
@@ -626,7 +628,15 @@ fn depth_40_nested_zips() {
     let m = measure(
         "40 nested zips, --max-depth 50",
         dir.path(),
-        &["grep", "--json", "--max-depth", "50", "needle", "deep.zip"],
+        &[
+            "grep",
+            "--format",
+            "jsonl",
+            "--max-depth",
+            "50",
+            "needle",
+            "deep.zip",
+        ],
     );
     assert!(errors(&coverage(&m.run)).is_empty());
     assert_eq!(citations(&m.run).len(), 41);
@@ -651,7 +661,8 @@ fn long_line_2_gib() {
         dir.path(),
         &[
             "grep",
-            "--json",
+            "--format",
+            "jsonl",
             "--max-ratio",
             "1e9",
             "needle",
@@ -687,7 +698,7 @@ fn binary_member_skipped_with_note() {
     let m = measure(
         "64 MiB NUL member",
         dir.path(),
-        &["grep", "--json", "needle", "bin.zip"],
+        &["grep", "--format", "jsonl", "needle", "bin.zip"],
     );
     let cov = coverage(&m.run);
     let skipped = errors_of(&cov, "skipped");
@@ -712,7 +723,7 @@ fn invalid_utf8_never_hides_a_line() {
         let m = measure(
             "invalid UTF-8",
             dir.path(),
-            &["grep", "--json", "needle", name],
+            &["grep", "--format", "jsonl", "needle", name],
         );
         let ev = m.run.of_type("evidence");
         assert_eq!(ev.len(), 2, "{}", m.run.stdout);
@@ -754,7 +765,7 @@ fn tar_member_claiming_8_gib() {
         let m = measure(
             "tar liar 8 GiB",
             dir.path(),
-            &["grep", "--json", "needle", name],
+            &["grep", "--format", "jsonl", "needle", name],
         );
         let cov = coverage(&m.run);
         let tr = errors_of(&cov, "truncated");
@@ -780,7 +791,7 @@ fn zip_directory_past_the_end() {
     let m = measure(
         "zip directory past end",
         dir.path(),
-        &["grep", "--json", "needle", "cd.zip"],
+        &["grep", "--format", "jsonl", "needle", "cd.zip"],
     );
     let cov = coverage(&m.run);
     let errs = errors(&cov);
@@ -811,7 +822,7 @@ fn gzip_with_wrong_crc_keeps_lines() {
     let m = measure(
         "gzip bad CRC",
         dir.path(),
-        &["grep", "--json", "needle", "crc.log.gz"],
+        &["grep", "--format", "jsonl", "needle", "crc.log.gz"],
     );
     assert_eq!(citations(&m.run).len(), 50);
     let cov = coverage(&m.run);
@@ -854,7 +865,7 @@ fn garbage_after_magic() {
             let m = measure(
                 &format!("garbage {name} #{seed}"),
                 dir.path(),
-                &["grep", "--json", "x", name],
+                &["grep", "--format", "jsonl", "x", name],
             );
             let cov = coverage(&m.run);
             // Random zstd frame headers often ask for a huge window: `limit`.
@@ -883,7 +894,7 @@ fn garbage_after_magic() {
     let m = measure(
         "garbage members",
         dir.path(),
-        &["grep", "--json", "needle", "mix.zip"],
+        &["grep", "--format", "jsonl", "needle", "mix.zip"],
     );
     let cov = coverage(&m.run);
     let corrupt = errors_of(&cov, "corrupt");
@@ -913,7 +924,7 @@ fn zstd_2_gib_window() {
     let m = measure(
         "zstd 2 GiB window",
         dir.path(),
-        &["grep", "--json", "needle", "window.zst"],
+        &["grep", "--format", "jsonl", "needle", "window.zst"],
     );
     let cov = coverage(&m.run);
     let limits = errors_of(&cov, "limit");
@@ -924,7 +935,7 @@ fn zstd_2_gib_window() {
     let m = measure(
         "zstd 2 GiB window in zip",
         dir.path(),
-        &["grep", "--json", "needle", "window.zip"],
+        &["grep", "--format", "jsonl", "needle", "window.zip"],
     );
     let cov = coverage(&m.run);
     assert_eq!(errors_of(&cov, "limit")[0].0, ["window.log.zst"], "{cov}");
@@ -936,7 +947,7 @@ fn zstd_2_gib_window() {
     let m = measure(
         "zstd 1 MiB window",
         dir.path(),
-        &["grep", "--json", "needle", "small.zst"],
+        &["grep", "--format", "jsonl", "needle", "small.zst"],
     );
     assert_eq!(citations(&m.run), ["small.zst:1"]);
     assert!(errors(&coverage(&m.run)).is_empty());
@@ -968,7 +979,7 @@ fn encrypted_zip_entries() {
     let m = measure(
         "encrypted zip entries",
         dir.path(),
-        &["grep", "--json", "needle", "enc.zip"],
+        &["grep", "--format", "jsonl", "needle", "enc.zip"],
     );
     let cov = coverage(&m.run);
     let un = errors_of(&cov, "unsupported");
@@ -994,7 +1005,7 @@ fn encrypted_zip_entries_without_directory() {
     let m = measure(
         "encrypted entries, no directory",
         dir.path(),
-        &["grep", "--json", "needle", "cut.zip"],
+        &["grep", "--format", "jsonl", "needle", "cut.zip"],
     );
     let cov = coverage(&m.run);
     let un = errors_of(&cov, "unsupported");
@@ -1038,7 +1049,7 @@ fn links_reported_never_followed() {
     let m = measure(
         "tar links",
         &work,
-        &["grep", "--json", "needle", "links.tar"],
+        &["grep", "--format", "jsonl", "needle", "links.tar"],
     );
     let cov = coverage(&m.run);
     // Links and the fifo were not searched: `skipped` errors, by name.
@@ -1086,7 +1097,14 @@ fn hostile_names_escaped_never_paths() {
     let m = measure(
         "hostile names",
         &work,
-        &["grep", "--json", "needle", "names.zip", "names.tar"],
+        &[
+            "grep",
+            "--format",
+            "jsonl",
+            "needle",
+            "names.zip",
+            "names.tar",
+        ],
     );
     let mut found = citations(&m.run);
     found.sort();
@@ -1154,12 +1172,12 @@ fn many_empty_members_read() {
     let small = measure(
         "50,000 empty tar members",
         dir.path(),
-        &["grep", "--json", "needle", "small.tar.gz"],
+        &["grep", "--format", "jsonl", "needle", "small.tar.gz"],
     );
     let big = measure(
         "200,000 empty tar members",
         dir.path(),
-        &["grep", "--json", "needle", "many.tar.gz"],
+        &["grep", "--format", "jsonl", "needle", "many.tar.gz"],
     );
     let cov = coverage(&big.run);
     assert_eq!(cov["members"], 200_001);
@@ -1185,7 +1203,7 @@ fn many_matches_bounded_memory() {
     let m = measure(
         "1,000,000 matches",
         dir.path(),
-        &["grep", "--json", "needle", "matches.log.gz"],
+        &["grep", "--format", "jsonl", "needle", "matches.log.gz"],
     );
     // About 180 MiB when grep held the artifact's whole output.
     assert!(m.peak_kib < 64 << 10, "peak {} MiB", m.peak_kib >> 10);
@@ -1272,7 +1290,7 @@ fn many_zip_entries_bounded() {
     let m = measure(
         "250,000 zip entries",
         dir.path(),
-        &["grep", "--json", "needle", "many.zip"],
+        &["grep", "--format", "jsonl", "needle", "many.zip"],
     );
     let cov = coverage(&m.run);
     assert_eq!(cov["members"], 250_001, "{cov}");
@@ -1319,7 +1337,7 @@ fn corrupt_deflate_in_zip_keeps_prefix() {
     let m = measure(
         "corrupt deflate in zip",
         dir.path(),
-        &["grep", "--json", "-F", "needle", "damaged.zip"],
+        &["grep", "--format", "jsonl", "-F", "needle", "damaged.zip"],
     );
     let cov = coverage(&m.run);
     let c = errors_of(&cov, "corrupt");
@@ -1356,9 +1374,10 @@ fn zip_cases_through_stdin() {
         "zip_damaged_deflate.zip",
     ] {
         let path = dir.join(name);
-        let file = super::harness::artiscan(&["grep", "--json", "e", path.to_str().unwrap()]);
+        let file =
+            super::harness::artiscan(&["grep", "--format", "jsonl", "e", path.to_str().unwrap()]);
         let data = std::fs::read(&path).unwrap();
-        let stdin = super::harness::artiscan_stdin(&["grep", "--json", "e", "-"], &data);
+        let stdin = super::harness::artiscan_stdin(&["grep", "--format", "jsonl", "e", "-"], &data);
         let kinds = |r: &Run| {
             let c = coverage(r);
             (
@@ -1395,7 +1414,7 @@ fn regression_inputs() {
         let m = measure(
             &format!("regression {n}"),
             &dir,
-            &["grep", "--json", "--binary", "e", n],
+            &["grep", "--format", "jsonl", "--binary", "e", n],
         );
         assert!(m.run.code <= 2, "{n}: exit {}", m.run.code);
         coverage(&m.run);

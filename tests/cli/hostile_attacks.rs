@@ -244,7 +244,8 @@ fn gnu_long_name_of_256_mib() {
         // the bomb check, is under test.
         &[
             "grep",
-            "--json",
+            "--format",
+            "jsonl",
             "--max-ratio",
             "1e9",
             "Traceback",
@@ -775,7 +776,7 @@ fn process_substitution_silent_fifo_and_dev_zero_end() {
     let out = Command::new("bash")
         .args([
             "-c",
-            "\"$0\" grep --json Traceback <(printf 'ok\\nTraceback (most recent call last):\\n')",
+            "\"$0\" grep --format jsonl Traceback <(printf 'ok\\nTraceback (most recent call last):\\n')",
             bin,
         ])
         .output()
@@ -796,7 +797,7 @@ fn process_substitution_silent_fifo_and_dev_zero_end() {
     let (r, _) = measure(
         "FIFO without a writer",
         dir.path(),
-        &["grep", "--json", "Traceback", "silent"],
+        &["grep", "--format", "jsonl", "Traceback", "silent"],
     );
     assert_eq!(r.code, 2, "{} {}", r.stdout, r.stderr);
     let cov = coverage(&r);

@@ -113,7 +113,11 @@ fn text_outputs_escape_terminal_controls() {
     );
 
     // The JSON citation reopens the member; cite's text output is escaped.
-    let (j, _) = measure("grep json", dir.path(), &["grep", "--json", "Traceback", a]);
+    let (j, _) = measure(
+        "grep json",
+        dir.path(),
+        &["grep", "--format", "jsonl", "Traceback", a],
+    );
     let cite = j.of_type("evidence")[0]["citation"]
         .as_str()
         .unwrap()

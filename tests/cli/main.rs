@@ -13,6 +13,7 @@ mod docs;
 mod env_forms;
 mod golden;
 mod grep;
+mod grep_flags;
 mod hostile;
 mod hostile_attacks;
 mod hostile_output;

@@ -151,7 +151,15 @@ fn grep_searches_only_the_chosen_members_like_rg() {
     let last = artiscan(&["grep", "-c", "-g", "!*.err", "-g", "*", "", &path]);
     assert_eq!(last.stdout.lines().count(), 2);
     // The JSON coverage record shows what was left out.
-    let json = artiscan(&["grep", "--json", "-g", "*.out", "Traceback", &path]);
+    let json = artiscan(&[
+        "grep",
+        "--format",
+        "jsonl",
+        "-g",
+        "*.out",
+        "Traceback",
+        &path,
+    ]);
     let cov = &json.of_type("coverage")[0];
     assert_eq!(cov["complete"], false);
     assert_eq!(cov["errors"][0]["kind"], "excluded");

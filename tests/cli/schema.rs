@@ -25,15 +25,30 @@ fn every_record_type_validates() {
     for args in [
         vec![
             "grep",
-            "--json",
+            "--format",
+            "jsonl",
             "-C",
             "1",
             "routing check",
             "samples/artifacts",
         ],
         vec!["scan", "samples/artifacts"],
-        vec!["grep", "--json", "-c", "routing check", "samples/artifacts"],
-        vec!["grep", "--json", "-l", "routing check", "samples/artifacts"],
+        vec![
+            "grep",
+            "--format",
+            "jsonl",
+            "-c",
+            "routing check",
+            "samples/artifacts",
+        ],
+        vec![
+            "grep",
+            "--format",
+            "jsonl",
+            "-l",
+            "routing check",
+            "samples/artifacts",
+        ],
         vec![
             "check",
             "--set",

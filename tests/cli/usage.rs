@@ -223,17 +223,25 @@ fn one_output_spelling_and_no_progress_everywhere() {
         let run = artiscan(&args);
         assert_ne!(run.code, 2, "{args:?}: {}", run.stderr);
     }
-    // grep's --format jsonl is --json.
+    // grep's --format jsonl is artiscan's records, --json rg's messages,
+    // the same lines in both.
     let a = artiscan(&["grep", "--format", "jsonl", "Load weight", &s]);
     let b = artiscan(&["grep", "--json", "Load weight", &s]);
-    let strip = |r: &Run| {
+    let texts = |r: &Run, kind: &str, text: fn(&serde_json::Value) -> String| {
         r.records()
             .into_iter()
-            .filter(|v| v["type"] != "summary")
+            .filter(|v| v["type"] == kind)
+            .map(|v| text(&v))
             .collect::<Vec<_>>()
     };
-    assert_eq!(strip(&a), strip(&b));
-    assert!(!strip(&a).is_empty());
+    let ours = texts(&a, "evidence", |v| {
+        format!("{}\n", v["text"].as_str().unwrap())
+    });
+    let rgs = texts(&b, "match", |v| {
+        v["data"]["lines"]["text"].as_str().unwrap().to_string()
+    });
+    assert!(!ours.is_empty());
+    assert_eq!(ours, rgs);
     // Markdown is for check only: scan says so instead of printing text.
     let md = artiscan(&["scan", "--format", "markdown", &s]);
     assert_eq!(md.code, 2);
@@ -356,4 +364,109 @@ fn check_exits_2_with_a_message_for_an_input_it_cannot_read() {
     assert_eq!(run.code, 2, "{} {}", run.stdout, run.stderr);
     assert!(run.stderr.contains("silent"), "{}", run.stderr);
     assert!(run.stderr.contains("Io"), "{}", run.stderr);
+}
+
+/// The JSON keys `--help` names for `--format json` are the keys the
+/// document has: scan's and check's.
+#[test]
+fn help_names_the_json_documents_keys() {
+    let help = artiscan(&["check", "--help"]).stdout;
+    // The `- json:` item, however clap wraps it.
+    let from = help.find("- json:").expect("a json item in check --help");
+    let line: String = help[from..]
+        .split("- text:")
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let named = |after: &str| -> Vec<String> {
+        let doc = &line[line.find(after).expect(after)..];
+        let doc = &doc[doc.find('{').unwrap()..=doc.find('}').unwrap()];
+        doc.split('"')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect()
+    };
+    let keys = |args: &[&str]| -> Vec<String> {
+        let r = artiscan(args);
+        let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        v.as_object().unwrap().keys().cloned().collect()
+    };
+    let mut scan_help = named("scan's");
+    scan_help.sort();
+    let log = sample("plain/vllm_server.log");
+    assert_eq!(scan_help, keys(&["scan", "--format", "json", &log]));
+    let mut check_help = named("check's");
+    check_help.sort();
+    let check = keys(&["check", "--set", "inferencex", "--format", "json", &log]);
+    assert_eq!(check_help, check);
+}
+
+/// Every command and subcommand (audit's and packs' included) has a man
+/// page and a help text, and every option it shows has a help line.
+#[test]
+fn every_subcommand_has_help_and_a_man_page() {
+    let top = artiscan(&["--help"]).stdout;
+    let names = |help: &str| -> Vec<String> {
+        help.split("Commands:")
+            .nth(1)
+            .map(|list| {
+                list.lines()
+                    .skip(1)
+                    .take_while(|l| l.starts_with("  "))
+                    .filter_map(|l| l.split_whitespace().next())
+                    .filter(|n| *n != "help")
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut paths: Vec<Vec<String>> = names(&top).into_iter().map(|n| vec![n]).collect();
+    let mut i = 0;
+    let mut missing = Vec::new();
+    while i < paths.len() {
+        let path = paths[i].clone();
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.push("--help");
+        let help = artiscan(&args);
+        assert_eq!(help.code, 0, "{path:?}: {}", help.stderr);
+        // An option line followed by nothing but another option is an
+        // option without help.
+        let lines: Vec<&str> = help.stdout.lines().collect();
+        for (k, l) in lines.iter().enumerate() {
+            let opt = l.trim_start();
+            let indent = l.len() - opt.len();
+            let short = opt.len() > 2
+                && opt.starts_with('-')
+                && opt.as_bytes()[1].is_ascii_alphanumeric()
+                && matches!(opt.as_bytes()[2], b',' | b' ');
+            // Option lines are indented 2 to 6; possible values deeper.
+            if (2..=6).contains(&indent) && (opt.starts_with("--") || short) {
+                let next = lines.get(k + 1).map_or("", |n| n.trim());
+                let inline = opt.split("  ").filter(|s| !s.is_empty()).count() > 1;
+                if !inline && next.is_empty() {
+                    missing.push(format!("{path:?}: {opt}"));
+                }
+            }
+        }
+        let mut man: Vec<&str> = vec!["man"];
+        man.extend(path.iter().map(String::as_str));
+        let page = artiscan(&man);
+        assert_eq!(page.code, 0, "man {path:?}: {}", page.stderr);
+        assert!(
+            page.stdout
+                .contains(&format!(".TH artiscan-{} 1", path.join("-"))),
+            "man {path:?}"
+        );
+        for sub in names(&help.stdout) {
+            let mut p = path.clone();
+            p.push(sub);
+            paths.push(p);
+        }
+        i += 1;
+    }
+    assert!(paths.iter().any(|p| p == &["audit", "report"]), "{paths:?}");
+    assert!(missing.is_empty(), "options without help: {missing:#?}");
 }

@@ -30,7 +30,7 @@ struct Read {
 }
 
 fn read(path: &str) -> Read {
-    let run = artiscan(&["grep", "--json", "--binary", "-j", "1", "", path]);
+    let run = artiscan(&["grep", "--format", "jsonl", "--binary", "-j", "1", "", path]);
     assert!(!run.stderr.contains("panicked"), "{path}: {}", run.stderr);
     let mut texts: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut complete = None;
