@@ -254,8 +254,13 @@ impl JsonMatch {
                 let Some(v) = walk(base, &path.segs) else {
                     continue;
                 };
-                let Some(value) = typed(v, text, types.get(name)) else {
-                    continue;
+                let value = match typed(v, text, types.get(name)) {
+                    Some(value) => value,
+                    // The cited field written as `null` (a metric the writer
+                    // could not compute) still makes the record, without a
+                    // value: bad evidence to report, not nothing.
+                    None if self.cite == Some(i) => Value::Null,
+                    None => continue,
                 };
                 if self.cite == Some(i) {
                     cite_at = Some(start_of(v));
@@ -374,6 +379,9 @@ fn typed(v: &ast::Value<'_>, text: &str, ty: Option<&CapType>) -> Option<Value> 
         _ => raw(),
     };
     Some(match (ty, v) {
+        // A number written as a string is not the number a result file
+        // holds (a point "12.5" is bad evidence, not a point).
+        (Some(CapType::Float), ast::Value::StringLit(_)) => Value::Null,
         (Some(t), _) => t.convert(&s),
         (None, ast::Value::NumberLit(_)) => serde_json::from_str::<serde_json::Number>(&s)
             .map(Value::Number)
