@@ -62,7 +62,9 @@ mod source;
 // The facade: what `main.rs` uses beside `commands`, and what the benches
 // and the fuzz targets drive directly. Everything else is `pub(crate)`.
 pub use crate::escape::text as escape_text;
-pub use check::load::{error_text, load_checks, load_params, param_pairs, rules_for};
+pub use check::load::{
+    error_text, load_checks, load_params, param_pairs, rules_for, with_thresholds,
+};
 pub use check::scope::Layout;
 pub use limits::ReadLimits;
 pub use lines::{Line, LineLimits, LineReader, LineSink};

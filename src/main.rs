@@ -137,6 +137,9 @@ struct CheckArgs {
     /// A TOML file of parameters, one `KEY = VALUE` each (`al = 3.5`, `gsm8k_min = 0.9`); repeatable
     #[arg(long = "params", value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     param_files: Vec<PathBuf>,
+    /// InferenceX's eval thresholds file (utils/evals/thresholds.yaml of the checkout judged; YAML, JSON or the flat form): each eval task's bar for the eval's model prefix (meta_env.json), as validate_scores.py picks it; --param <task>_min wins
+    #[arg(long = "thresholds", value_name = "PATH", value_hint = clap::ValueHint::FilePath)]
+    thresholds: Option<PathBuf>,
     /// Extra pack file or folder
     #[arg(long = "pack")]
     packs: Vec<PathBuf>,
@@ -830,6 +833,7 @@ fn check(a: CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
     let checks = artiscan::load_checks(&a.checks, &a.sets)?;
     let pairs = artiscan::param_pairs(&a.param_files, &a.params)?;
     let params = artiscan::load_params(&checks, &pairs)?;
+    let params = artiscan::with_thresholds(params, a.thresholds.as_deref())?;
     let rules = artiscan::rules_for(&checks, &a.packs)?;
     let format = a.format.unwrap_or_else(OutputFormat::default_for_stdout);
     let limits = a.member.apply(a.input.limits())?;

@@ -109,7 +109,7 @@ impl CheckSet {
                 )
             })
             .collect();
-        let params = CheckParams(serde_json::from_str(params_json)?);
+        let params = CheckParams(serde_json::from_str(params_json)?, None);
         CheckSet::from_sources(sources, params)
     }
 

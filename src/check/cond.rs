@@ -6,9 +6,13 @@ use crate::domain::Evidence;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-/// `--param key=value` values (numbers when they parse as numbers).
+/// `--param key=value` values (numbers when they parse as numbers), and
+/// the thresholds file eval bars come from where no `--param` gives one.
 #[derive(Debug, Clone, Default)]
-pub struct Params(pub BTreeMap<String, Value>);
+pub struct Params(
+    pub BTreeMap<String, Value>,
+    pub Option<std::sync::Arc<super::thresholds::Thresholds>>,
+);
 
 impl Params {
     pub fn parse(pairs: &[String]) -> Result<Params, String> {
@@ -19,7 +23,7 @@ impl Params {
                 .ok_or_else(|| format!("--param {p:?}: expected key=value"))?;
             map.insert(k.trim().to_string(), literal(v.trim()));
         }
-        Ok(Params(map))
+        Ok(Params(map, None))
     }
 
     /// Rejects unknown names and non-numbers where a number is compared, so
@@ -39,11 +43,21 @@ impl Params {
                     known()
                 ));
             };
-            if spec.numeric && num(v).is_none() {
+            if spec.numeric && !num(v).is_some_and(f64::is_finite) {
                 return Err(format!(
-                    "--param {k}={}: not a number (it is compared as one); {}",
+                    "--param {k}={}: not a finite number (it is compared as one); {}",
                     as_text(v),
                     known()
+                ));
+            }
+            // A bar outside the range the value itself must lie in passes
+            // or fails everything (gsm8k_min=-1, or 90 for 0.90).
+            if let (Some((lo, hi)), Some(n)) = (spec.range, num(v))
+                && !(lo..=hi).contains(&n)
+            {
+                return Err(format!(
+                    "--param {k}={}: out of range: the values it bars lie in [{lo}, {hi}]",
+                    as_text(v)
                 ));
             }
         }
@@ -56,7 +70,48 @@ impl Params {
             map.entry(k.clone())
                 .or_insert_with(|| serde_json::to_value(v).unwrap_or(Value::Null));
         }
-        Params(map)
+        Params(map, self.1.clone())
+    }
+
+    /// Adds the bars of the thresholds file (`{task}_min`) for the model
+    /// prefix of `prefixes` (the eval's meta_env.json), where no `--param`
+    /// gives one; returns where each bar came from. Several prefixes in
+    /// one scope give no bars from the file: which model's would be a
+    /// guess.
+    pub(super) fn with_thresholds(&mut self, prefixes: &[String]) -> BTreeMap<String, String> {
+        let mut notes = BTreeMap::new();
+        let Some(t) = self.1.clone() else {
+            return notes;
+        };
+        let mut usable: Vec<&str> = prefixes
+            .iter()
+            .filter_map(|p| super::thresholds::usable_prefix(p))
+            .collect();
+        usable.sort_unstable();
+        usable.dedup();
+        for task in t.tasks() {
+            let key = format!("{task}_min");
+            if self.0.contains_key(&key) {
+                notes.insert(key, "--param (wins over --thresholds)".to_string());
+                continue;
+            }
+            if usable.len() > 1 {
+                notes.insert(
+                    key,
+                    format!(
+                        "none from {}: model prefixes {} in one scope",
+                        t.file,
+                        usable.join(", ")
+                    ),
+                );
+                continue;
+            }
+            if let Some(bar) = t.bar(usable.first().copied(), task) {
+                self.0.insert(key.clone(), Value::from(bar.value));
+                notes.insert(key, bar.source);
+            }
+        }
+        notes
     }
 
     /// The value of `@param:key`, if `s` is one and it was given.
@@ -74,6 +129,9 @@ pub struct ParamSpec {
     pub default: Option<Value>,
     /// Compared as a number (gt/ge/lt/le/within, a rank count).
     pub numeric: bool,
+    /// Where it is a bar of a value bounded by `range = [lo, hi]`: the
+    /// bar must lie there too.
+    pub range: Option<(f64, f64)>,
     /// Checks that read it.
     pub checks: Vec<String>,
 }
@@ -100,6 +158,7 @@ pub(crate) fn merge_specs(specs: impl IntoIterator<Item = ParamSpec>) -> Vec<Par
         match out.get_mut(&s.name) {
             Some(e) => {
                 e.numeric |= s.numeric;
+                e.range = e.range.or(s.range);
                 if e.default.is_none() {
                     e.default = s.default;
                 }
@@ -164,6 +223,10 @@ enum Op {
     NotIn(Vec<Operand>),
     Regex(regex::Regex),
     Within(Operand, f64),
+    /// The value lies in [lo, hi] (a score is a fraction: 45.0 is a
+    /// percent, not a pass), and so must every `@param:` bar it is
+    /// compared with.
+    Range(f64, f64),
     /// Adds a constant to the value before the other operations compare it
     /// (TRT-LLM counts accepted draft tokens without the bonus token: its
     /// value + 1 is the acceptance length).
@@ -212,6 +275,16 @@ impl Cond {
                     }
                     _ => return Err("`within` takes [value, tolerance]".into()),
                 },
+                "range" => match v.as_array().map(|a| a.as_slice()) {
+                    Some([lo, hi]) => {
+                        let n = |v: &toml::Value| v.as_float().or(v.as_integer().map(|i| i as f64));
+                        match (n(lo), n(hi)) {
+                            (Some(lo), Some(hi)) if lo <= hi => Op::Range(lo, hi),
+                            _ => return Err("`range` takes [low, high], numbers".into()),
+                        }
+                    }
+                    _ => return Err("`range` takes [low, high]".into()),
+                },
                 "add" => Op::Add(
                     v.as_float()
                         .or(v.as_integer().map(|i| i as f64))
@@ -245,19 +318,37 @@ impl Cond {
                 Op::Eq(o) | Op::Ne(o) => add(o, false),
                 Op::Gt(o) | Op::Ge(o) | Op::Lt(o) | Op::Le(o) | Op::Within(o, _) => add(o, true),
                 Op::In(os) | Op::NotIn(os) => os.iter().for_each(|o| add(o, false)),
-                Op::Regex(_) | Op::Add(_) => {}
+                Op::Regex(_) | Op::Add(_) | Op::Range(..) => {}
             }
         }
         out
     }
 
+    /// The range the condition bounds the value to, if any: bars compared
+    /// with the value must lie in it.
+    pub(super) fn range(&self) -> Option<(f64, f64)> {
+        self.0.iter().find_map(|op| match op {
+            Op::Range(lo, hi) => Some((*lo, *hi)),
+            _ => None,
+        })
+    }
+
     /// The condition with literal and `@param:` operands resolved, for
     /// the `expected` field of a verdict (`@capture` operands stay named).
-    pub(super) fn describe(&self, p: &Params) -> Value {
+    /// A templated bar (`{task}_min`) is shown by the name `records` give
+    /// it, where they give one.
+    pub(super) fn describe(&self, p: &Params, records: &[&Evidence]) -> Value {
         let show = |o: &Operand| match o {
             Operand::Lit(v) => v.clone(),
             Operand::Capture(c) => Value::String(format!("@{c}")),
             Operand::Param(k) => {
+                let mut keys: Vec<String> = records.iter().map(|r| param_key(k, r)).collect();
+                keys.sort_unstable();
+                keys.dedup();
+                let k = match keys.as_slice() {
+                    [one] => one,
+                    _ => k,
+                };
                 p.0.get(k)
                     .cloned()
                     .unwrap_or_else(|| Value::String(format!("@param:{k} (not given)")))
@@ -277,6 +368,7 @@ impl Cond {
                 Op::Regex(re) => ("regex", Value::String(re.as_str().to_string())),
                 Op::Within(o, tol) => ("within", serde_json::json!([show(o), tol])),
                 Op::Add(a) => ("add", serde_json::json!(a)),
+                Op::Range(lo, hi) => ("range", serde_json::json!([lo, hi])),
             };
             m.insert(k.to_string(), v);
         }
@@ -303,6 +395,7 @@ impl Cond {
         for op in &self.0 {
             let ok = match op {
                 Op::Add(_) => true,
+                Op::Range(lo, hi) => num(got).is_some_and(|n| n >= *lo && n <= *hi),
                 Op::Regex(re) => re.is_match(&as_text(got)),
                 Op::In(list) | Op::NotIn(list) => {
                     let mut any = false;
@@ -428,6 +521,25 @@ pub(super) fn skipped_params(
         };
         for key in keys {
             if !p.0.contains_key(&key) && !out.contains(&key) {
+                out.push(key);
+            }
+        }
+    }
+    out
+}
+
+/// Every parameter key `conds` compare with, a templated one as each of
+/// `records` names it.
+pub(super) fn param_keys(conds: &[(String, Cond)], records: &[&Evidence]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (k, _) in conds.iter().flat_map(|(_, c)| c.params()) {
+        let keys: Vec<String> = if template(&k).is_some() {
+            records.iter().map(|r| param_key(&k, r)).collect()
+        } else {
+            vec![k]
+        };
+        for key in keys {
+            if !out.contains(&key) {
                 out.push(key);
             }
         }

@@ -11,26 +11,26 @@ use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-const MAX_CITES: usize = 20;
+pub(super) const MAX_CITES: usize = 20;
 /// Citations of set-aside records named in a reason.
 const MAX_ASIDE_CITES: usize = 3;
 const MAX_VALUES: usize = 20;
 /// Largest rank count believed (a bigger one is a typo or hostile input).
 const MAX_RANKS: u64 = 4096;
 
-struct Ctx<'s, 'a> {
+pub(super) struct Ctx<'s, 'a> {
     scope: &'s Scope<'a>,
     params: Params,
     incomplete: Vec<String>,
 }
 
 impl Ctx<'_, '_> {
-    fn complete(&self) -> bool {
+    pub(super) fn complete(&self) -> bool {
         self.incomplete.is_empty()
     }
 
     /// Marks the verdict unknown for lack of complete reading.
-    fn unread(&self, v: &mut Verdict, what: String) {
+    pub(super) fn unread(&self, v: &mut Verdict, what: String) {
         v.status = Status::Unknown;
         v.missing
             .insert("members".into(), Value::from(self.incomplete.clone()));
@@ -90,7 +90,7 @@ fn note_benign(v: &mut Verdict, benign: &[(&Evidence, super::crash::Benign)]) {
     }
 }
 
-fn cited(r: &Evidence) -> Cited {
+pub(super) fn cited(r: &Evidence) -> Cited {
     Cited {
         citation: r.citation.to_string(),
         server: Some(server_of(r).1),
@@ -104,9 +104,22 @@ fn show(v: &Option<Value>) -> String {
 
 impl Check {
     pub fn judge(&self, scope: &Scope<'_>, params: &Params) -> Verdict {
+        let mut params = params.with_defaults(&self.defaults);
+        // validate_scores.py reads the prefix from meta_env.json only.
+        let prefixes: Vec<String> = scope
+            .records_of("result.eval_meta")
+            .filter_map(|r| {
+                r.captures
+                    .as_ref()?
+                    .get("prefix")?
+                    .as_str()
+                    .map(String::from)
+            })
+            .collect();
+        let bar_notes = params.with_thresholds(&prefixes);
         let cx = Ctx {
             scope,
-            params: params.with_defaults(&self.defaults),
+            params,
             incomplete: scope.incomplete(),
         };
         let mut v = Verdict::new(&self.id, &self.description, &self.rule, &scope.name);
@@ -128,7 +141,7 @@ impl Check {
         let benign = self.set_aside_by_timing(&cx, &mut matching);
         v.evidence = matching.iter().take(MAX_CITES).map(|r| cited(r)).collect();
         v.observed = self.observed(&matching);
-        v.expected = self.expected(&cx.params);
+        v.expected = self.expected(&cx.params, &matching);
         match &self.expect {
             Expect::Present => self.judge_present(&mut v, &cx, &matching),
             Expect::Absent => self.judge_absent(&mut v, &cx, &matching),
@@ -162,7 +175,22 @@ impl Check {
         if v.status == Status::Pass && !unbarred.is_empty() {
             v.status = Status::Unknown;
             let flags: Vec<String> = unbarred.iter().map(|p| format!("--param {p}")).collect();
-            v.reason = format!("no bar given: {}; {}", flags.join(", "), v.reason);
+            // Eval bars live in InferenceX's thresholds file, per model.
+            let hint = if unbarred.iter().any(|p| p.ends_with("_min")) {
+                " (not verifiable: give --thresholds PATH, InferenceX's utils/evals/thresholds.yaml)"
+            } else {
+                ""
+            };
+            v.reason = format!("no bar given: {}{hint}; {}", flags.join(", "), v.reason);
+        }
+        // Which bar judged, and where it came from.
+        let used: Vec<String> = cond::param_keys(&self.all, &matching)
+            .into_iter()
+            .chain(cond::param_keys(&self.any, &matching))
+            .filter_map(|k| bar_notes.get(&k).map(|n| format!("bar {k}: {n}")))
+            .collect();
+        if !used.is_empty() && v.status != Status::NotApplicable {
+            v.reason = format!("{}; {}", v.reason, used.join("; "));
         }
         self.note_aside(&mut v, &cx);
         note_benign(&mut v, &benign);
@@ -414,16 +442,16 @@ impl Check {
         out
     }
 
-    fn expected(&self, p: &Params) -> Map<String, Value> {
+    fn expected(&self, p: &Params, records: &[&Evidence]) -> Map<String, Value> {
         let mut out = Map::new();
         for (cap, c) in &self.all {
-            out.insert(cap.clone(), c.describe(p));
+            out.insert(cap.clone(), c.describe(p, records));
         }
         if !self.any.is_empty() {
             let any: Map<String, Value> = self
                 .any
                 .iter()
-                .map(|(cap, c)| (cap.clone(), c.describe(p)))
+                .map(|(cap, c)| (cap.clone(), c.describe(p, records)))
                 .collect();
             out.insert("any".into(), Value::Object(any));
         }
@@ -491,7 +519,7 @@ impl Check {
                     format!(
                         "{cap} = {} (expected {})",
                         show(&got),
-                        c.describe(&cx.params)
+                        c.describe(&cx.params, &[r])
                     )
                 })
                 .collect();
@@ -538,8 +566,13 @@ impl Check {
     }
 
     /// Nothing matched where something must: fail on complete reading.
-    fn nothing_found(&self, v: &mut Verdict, cx: &Ctx) {
+    pub(super) fn nothing_found(&self, v: &mut Verdict, cx: &Ctx) {
         let what = format!("no matching {} record", self.what());
+        if let Some(why) = &self.missing_unknown {
+            v.status = Status::Unknown;
+            v.reason = format!("{what}: {why}");
+            return;
+        }
         if cx.complete() {
             v.status = Status::Fail;
             v.reason = format!("{what}; every member was read completely");
@@ -689,109 +722,6 @@ impl Check {
     /// point without a finite, positive x and y is invalid evidence, never
     /// a point. Any part not read makes the count unknown either way (a
     /// point there could add to a curve or dominate its points).
-    fn judge_pareto(&self, v: &mut Verdict, cx: &Ctx, m: &[&Evidence], p: &super::Pareto) {
-        let num = |r: &Evidence, k: &str| {
-            r.captures
-                .as_ref()
-                .and_then(|c| c.get(k))
-                .and_then(Value::as_f64)
-                .filter(|f| f.is_finite() && *f > 0.0)
-        };
-        let mut curves: BTreeMap<String, Vec<(f64, f64, &Evidence)>> = BTreeMap::new();
-        let mut invalid = Vec::new();
-        for r in m {
-            let key: Vec<String> = p
-                .curve
-                .iter()
-                .map(|k| {
-                    let val = r.captures.as_ref().and_then(|c| c.get(k));
-                    let text = val.map_or("(none)".to_string(), |v| match v {
-                        Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    });
-                    format!("{k}={text}")
-                })
-                .collect();
-            let entry = curves.entry(key.join(", ")).or_default();
-            match (num(r, &p.x), num(r, &p.y)) {
-                (Some(x), Some(y)) => entry.push((x, y, r)),
-                _ => invalid.push(*r),
-            }
-        }
-        // `observed` values are lists (the output schema): one entry per curve.
-        let mut counts = Vec::new();
-        let mut short = Vec::new();
-        let mut frontier_cites = Vec::new();
-        for (curve, pts) in &mut curves {
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
-            pts.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
-            let mut best = f64::NEG_INFINITY;
-            let mut kept: Vec<&Evidence> = Vec::new();
-            let mut last_x = None;
-            for &(x, y, r) in pts.iter() {
-                if y > best || (y == best && last_x != Some(x)) {
-                    kept.push(r);
-                    best = y;
-                    last_x = Some(x);
-                }
-            }
-            let n = kept.len() as u64;
-            counts.push(serde_json::json!({
-                "curve": curve,
-                "frontier": n,
-                "measured": pts.len(),
-            }));
-            if n < p.min {
-                short.push(format!("{curve}: {n}/{} ({} measured)", p.min, pts.len()));
-            }
-            frontier_cites.extend(kept.into_iter().map(cited));
-        }
-        v.observed.insert("curves".into(), Value::Array(counts));
-        v.evidence = frontier_cites.into_iter().take(MAX_CITES).collect();
-        let invalid_note = if invalid.is_empty() {
-            String::new()
-        } else {
-            format!(
-                "; {} record(s) without a finite positive {} and {} are invalid evidence, not points (first: {})",
-                invalid.len(),
-                p.x,
-                p.y,
-                invalid[0].citation
-            )
-        };
-        if curves.is_empty() {
-            return self.nothing_found(v, cx);
-        }
-        let what = if short.is_empty() {
-            format!(
-                "every curve has at least {} frontier points: {}{invalid_note}",
-                p.min,
-                curves
-                    .iter()
-                    .map(|(c, pts)| format!("{c} ({} measured)", pts.len()))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            )
-        } else {
-            format!(
-                "{} of {} curve(s) have fewer than {} frontier points: {}{invalid_note}",
-                short.len(),
-                curves.len(),
-                p.min,
-                short.join("; ")
-            )
-        };
-        if !cx.complete() {
-            return cx.unread(v, what);
-        }
-        v.status = if short.is_empty() {
-            Status::Pass
-        } else {
-            Status::Fail
-        };
-        v.reason = what;
-    }
-
     /// Each `left` record's `capture` equals the one value the `right`
     /// records of its configuration hold (records are of one configuration
     /// where every `by` capture both hold is equal, as text ignoring case).

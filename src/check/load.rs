@@ -52,6 +52,18 @@ pub fn load_params(checks: &[Check], pairs: &[String]) -> anyhow::Result<CheckPa
     Ok(params)
 }
 
+/// `--thresholds PATH`: InferenceX's eval thresholds file, whose bars
+/// apply per model where no `--param <task>_min` is given.
+pub fn with_thresholds(
+    mut params: CheckParams,
+    path: Option<&std::path::Path>,
+) -> anyhow::Result<CheckParams> {
+    if let Some(p) = path {
+        params.1 = Some(std::sync::Arc::new(super::thresholds::Thresholds::load(p)?));
+    }
+    Ok(params)
+}
+
 /// `--params FILE` then `--param KEY=VALUE`, as one list of `KEY=VALUE`
 /// pairs in which the command line comes last, so that it wins.
 ///

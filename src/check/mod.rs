@@ -7,9 +7,11 @@
 pub(crate) mod by_run;
 mod cond;
 pub(crate) mod crash;
+mod expect;
 mod judge;
 pub(crate) mod load;
 pub(crate) mod scope;
+pub(crate) mod thresholds;
 
 use crate::domain::Evidence;
 use cond::Cond;
@@ -181,6 +183,11 @@ struct CheckDef {
     /// the reason, not counted (see `crash`).
     #[serde(default)]
     crash_timing: bool,
+    /// A `present` claim with nothing found answers `unknown` with this
+    /// reason, not `fail`: evidence a download can lack without the run
+    /// lacking it (evals are their own artifacts), with what to fetch.
+    #[serde(default)]
+    missing_unknown: Option<String>,
     /// Replaced by `applies`; kept only to say so.
     #[serde(default)]
     artifacts: Option<toml::Value>,
@@ -336,6 +343,8 @@ pub struct Check {
     crash_timing: bool,
     /// Added to a pass's reason.
     pass_note: Option<String>,
+    /// `missing_unknown`: a presence claim with nothing found is unknown, why.
+    missing_unknown: Option<String>,
     /// Defaults of `@param:` values from the check file.
     defaults: toml::Table,
     /// The file the check came from.
@@ -719,6 +728,7 @@ fn compile(file: &str, c: &CheckDef, defaults: &toml::Table) -> Result<Check, St
         found_unknown: c.found_unknown.clone(),
         crash_timing: c.crash_timing,
         pass_note: c.pass_note.clone(),
+        missing_unknown: c.missing_unknown.clone(),
         defaults: defaults.clone(),
         file: file.to_string(),
     })
@@ -793,18 +803,20 @@ impl Check {
 
     pub fn params(&self) -> Vec<ParamSpec> {
         let mut out: BTreeMap<String, ParamSpec> = BTreeMap::new();
-        let mut add = |name: String, numeric: bool| {
+        let mut add = |name: String, numeric: bool, range: Option<(f64, f64)>| {
             let e = out.entry(name.clone()).or_insert_with(|| ParamSpec {
                 name: name.clone(),
                 default: None,
                 numeric: false,
+                range: None,
                 checks: vec![self.id.clone()],
             });
             e.numeric |= numeric;
+            e.range = e.range.or(range);
         };
         for (_, c) in self.filter.iter().chain(&self.all).chain(&self.any) {
             for (k, numeric) in c.params() {
-                add(k, numeric);
+                add(k, numeric, c.range().filter(|_| numeric));
             }
         }
         for s in self
@@ -814,14 +826,14 @@ impl Check {
         {
             for (_, c) in &s.filter {
                 for (k, numeric) in c.params() {
-                    add(k, numeric);
+                    add(k, numeric, c.range().filter(|_| numeric));
                 }
             }
         }
         if let Some(Ranks::Count(toml::Value::String(s))) = &self.ranks
             && let Some(k) = s.strip_prefix("@param:")
         {
-            add(k.to_string(), true);
+            add(k.to_string(), true, None);
         }
         for (k, v) in &self.defaults {
             if let Some(p) = out.get_mut(k) {

@@ -107,7 +107,7 @@ pub enum Matcher {
     /// until `end`, a line matching neither, or the member's end.
     Block(BlockMatch),
     /// Fields of a JSON document or JSON Lines member, read by path.
-    Json(super::json::JsonMatch),
+    Json(super::kind::json::JsonMatch),
 }
 
 #[derive(Debug)]
@@ -1332,6 +1332,7 @@ fn compile_variant(
                     ("key", v.key.is_some()),
                     ("fields", v.fields.is_some()),
                     ("cite", v.cite.is_some()),
+                    ("json_lines", v.json_lines),
                 ],
             )?;
             let regex = compile("regex", &v.regex)?.ok_or("a line variant needs `regex`")?;
@@ -1366,6 +1367,7 @@ fn compile_variant(
                     ("key", v.key.is_some()),
                     ("fields", v.fields.is_some()),
                     ("cite", v.cite.is_some()),
+                    ("json_lines", v.json_lines),
                 ],
             )?;
             let start = compile("start", &v.start)?;
@@ -1414,32 +1416,12 @@ fn compile_variant(
                     ("start", v.start.is_some()),
                     ("end", v.end.is_some()),
                     ("dump", v.dump.is_some()),
-                    ("keys", v.keys.is_some()),
                     ("carry", !v.carry.is_empty()),
                     ("indent", v.indent.is_some()),
                     ("prefilter", v.prefilter.is_some()),
                 ],
             )?;
-            // Every line of a member it reads is kept until the member
-            // ends: only members named for it.
-            if v.members.as_ref().is_none_or(|m| m.is_empty()) {
-                return Err("a json variant needs `members` (the documents it reads)".into());
-            }
-            let fields: Vec<(String, String)> = v
-                .fields
-                .iter()
-                .flatten()
-                .map(|(k, p)| match p {
-                    toml::Value::String(p) => Ok((k.clone(), p.clone())),
-                    other => Err(format!("fields.{k}: a path string, not {other}")),
-                })
-                .collect::<Result<_, String>>()?;
-            let m = super::json::JsonMatch::new(
-                v.at.as_deref(),
-                v.key.as_deref(),
-                &fields,
-                v.cite.as_deref(),
-            )?;
+            let m = super::kind::json::JsonMatch::compile(v)?;
             names.extend(m.names().map(str::to_string));
             (Matcher::Json(m), None)
         }

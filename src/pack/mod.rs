@@ -4,7 +4,7 @@
 
 pub(crate) mod compile;
 pub(crate) mod dump;
-pub(crate) mod json;
+pub(crate) mod kind;
 pub(crate) mod onepass;
 
 pub(crate) use compile::{
@@ -109,6 +109,8 @@ pub struct RuleDef {
     pub complete: bool,
     #[serde(default)]
     pub indent: Option<String>,
+    #[serde(default)]
+    pub json_lines: bool,
     /// A later line that completes each record of the rule: the first line
     /// within [`THEN_LINES`] lines after a record that matches it adds the
     /// captures the record lacks (a traceback's exception line after its
@@ -148,6 +150,10 @@ pub struct VariantDef {
     #[serde(default)]
     pub dump: Option<String>,
     /// The dump fields to keep (default: all). `None` values are left out.
+    /// Json variants: one capture per `*` of `at`, in order (`""` for
+    /// none); a name `a,b` splits the key at its first comma into captures
+    /// `a` and `b` (lm-eval's `metric,filter`), and a key without a comma
+    /// is then no record.
     #[serde(default)]
     pub keys: Option<Vec<String>>,
     /// Block variants: captures of `each` carried down the block, where a
@@ -186,6 +192,11 @@ pub struct VariantDef {
     /// over. It ends at the first line indented no deeper than its start.
     #[serde(default)]
     pub indent: Option<String>,
+    /// Json variants: the member may be JSON Lines (one document a line).
+    /// Without it, a member that is not one JSON document (cut, empty,
+    /// several documents) is a coverage error.
+    #[serde(default)]
+    pub json_lines: bool,
 }
 
 #[derive(Debug, Deserialize, Clone)]
@@ -235,6 +246,7 @@ impl RuleDef {
             cite: self.cite.clone(),
             complete: self.complete,
             indent: self.indent.clone(),
+            json_lines: self.json_lines,
         };
         let has_inline = inline.regex.is_some() || inline.start.is_some() || inline.kind.is_some();
         let mut out = Vec::new();

@@ -743,28 +743,28 @@ impl<'a> MemberScan<'a> {
             coverage.error(&self.members, source::ErrorKind::Corrupt, msg);
             return;
         };
+        // JSON Lines only where a variant reading the member says so.
+        let json_lines = (0..set.variants.len()).any(|v| {
+            self.active[v] && matches!(&set.variants[v].matcher, Matcher::Json(m) if m.json_lines)
+        });
+        let lines = (0..doc.lines.len()).map(|i| {
+            let line = std::str::from_utf8(doc.line_text(i)).unwrap_or_default();
+            (doc.lines[i].2, line)
+        });
+        let (docs, error) = crate::pack::kind::json::documents(text, lines, json_lines);
         let mut hits = Vec::new();
         let mut emitted = false;
-        match crate::pack::json::parse(text) {
-            Ok(Some(value)) => emitted |= self.json_hits(doc, &value, text, 0, &mut hits),
-            Ok(None) => {}
-            Err(whole) => {
-                // JSON Lines: each line its own document.
-                for i in 0..doc.lines.len() {
-                    let line = std::str::from_utf8(doc.line_text(i)).unwrap_or_default();
-                    match crate::pack::json::parse(line) {
-                        Ok(Some(value)) => {
-                            emitted |= self.json_hits(doc, &value, line, doc.lines[i].2, &mut hits)
-                        }
-                        Ok(None) => {}
-                        Err(_) => {
-                            let msg = format!("not JSON ({whole}), so not read by {}", json_rules);
-                            coverage.error(&self.members, source::ErrorKind::Corrupt, msg);
-                            break;
-                        }
-                    }
-                }
-            }
+        for (base, value) in &docs {
+            let end = if docs.len() == 1 && *base == 0 {
+                text.len()
+            } else {
+                base + text[*base..].find('\n').unwrap_or(text.len() - base)
+            };
+            emitted |= self.json_hits(doc, value, &text[*base..end], *base, &mut hits);
+        }
+        if let Some(why) = error {
+            let msg = format!("{why}, so not read by {json_rules}");
+            coverage.error(&self.members, source::ErrorKind::Corrupt, msg);
         }
         if emitted {
             self.sort_by_line();
@@ -780,7 +780,7 @@ impl<'a> MemberScan<'a> {
         value: &jsonc_parser::ast::Value<'_>,
         text: &str,
         base: usize,
-        hits: &mut Vec<crate::pack::json::JsonHit>,
+        hits: &mut Vec<crate::pack::kind::json::JsonHit>,
     ) -> bool {
         let set = self.set;
         let mut done = Vec::new();
@@ -1437,6 +1437,7 @@ set = { style = "line" }
 id = "j"
 kind = "json"
 members = ["*.json", "*.jsonl"]
+json_lines = true
 at = "/*"
 cite = "v"
 fields = { v = "/v" }
@@ -1493,6 +1494,48 @@ fields = { v = "/v" }
             "{:?}",
             cov.errors[0]
         );
+    }
+
+    /// A member that must be one document and is empty or JSON Lines is a
+    /// named coverage error, not a member read completely with no record
+    /// (a 0-byte `agg_eval_all.json`, rows written one a line).
+    #[test]
+    fn an_empty_or_json_lines_member_where_one_document_belongs_is_a_coverage_error() {
+        let s = set(r#"
+[[rule]]
+id = "result.eval"
+kind = "json"
+members = ["agg_eval_*.json"]
+at = "/*"
+fields = { score = "/score" }
+"#);
+        let members = vec!["agg_eval_all.json".to_string()];
+        for (text, why) in [
+            (&b""[..], "empty: no JSON document"),
+            (
+                &b"{\"task\": \"gsm8k\", \"score\": 0.12}\n{\"task\": \"gsm8k\", \"score\": 0.95}\n"[..],
+                "JSON Lines (2 documents), not one JSON document",
+            ),
+        ] {
+            let mut sink =
+                MemberScan::new(&s, "a", &members, "agg_eval_all.json", ScanOptions::default());
+            let mut reader = LineReader::new(LineLimits::default());
+            reader.scan(&mut &text[..], &mut sink).expect("scan");
+            let (mut records, mut counts, mut cov) =
+                (Vec::new(), BTreeMap::new(), Coverage::default());
+            sink.finish_capped(
+                &mut records,
+                &mut counts,
+                &mut RecordBudget::default(),
+                &mut cov,
+            );
+            assert!(records.is_empty(), "{records:?}");
+            assert_eq!(cov.errors.len(), 1, "{cov:?}");
+            assert_eq!(
+                cov.errors[0].message,
+                format!("{why}, so not read by result.eval")
+            );
+        }
     }
 
     /// A member cut into parts (as threads scan a big one) and absorbed in

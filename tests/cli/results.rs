@@ -47,7 +47,7 @@ fn run_folder(dir: &Path, points: &[(&str, u32, f64, f64, &str)]) {
 
 /// Zips every artifact folder of `dir` into `out` (`NAME.zip`), with
 /// Python's zipfile (on every machine CI runs on).
-fn zip_artifacts(dir: &Path, out: &Path) {
+pub(crate) fn zip_artifacts(dir: &Path, out: &Path) {
     std::fs::create_dir_all(out).unwrap();
     let script = "import os,sys,zipfile\n\
         src,dst=sys.argv[1],sys.argv[2]\n\
@@ -65,7 +65,7 @@ fn zip_artifacts(dir: &Path, out: &Path) {
     assert!(st.success());
 }
 
-fn verdicts(dir: &Path, args: &[&str]) -> Vec<Value> {
+pub(crate) fn verdicts(dir: &Path, args: &[&str]) -> Vec<Value> {
     let mut all = vec!["check", "--set", "inferencex"];
     all.extend_from_slice(args);
     let run = artiscan_in(dir, &all);
@@ -73,7 +73,7 @@ fn verdicts(dir: &Path, args: &[&str]) -> Vec<Value> {
     run.of_type("verdict")
 }
 
-fn verdict<'a>(vs: &'a [Value], check: &str) -> Vec<&'a Value> {
+pub(crate) fn verdict<'a>(vs: &'a [Value], check: &str) -> Vec<&'a Value> {
     vs.iter().filter(|v| v["check"] == check).collect()
 }
 

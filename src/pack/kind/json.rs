@@ -7,8 +7,14 @@
 //! records' objects are (default: the document itself); `fields` are paths
 //! below each object, or from the document's root when they begin with
 //! `$` (`$/config/model`).
+//!
+//! A member is one document unless the variant says `json_lines = true`:
+//! a result file cut short, empty or written as JSON Lines where one
+//! document is expected is not read "completely" line by line, it is a
+//! coverage error naming the member (lm-eval and InferenceX write each of
+//! their files with one `json.dump`).
 
-use super::CapType;
+use crate::pack::{CapType, VariantDef};
 use jsonc_parser::ast;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -26,12 +32,24 @@ struct Path {
     segs: Vec<Seg>,
 }
 
+/// What the key (or index) a `*` of `at` stood for becomes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum KeyCap {
+    None,
+    One(String),
+    /// Split at the first comma (lm-eval's `metric,filter`); a key without
+    /// one is no record.
+    Split(String, String),
+}
+
 /// How a `json` variant reads a document.
 #[derive(Debug)]
 pub struct JsonMatch {
     at: Vec<Seg>,
-    /// Capture name for the key (or index) the last `*` of `at` stood for.
-    key: Option<String>,
+    /// Per `*` of `at`, in order: what its key becomes.
+    keys: Vec<KeyCap>,
+    /// The member may be JSON Lines.
+    pub json_lines: bool,
     /// Capture name and its path, in the order the check file gives.
     fields: Vec<(String, Path)>,
     /// The field whose line cites the record (default: the object's).
@@ -71,10 +89,72 @@ impl JsonMatch {
         fields: &[(String, String)],
         cite: Option<&str>,
     ) -> Result<JsonMatch, String> {
+        Self::with_keys(at, key, None, fields, cite)
+    }
+
+    /// A variant as the pack gives it.
+    pub fn compile(v: &VariantDef) -> Result<JsonMatch, String> {
+        // Every line of a member it reads is kept until the member ends:
+        // only members named for it.
+        if v.members.as_ref().is_none_or(|m| m.is_empty()) {
+            return Err("a json variant needs `members` (the documents it reads)".into());
+        }
+        let fields: Vec<(String, String)> = v
+            .fields
+            .iter()
+            .flatten()
+            .map(|(k, p)| match p {
+                toml::Value::String(p) => Ok((k.clone(), p.clone())),
+                other => Err(format!("fields.{k}: a path string, not {other}")),
+            })
+            .collect::<Result<_, String>>()?;
+        let mut m = Self::with_keys(
+            v.at.as_deref(),
+            v.key.as_deref(),
+            v.keys.as_deref(),
+            &fields,
+            v.cite.as_deref(),
+        )?;
+        m.json_lines = v.json_lines;
+        Ok(m)
+    }
+
+    fn with_keys(
+        at: Option<&str>,
+        key: Option<&str>,
+        keys: Option<&[String]>,
+        fields: &[(String, String)],
+        cite: Option<&str>,
+    ) -> Result<JsonMatch, String> {
         let at = parse_pointer(at.unwrap_or(""))?;
-        if key.is_some() && !at.contains(&Seg::Any) {
+        let stars = at.iter().filter(|s| **s == Seg::Any).count();
+        if key.is_some() && stars == 0 {
             return Err("`key` names the key a `*` of `at` stands for, and `at` has none".into());
         }
+        let keys = match (key, keys) {
+            (Some(_), Some(_)) => return Err("give `key` or `keys`, not both".into()),
+            (Some(k), None) => {
+                let mut v = vec![KeyCap::None; stars];
+                v[stars - 1] = KeyCap::One(k.to_string());
+                v
+            }
+            (None, Some(ks)) => {
+                if ks.len() != stars {
+                    return Err(format!(
+                        "`keys` names {} key(s) and `at` has {stars} `*`",
+                        ks.len()
+                    ));
+                }
+                ks.iter()
+                    .map(|k| match k.split_once(',') {
+                        _ if k.is_empty() => KeyCap::None,
+                        Some((a, b)) => KeyCap::Split(a.to_string(), b.to_string()),
+                        None => KeyCap::One(k.clone()),
+                    })
+                    .collect()
+            }
+            (None, None) => vec![KeyCap::None; stars],
+        };
         if fields.is_empty() {
             return Err("a json variant needs `fields`".into());
         }
@@ -105,7 +185,8 @@ impl JsonMatch {
         };
         Ok(JsonMatch {
             at,
-            key: key.map(str::to_string),
+            keys,
+            json_lines: false,
             fields,
             cite,
         })
@@ -126,8 +207,15 @@ impl JsonMatch {
             let root = if p.from_root { "$" } else { "" };
             out.push(("field", format!("{name} = {root}{}", pointer(&p.segs))));
         }
-        if let Some(k) = &self.key {
-            out.push(("key", k.clone()));
+        for k in &self.keys {
+            match k {
+                KeyCap::None => {}
+                KeyCap::One(k) => out.push(("key", k.clone())),
+                KeyCap::Split(a, b) => out.push(("key", format!("{a},{b}"))),
+            }
+        }
+        if self.json_lines {
+            out.push(("json_lines", "true".into()));
         }
         if let Some(i) = self.cite {
             out.push(("cite", self.fields[i].0.clone()));
@@ -137,9 +225,13 @@ impl JsonMatch {
 
     /// The capture names this variant can record.
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.key
+        self.keys
             .iter()
-            .map(String::as_str)
+            .flat_map(|k| match k {
+                KeyCap::None => vec![],
+                KeyCap::One(a) => vec![a.as_str()],
+                KeyCap::Split(a, b) => vec![a.as_str(), b.as_str()],
+            })
             .chain(self.fields.iter().map(|(n, _)| n.as_str()))
     }
 
@@ -153,8 +245,8 @@ impl JsonMatch {
         out: &mut Vec<JsonHit>,
     ) {
         let mut found = Vec::new();
-        objects_at(doc, &self.at, None, &mut found);
-        for (node, key) in found {
+        objects_at(doc, &self.at, &mut Vec::new(), &mut found);
+        'object: for (node, key) in found {
             let mut caps = Map::new();
             let mut cite_at = None;
             for (i, (name, path)) in self.fields.iter().enumerate() {
@@ -162,8 +254,13 @@ impl JsonMatch {
                 let Some(v) = walk(base, &path.segs) else {
                     continue;
                 };
-                let Some(value) = typed(v, text, types.get(name)) else {
-                    continue;
+                let value = match typed(v, text, types.get(name)) {
+                    Some(value) => value,
+                    // The cited field written as `null` (a metric the writer
+                    // could not compute) still makes the record, without a
+                    // value: bad evidence to report, not nothing.
+                    None if self.cite == Some(i) => Value::Null,
+                    None => continue,
                 };
                 if self.cite == Some(i) {
                     cite_at = Some(start_of(v));
@@ -175,8 +272,20 @@ impl JsonMatch {
             if caps.is_empty() || (self.cite.is_some() && cite_at.is_none()) {
                 continue;
             }
-            if let (Some(k), Some(name)) = (key, &self.key) {
-                caps.insert(name.clone(), Value::String(k));
+            for (k, cap) in key.into_iter().zip(&self.keys) {
+                match cap {
+                    KeyCap::None => {}
+                    KeyCap::One(name) => {
+                        caps.insert(name.clone(), Value::String(k));
+                    }
+                    KeyCap::Split(a, b) => {
+                        let Some((ka, kb)) = k.split_once(',') else {
+                            continue 'object;
+                        };
+                        caps.insert(a.clone(), Value::String(ka.to_string()));
+                        caps.insert(b.clone(), Value::String(kb.to_string()));
+                    }
+                }
             }
             let offset = cite_at.unwrap_or_else(|| start_of(node));
             out.push(JsonHit {
@@ -187,27 +296,31 @@ impl JsonMatch {
     }
 }
 
-/// The nodes at `path` (with `*` any key or index), with the key or index
-/// the last `*` stood for.
+/// The nodes at `path` (with `*` any key or index), with the keys or
+/// indexes each `*` stood for.
 fn objects_at<'a, 'b>(
     node: &'b ast::Value<'a>,
     path: &[Seg],
-    key: Option<String>,
-    out: &mut Vec<(&'b ast::Value<'a>, Option<String>)>,
+    key: &mut Vec<String>,
+    out: &mut Vec<(&'b ast::Value<'a>, Vec<String>)>,
 ) {
     let Some((first, rest)) = path.split_first() else {
-        out.push((node, key));
+        out.push((node, key.clone()));
         return;
     };
     match (first, node) {
         (Seg::Any, ast::Value::Object(o)) => {
             for p in &o.properties {
-                objects_at(&p.value, rest, Some(prop_name(p)), out);
+                key.push(prop_name(p));
+                objects_at(&p.value, rest, key, out);
+                key.pop();
             }
         }
         (Seg::Any, ast::Value::Array(a)) => {
             for (i, e) in a.elements.iter().enumerate() {
-                objects_at(e, rest, Some(i.to_string()), out);
+                key.push(i.to_string());
+                objects_at(e, rest, key, out);
+                key.pop();
             }
         }
         (Seg::Key(k), _) => {
@@ -266,6 +379,9 @@ fn typed(v: &ast::Value<'_>, text: &str, ty: Option<&CapType>) -> Option<Value> 
         _ => raw(),
     };
     Some(match (ty, v) {
+        // A number written as a string is not the number a result file
+        // holds (a point "12.5" is bad evidence, not a point).
+        (Some(CapType::Float), ast::Value::StringLit(_)) => Value::Null,
         (Some(t), _) => t.convert(&s),
         (None, ast::Value::NumberLit(_)) => serde_json::from_str::<serde_json::Number>(&s)
             .map(Value::Number)
@@ -286,6 +402,41 @@ pub(crate) fn parse(text: &str) -> Result<Option<ast::Value<'_>>, String> {
     jsonc_parser::parse_to_ast(text, &Default::default(), &opts)
         .map(|r| r.value)
         .map_err(|e| e.to_string())
+}
+
+/// The documents of a member's text, each with where it begins in `text`:
+/// the text as one document, or with `json_lines` each line its own. The
+/// error says why (the rest of) the member is not what its variants read:
+/// the documents before it were read.
+pub(crate) fn documents<'t>(
+    text: &'t str,
+    lines: impl Iterator<Item = (usize, &'t str)>,
+    json_lines: bool,
+) -> (Vec<(usize, ast::Value<'t>)>, Option<String>) {
+    let whole = match parse(text) {
+        Ok(Some(value)) => return (vec![(0, value)], None),
+        // Empty or blank: a file written and never filled, or cut at 0.
+        Ok(None) => return (Vec::new(), Some("empty: no JSON document".into())),
+        Err(whole) => whole,
+    };
+    let mut docs = Vec::new();
+    for (start, line) in lines {
+        match parse(line) {
+            Ok(Some(value)) => docs.push((start, value)),
+            Ok(None) => {}
+            Err(_) => return (docs, Some(format!("not JSON ({whole})"))),
+        }
+    }
+    if json_lines {
+        (docs, None)
+    } else {
+        // Every line a document: JSON Lines where one document belongs.
+        let why = format!(
+            "JSON Lines ({} documents), not one JSON document",
+            docs.len()
+        );
+        (Vec::new(), Some(why))
+    }
 }
 
 #[cfg(test)]
@@ -343,6 +494,43 @@ mod tests {
         assert_eq!(hits.len(), 1);
         assert_eq!(hits[0].1, r#"{"model":"m","strict":0.97,"task":"gsm8k"}"#);
         assert_eq!(hits[0].0, text.find("0.97").unwrap());
+    }
+
+    /// lm-eval's `results.<task>.<metric>,<filter>`: a key per `*`, the
+    /// second split at its comma; `alias` (no comma) is no record.
+    #[test]
+    fn keys_of_every_star_and_a_split_key() {
+        let m = JsonMatch::with_keys(
+            Some("/results/*/*"),
+            None,
+            Some(&["task".to_string(), "metric,filter".to_string()]),
+            &fields(&[("value", "")]),
+            Some("value"),
+        )
+        .unwrap();
+        let text = r#"{"results": {"gsm8k": {"alias": "gsm8k", "exact_match,strict-match": 0.12, "exact_match,flexible-extract": 0.41}}}"#;
+        let hits = run(&m, text);
+        assert_eq!(
+            hits.iter().map(|h| h.1.as_str()).collect::<Vec<_>>(),
+            vec![
+                r#"{"filter":"strict-match","metric":"exact_match","task":"gsm8k","value":0.12}"#,
+                r#"{"filter":"flexible-extract","metric":"exact_match","task":"gsm8k","value":0.41}"#,
+            ]
+        );
+        assert!(
+            JsonMatch::with_keys(Some("/a/*"), None, Some(&[]), &fields(&[("v", "")]), None)
+                .is_err()
+        );
+        assert!(
+            JsonMatch::with_keys(
+                Some("/*"),
+                Some("k"),
+                Some(&["k".into()]),
+                &fields(&[("v", "")]),
+                None
+            )
+            .is_err()
+        );
     }
 
     #[test]

@@ -1,0 +1,4 @@
+//! Expectation kinds judged by code of their own (one file each), apart
+//! from the general judging in `judge.rs`.
+
+pub(super) mod pareto;
