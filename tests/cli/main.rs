@@ -24,5 +24,6 @@ mod scan;
 mod schema;
 mod show;
 mod usage;
+mod verdict_block;
 mod verifier;
 mod wordings;
