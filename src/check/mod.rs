@@ -8,6 +8,7 @@ pub(crate) mod by_run;
 mod cond;
 mod judge;
 pub(crate) mod load;
+pub(crate) mod run_id;
 pub(crate) mod scope;
 
 use crate::domain::Evidence;

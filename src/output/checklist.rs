@@ -153,6 +153,11 @@ impl Checklist {
     }
 
     pub(crate) fn verdict(&mut self, v: &Verdict) {
+        // A chart or script beside the artifacts is no run of its own: only
+        // a fail there would count.
+        if !crate::check::run_id::is_ci_artifact(&v.scope) && v.status != Status::Fail {
+            return;
+        }
         self.tally.add(v.status);
         if v.status == Status::Fail && !v.checklist.is_some_and(|n| ADVISORY.contains(&n)) {
             self.hard_fails += 1;
@@ -324,6 +329,19 @@ pub(crate) mod tests {
         c.verdict(&v("no-traceback", None, NOSPEC, Status::Fail));
         assert_eq!(c.exit_code(), 1);
         assert_eq!(c.runs.iter().next().unwrap().1.unnumbered.len(), 2);
+    }
+
+    #[test]
+    fn a_chart_beside_the_artifacts_forms_no_run() {
+        let mut c = Checklist::new(vec![]);
+        c.verdict(&v(
+            "x",
+            Some(2),
+            "runs/combined_pareto_tokens.png",
+            Status::NotApplicable,
+        ));
+        assert!(c.runs.is_empty());
+        assert_eq!(c.exit_code(), 0);
     }
 
     #[test]

@@ -104,10 +104,7 @@ pub(crate) fn run_of(v: &Verdict, run_checks: &[String]) -> String {
     if run_checks.contains(&v.check) {
         return v.scope.clone();
     }
-    v.scope
-        .rsplit_once('/')
-        .map_or(".", |(d, _)| if d.is_empty() { "/" } else { d })
-        .to_string()
+    crate::check::run_id::run_of_artifact(&v.scope)
 }
 
 /// A report for a PR comment, at most [`MARKDOWN_BUDGET`] characters for
