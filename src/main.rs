@@ -143,9 +143,15 @@ struct CheckArgs {
     /// Extra pack file or folder
     #[arg(long = "pack")]
     packs: Vec<PathBuf>,
-    /// Output format (default: jsonl, or text on a terminal; `verdicts`: one row per verifier check number and run, in the verifier's shape)
+    /// Output format (default: jsonl, or text on a terminal; `verdicts`: the block the InferenceX verifier merges, one row per checklist number for all runs given, then what ran and notes)
     #[arg(long, value_enum)]
     format: Option<OutputFormat>,
+    /// With `--format verdicts`: the verifier prompt's layout, failures and warnings first, PASS and N/A rows in one collapsed <details> group
+    #[arg(long)]
+    grouped: bool,
+    /// With `--format text`: list only verdicts of these statuses, e.g. `fail,unknown` (totals count all)
+    #[arg(long, value_name = "LIST")]
+    status: Option<String>,
     #[command(flatten)]
     member: commands::MemberArgs,
     #[command(flatten)]
@@ -460,12 +466,18 @@ artiscan scan --only 'spec.*' artifact.zip | jq .",
     ),
     (
         "check",
-        "0  every verdict passes (not_applicable counts for nothing)
-1  some verdict fails
-3  some verdict is unknown and none fails (for gating on verdicts)
+        "0  every verdict passes, warns (Checks 4, 14, 15 fail only as WARN) or
+   does not apply
+1  some verdict fails, a crash or OOM finding without a checklist number
+   included
+3  some verdict is unknown, or a checklist row could not be verified (the
+   check applies and the download holds nothing it reads), and none fails:
+   a `❌ ... FAIL — could not be verified` row is a 3, not a 1
 2  an input could not be read (the rest is still judged and printed), or
-   an error",
-        "artiscan check --set inferencex --param al=3.77 --format markdown run-1234/
+   an error
+The status is the same in every --format.",
+        "artiscan check --set inferencex --param al=3.77 --format verdicts --grouped run-1234/
+artiscan check --set inferencex --format text --status fail,unknown run-1234/
 artiscan check --list",
     ),
     (
@@ -846,6 +858,8 @@ fn check(a: CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
         &limits,
         a.input.threads(),
         format,
+        &commands::check::CheckView::new(a.grouped, a.status.as_deref())
+            .map_err(anyhow::Error::msg)?,
         out,
         err,
     )

@@ -500,18 +500,6 @@ impl<'a> Judging<'a> {
     }
 }
 
-/// Exit code: 0 all pass, 1 any fail, 3 any unknown and none fail;
-/// `not_applicable` counts for nothing.
-pub(crate) fn exit_code(tally: &crate::domain::Tally) -> i32 {
-    if tally.fail > 0 {
-        1
-    } else if tally.unknown > 0 {
-        3
-    } else {
-        0
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,6 +10,7 @@ pub(crate) mod crash;
 mod expect;
 mod judge;
 pub(crate) mod load;
+pub(crate) mod run_id;
 pub(crate) mod scope;
 pub(crate) mod thresholds;
 

@@ -46,10 +46,7 @@ pub(crate) struct Unit {
 impl Unit {
     /// The run the artifact belongs to: the folder that holds it.
     pub(crate) fn run(&self) -> String {
-        self.name
-            .rsplit_once('/')
-            .map_or(".", |(dir, _)| if dir.is_empty() { "/" } else { dir })
-            .to_string()
+        super::run_id::run_of_artifact(&self.name)
     }
 }
 

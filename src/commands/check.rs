@@ -3,15 +3,18 @@
 use super::scan::OutputFormat;
 
 use crate::check::CheckScope;
-use crate::check::load::{Judging, check_sources, exit_code};
+use crate::check::load::{Judging, check_sources};
 use crate::check::scope::walk_units;
 use crate::check::{self, Check, CheckParams, Layout};
 use crate::drive;
 use crate::escape;
 use crate::limits::ReadLimits;
+use crate::output::checklist::Checklist;
+/// How check shows its verdicts beyond the format (`--grouped`).
+pub use crate::output::sink::CheckView;
 /// The most characters `--format markdown` writes (see `output::verdicts`).
 pub use crate::output::verdicts::MARKDOWN_BUDGET;
-use crate::output::{self, CoverageRecord, Tally, Verdict};
+use crate::output::{self, CoverageRecord, Verdict};
 use crate::pack::RuleSet;
 use crate::scan::{ScanOptions, scan_all};
 use std::io::Write;
@@ -68,6 +71,7 @@ pub fn run(
     limits: &ReadLimits,
     threads: usize,
     format: OutputFormat,
+    view: &CheckView,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
@@ -114,8 +118,8 @@ pub fn run(
     // Verdicts are printed as they are judged, artifact by artifact: a
     // check's memory follows the runs open at once, not its verdicts.
     let mut printer = Printer {
-        sink: output::sink::check_sink(format, out, run_checks),
-        tally: Tally::default(),
+        sink: output::sink::check_sink(format, out, run_checks.clone(), view),
+        standing: Checklist::new(run_checks),
         written: Ok(()),
     };
     let mut judging = Judging::new(checks, params, &units, artifacts.len());
@@ -144,20 +148,21 @@ pub fn run(
     if !walk_errors.is_empty() || !unreadable.is_empty() {
         return Ok(2);
     }
-    Ok(exit_code(&printer.tally))
+    Ok(printer.standing.exit_code())
 }
 
-/// A check's sink, the tally of what it was handed (for the exit code),
-/// and the first write error (it stops the scan and ends the check).
+/// A check's sink, where the checklist stands (for the exit code, the
+/// same in every format), and the first write error (it stops the scan and
+/// ends the check).
 struct Printer<'w> {
     sink: Box<dyn output::sink::VerdictSink + 'w>,
-    tally: Tally,
+    standing: Checklist,
     written: std::io::Result<()>,
 }
 
 impl Printer<'_> {
     fn verdict(&mut self, v: &Verdict) {
-        self.tally.add(v.status);
+        self.standing.verdict(v);
         if self.written.is_ok() {
             self.written = self.sink.verdict(v);
         }

@@ -6,10 +6,14 @@
 //! [`text`], ordered parallel output in [`shared`]. Scan and check records
 //! are printed through one [`sink::RecordSink`] per output format; the
 //! person-readable renderings of verdicts are in [`verdicts`], the
-//! verifier-shaped rows of `check --format verdicts` in [`verdict_rows`].
+//! verifier-shaped rows of `check --format verdicts` in [`verdict_rows`],
+//! built on where the checklist stands ([`checklist`], which also gives
+//! check's exit code) and reasons in plain words ([`plain`]).
 
+pub(crate) mod checklist;
 pub(crate) mod grep;
 pub(crate) mod grep_json;
+pub(crate) mod plain;
 pub(crate) mod progress;
 pub(crate) mod records;
 pub(crate) mod shared;

@@ -98,6 +98,43 @@ pub(crate) trait VerdictSink {
     fn end(&mut self) -> io::Result<()>;
 }
 
+/// How `check` shows its verdicts beyond the format.
+#[derive(Clone, Debug, Default)]
+pub struct CheckView {
+    /// `verdicts`: the verifier prompt's layout (failures and warnings,
+    /// then PASS and N/A rows in one collapsed `<details>` group).
+    pub grouped: bool,
+    /// `text`: the statuses listed (empty: all); totals count all.
+    pub(crate) shown: Vec<crate::domain::Status>,
+}
+
+impl CheckView {
+    /// The view for `--grouped` and `--status LIST` (`fail,unknown`; also
+    /// `pass`, `not_applicable` or `na`).
+    pub fn new(grouped: bool, status: Option<&str>) -> Result<CheckView, String> {
+        use crate::domain::Status;
+        let mut shown = Vec::new();
+        for s in status.unwrap_or("").split(',').map(str::trim) {
+            let st = match s.to_ascii_lowercase().as_str() {
+                "" => continue,
+                "fail" => Status::Fail,
+                "unknown" => Status::Unknown,
+                "pass" => Status::Pass,
+                "not_applicable" | "na" | "n/a" => Status::NotApplicable,
+                other => {
+                    return Err(format!(
+                        "--status: unknown status {other:?} (fail, unknown, pass, not_applicable)"
+                    ));
+                }
+            };
+            if !shown.contains(&st) {
+                shown.push(st);
+            }
+        }
+        Ok(CheckView { grouped, shown })
+    }
+}
+
 /// The sink for `format`, writing to `out`.
 pub(crate) fn sink<'w>(format: OutputFormat, out: &'w mut dyn Write) -> Box<dyn RecordSink + 'w> {
     match format {
@@ -122,6 +159,7 @@ pub(crate) fn check_sink<'w>(
     format: OutputFormat,
     out: &'w mut dyn Write,
     run_checks: Vec<String>,
+    view: &CheckView,
 ) -> Box<dyn VerdictSink + 'w> {
     let out = Spill::new(out);
     match format {
@@ -136,7 +174,7 @@ pub(crate) fn check_sink<'w>(
         }),
         OutputFormat::Text => Box::new(TextVerdicts {
             out,
-            listing: verdicts::TextListing::default(),
+            listing: verdicts::TextListing::new(view.shown.clone()),
         }),
         OutputFormat::Markdown => Box::new(MarkdownVerdicts {
             out,
@@ -144,7 +182,7 @@ pub(crate) fn check_sink<'w>(
         }),
         OutputFormat::Verdicts => Box::new(RowsVerdicts {
             out,
-            rows: verdict_rows::VerdictRows::new(run_checks),
+            rows: verdict_rows::VerdictRows::new(run_checks, view.grouped),
         }),
     }
 }

@@ -1,205 +1,276 @@
-//! `check --format verdicts`: verdicts in the shape of the InferenceX
-//! verifier's own rows (`✅ Check 13 (Draft as shipped): PASS — reason`),
-//! one row per verifier check number and run, the worst verdict of the
-//! run's artifacts first, with one citation. Built one verdict at a time,
-//! as a check judges them.
+//! `check --format verdicts`: the fragment the InferenceX verifier merges
+//! into its verdict. One block per invocation, however many runs are
+//! given: exactly one row per checklist number judged, in the verifier's
+//! shape (`✅ Check 13 (Draft as shipped): PASS — reason`), its status the
+//! worst over the runs (naming the run where the runs differ), its reason
+//! in plain words with one or two citations. Then `Note:` lines (no status
+//! mark, so the publisher never reads them as rows) for findings without a
+//! checklist number (crashes, OOM). With `grouped`, the prompt's layout:
+//! failures and warnings first, PASS and N/A rows in one collapsed
+//! `<details>` group.
 
-use super::records::{Status, Tally, Verdict};
+use super::checklist::{ADVISORY, Checklist, RowStatus, RunRow, check_name};
+use super::plain;
+use super::records::{Status, Verdict};
 use super::verdicts::cut_chars;
-use crate::check::by_run::ByRun;
 use crate::escape;
-use std::collections::BTreeMap;
-use std::collections::btree_map::Entry;
 use std::fmt::Write;
 
-/// The verifier's checks, by number, as its prompt names them (Checks
-/// 0-15 of `codeowner-signoff-verify`'s prompt; the row names are short).
-pub(crate) const CHECK_NAMES: [&str; 16] = [
-    "CODEOWNER sign-off",
-    "Passing sweep and evals",
-    "Evals pass",
-    "Recipe linked and merged",
-    "Reuse command",
-    "Latest checklist",
-    "Upstream images",
-    "No deprecated models",
-    "No architecture hacks",
-    "Chat template",
-    "No engine patches",
-    "Golden simulated AL",
-    "Append-only",
-    "Draft as shipped",
-    "Pareto coverage",
-    "PR description",
-];
+/// Characters of a row's reason (citations come after it).
+pub(crate) const REASON: usize = 300;
+/// The most characters of notes per run.
+const NOTES_PER_RUN: usize = 2_000;
 
-/// Checks the verifier may WARN on but never FAIL: their `fail` reads WARN.
-const ADVISORY: [u8; 3] = [4, 14, 15];
-
-/// The most characters written (GitHub's comment limit is 65,536).
-const BUDGET: usize = 60_000;
-/// Characters of a reason written in a row.
-const REASON: usize = 400;
-
-fn worse(s: Status) -> u8 {
-    match s {
-        Status::Fail => 0,
-        Status::Unknown => 1,
-        Status::Pass => 2,
-        Status::NotApplicable => 3,
-    }
-}
-
-/// The verifier-shaped rows, built as verdicts are judged: per run (in
-/// order of first appearance), one row per checklist number judged, ordered
-/// by number. Only the worst verdict so far and the counts are held per run
-/// and number, never every verdict. `run_checks` names the checks judged per
-/// run (`scope = "run"`), whose scope is the run folder. Verdicts of checks
-/// without a number are only counted. All artifact text sits in code spans
-/// it cannot leave.
 pub(crate) struct VerdictRows {
-    run_checks: Vec<String>,
-    runs: ByRun<BTreeMap<u8, Worst>>,
-    unnumbered: u64,
-}
-
-/// The first of the worst verdicts of one number in a run, and how all of
-/// them stand.
-struct Worst {
-    verdict: Verdict,
-    tally: Tally,
+    list: Checklist,
+    grouped: bool,
 }
 
 impl VerdictRows {
-    pub(crate) fn new(run_checks: Vec<String>) -> VerdictRows {
+    pub(crate) fn new(run_checks: Vec<String>, grouped: bool) -> VerdictRows {
         VerdictRows {
-            run_checks,
-            runs: ByRun::default(),
-            unnumbered: 0,
+            list: Checklist::new(run_checks),
+            grouped,
         }
     }
 
     pub(crate) fn verdict(&mut self, v: &Verdict) {
-        let Some(n) = v.checklist else {
-            self.unnumbered += 1;
-            return;
-        };
-        let run = super::verdicts::run_of(v, &self.run_checks);
-        match self.runs.entry(&run, BTreeMap::new).entry(n) {
-            Entry::Vacant(e) => {
-                e.insert(Worst {
-                    verdict: v.clone(),
-                    tally: Tally::of([v.status]),
-                });
-            }
-            Entry::Occupied(mut e) => {
-                let w = e.get_mut();
-                w.tally.add(v.status);
-                if worse(v.status) < worse(w.verdict.status) {
-                    w.verdict = v.clone();
-                }
-            }
-        }
+        self.list.verdict(v);
     }
 
     pub(crate) fn finish(&self) -> String {
-        let mut out = String::new();
-        let mut left = 0;
-        for (run, numbers) in self.runs.iter() {
-            let mut block = String::new();
-            let _ = writeln!(
-                block,
-                "### Run {}\n",
-                escape::md_code(&crate::location::escape(run))
-            );
-            for (&n, w) in numbers {
-                block.push_str(&row(n, w));
-                block.push('\n');
-            }
-            if out.len() + block.len() + 200 > BUDGET {
-                left += 1;
-                continue;
-            }
-            out.push_str(&block);
+        render(&self.list, self.grouped)
+    }
+}
+
+/// The block for `list`.
+pub(crate) fn render(list: &Checklist, grouped: bool) -> String {
+    let runs = list.runs.iter().count();
+    let rows: Vec<(RowStatus, String)> = list
+        .numbers()
+        .into_iter()
+        .map(|n| {
+            let r = list.row(n);
+            (r[0].status, row(n, &r, runs > 1))
+        })
+        .collect();
+    let mut out = String::new();
+    if list.runs.is_empty() || rows.is_empty() {
+        out.push_str("_No verdict of a check that carries a verifier check number._\n");
+    }
+    if grouped {
+        for (_, r) in rows.iter().filter(|(s, _)| !s.collapsed()) {
+            out.push_str(r);
+            out.push_str("\n\n");
         }
+        if rows.iter().any(|(s, _)| s.collapsed()) {
+            out.push_str("<details>\n<summary>Passed and not applicable checks</summary>\n\n");
+            for (_, r) in rows.iter().filter(|(s, _)| s.collapsed()) {
+                out.push_str(r);
+                out.push_str("\n\n");
+            }
+            out.push_str("</details>\n\n");
+        }
+    } else {
+        for (_, r) in &rows {
+            out.push_str(r);
+            out.push_str("\n\n");
+        }
+    }
+    for (run, standing) in list.runs.iter() {
+        let mut notes = String::new();
+        for v in &standing.unnumbered {
+            let line = note(v, run, runs > 1);
+            if notes.len() + line.len() > NOTES_PER_RUN {
+                break;
+            }
+            notes.push_str(&line);
+        }
+        let kept = standing.unnumbered.len() as u64;
+        let written = notes.lines().count() as u64;
+        let left = standing.unnumbered_left + kept - written.min(kept);
         if left > 0 {
             let _ = writeln!(
-                out,
-                "_{left} more run(s) do not fit a comment: `--format jsonl` has them all._\n"
+                notes,
+                "Note: {left} more finding(s) without a checklist number in run {}: `--format jsonl` has them.",
+                run_label(run)
             );
         }
-        if self.runs.is_empty() {
-            out.push_str("_No verdict of a check that carries a verifier check number._\n");
-        }
-        if self.unnumbered > 0 {
-            let _ = writeln!(
-                out,
-                "_{} verdict(s) of checks without a verifier check number are not shown: see `--format markdown`._",
-                self.unnumbered
-            );
-        }
-        out
+        out.push_str(&notes);
     }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
 }
 
-/// The rows for `verdicts` (see [`VerdictRows`]).
-#[cfg(test)]
-fn render(verdicts: &[Verdict], run_checks: &[String]) -> String {
-    let mut rows = VerdictRows::new(run_checks.to_vec());
-    for v in verdicts {
-        rows.verdict(v);
-    }
-    rows.finish()
-}
-
-/// One row: the worst verdict of this number in the run, its reason and
-/// first citation, and how the others stand.
-fn row(n: u8, w: &Worst) -> String {
-    let worst = &w.verdict;
-    let name = CHECK_NAMES.get(usize::from(n)).copied().unwrap_or("check");
-    let (icon, word) = match worst.status {
-        Status::Fail if ADVISORY.contains(&n) => ("⚠️", "WARN"),
-        Status::Fail => ("❌", "FAIL"),
-        Status::Unknown => ("❔", "UNKNOWN"),
-        Status::Pass => ("✅", "PASS"),
-        Status::NotApplicable => ("➖", "N/A"),
+/// The short name of a run: its folder's last component.
+fn run_label(run: &str) -> String {
+    let name = run.trim_end_matches('/').rsplit('/').next().unwrap_or(run);
+    let name = if name.is_empty() || name == "." {
+        run
+    } else {
+        name
     };
-    let artifact = worst.scope.rsplit('/').next().unwrap_or(&worst.scope);
-    let mut s = format!(
-        "{icon} Check {n} ({name}): {word} — {} on {}: {}",
-        escape::md_code(&worst.check),
-        escape::md_code(&crate::location::escape(artifact)),
-        escape::md_code(&cut_chars(&worst.reason, REASON)),
-    );
-    let t = &w.tally;
-    let of = t.fail + t.unknown + t.pass + t.not_applicable;
-    if of > 1 {
-        let parts: Vec<String> = [
-            (t.fail, "fail"),
-            (t.unknown, "unknown"),
-            (t.pass, "pass"),
-            (t.not_applicable, "not applicable"),
+    escape::md_code(&crate::location::escape(name))
+}
+
+/// One row: the worst run's verdict, in plain words, with citations.
+fn row(n: u8, rows: &[RunRow<'_>], several: bool) -> String {
+    let top = &rows[0];
+    let (mark, word) = top.status.mark(n);
+    let v = &top.worst.verdict;
+    let mut reason = match top.status {
+        RowStatus::Fail => format!(
+            "`{}`: {} does not hold: {}",
+            v.check,
+            escape::md_cell(&plain::claim(v)),
+            escape::md_cell(&plain::reason(v))
+        ),
+        RowStatus::Warn => format!(
+            "{}; admin exception not verified here",
+            escape::md_cell(&plain::reason(v))
+        ),
+        RowStatus::Unverified if v.status == Status::NotApplicable => missing(n, top.run),
+        RowStatus::Unverified => format!(
+            "{}: {}; decides it: `{}` ({})",
+            if ADVISORY.contains(&n) {
+                "unverifiable"
+            } else {
+                "could not be verified"
+            },
+            escape::md_cell(&plain::reason(v)),
+            v.check,
+            escape::md_cell(&plain::claim(v))
+        ),
+        RowStatus::Pass => format!(
+            "{} (`{}`, {} verdict(s) pass)",
+            escape::md_cell(&plain::claim(v)),
+            v.check,
+            top.worst.tally.pass
+        ),
+        RowStatus::NotApplicable => escape::md_cell(&plain::reason(v)),
+    };
+    if several {
+        let others: Vec<String> = [
+            RowStatus::Fail,
+            RowStatus::Warn,
+            RowStatus::Unverified,
+            RowStatus::Pass,
+            RowStatus::NotApplicable,
         ]
         .iter()
-        .filter(|(count, _)| *count > 0)
-        .map(|(count, w)| format!("{count} {w}"))
+        .filter_map(|&s| {
+            let k = rows[1..].iter().filter(|r| r.status == s).count();
+            (k > 0).then(|| format!("{k} {}", s.label()))
+        })
         .collect();
-        let _ = write!(s, " (worst of {of} verdicts: {})", parts.join(", "));
+        let all_same = rows.iter().all(|r| r.status == top.status);
+        reason = if rows.len() == 1 {
+            format!("in run {}: {reason}", run_label(top.run))
+        } else if all_same {
+            format!(
+                "in all {} runs, e.g. run {}: {reason}",
+                rows.len(),
+                run_label(top.run)
+            )
+        } else {
+            format!(
+                "in run {} (other runs: {}): {reason}",
+                run_label(top.run),
+                others.join(", ")
+            )
+        };
     }
-    s.push('\n');
-    if let Some(c) = worst.evidence.first() {
-        let _ = writeln!(s, "{}", escape::md_code(&c.citation));
+    let mut s = format!(
+        "{mark} Check {n} ({}): {word} — {}",
+        check_name(n),
+        cut_markdown(&reason, REASON)
+    );
+    let cites: Vec<String> = v
+        .evidence
+        .iter()
+        .take(2)
+        .map(|c| escape::md_code(&c.citation))
+        .collect();
+    if !cites.is_empty() && v.status != Status::NotApplicable {
+        let _ = write!(s, " ({})", cites.join(", "));
     }
     s
 }
 
+/// `s` cut to `max` characters without leaving a code span open or a
+/// backslash escape split.
+fn cut_markdown(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut cut = cut_chars(s, max - 1);
+    cut.pop(); // the `…`
+    while cut.ends_with('\\') {
+        cut.pop();
+    }
+    if cut.matches('`').count() % 2 == 1 {
+        cut.push('`');
+    }
+    cut.push('…');
+    cut
+}
+
+/// What an undecided check misses, where the check applies and nothing in
+/// the download speaks to it, and what would decide it.
+fn missing(n: u8, run: &str) -> String {
+    let id = run
+        .rsplit('/')
+        .find_map(crate::names::run_folder)
+        .unwrap_or_else(|| "RUN".into());
+    match n {
+        2 => format!(
+            "could not be verified: evals not in the download: fetch with `gh run download {id} -p 'eval_*'`"
+        ),
+        8 => "could not be verified: no serving configuration (server arguments, engine or worker config) in the download; the server logs or the launch config decide".into(),
+        10 => "could not be verified: no `set -x` setup-script trace in the download; the PR's benchmark scripts (patches, `git apply`, `sed -i` on engine files) decide".into(),
+        14 => "unverifiable: no benchmark result points in the download; the run's `bmk_*` or results artifacts decide".into(),
+        9 | 11 | 13 => "could not be verified: the artifact names declare speculative decoding but no speculative configuration was read; the server arguments decide".into(),
+        _ => "could not be verified: nothing in the download speaks to it".into(),
+    }
+}
+
+/// A `Note:` line for a finding without a checklist number.
+fn note(v: &Verdict, run: &str, several: bool) -> String {
+    let what = match v.status {
+        Status::Fail => "fails",
+        _ => "could not be decided",
+    };
+    let at = if several {
+        format!(" in run {}", run_label(run))
+    } else {
+        String::new()
+    };
+    let mut s = format!(
+        "Note: `{}` {what}{at}: {}",
+        v.check,
+        cut_markdown(&escape::md_cell(&plain::reason(v)), 200)
+    );
+    if let Some(c) = v.evidence.first() {
+        let _ = write!(s, " ({})", escape::md_code(&c.citation));
+    }
+    s.push('\n');
+    s
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::output::records::Cited;
+    use regex::Regex;
+
+    /// The verifier's row, as its prompt gives it.
+    pub(crate) const ROW: &str =
+        r"^(✅|❌|➖|⚠️) Check (\d+) \(([^)]+)\): (PASS|FAIL|N/A|WARN) — (.+)$";
 
     fn v(check: &str, n: Option<u8>, scope: &str, st: Status, reason: &str) -> Verdict {
-        let mut v = Verdict::new(check, "", "r", scope);
+        let mut v = Verdict::new(check, "The claim (explained)", "r", scope);
         v.checklist = n;
         v.status = st;
         v.reason = reason.into();
@@ -211,26 +282,81 @@ mod tests {
         v
     }
 
+    fn rendered(vs: &[Verdict], grouped: bool) -> String {
+        let mut rows = VerdictRows::new(vec!["d".to_string()], grouped);
+        for v in vs {
+            rows.verdict(v);
+        }
+        rows.finish()
+    }
+
+    /// Every line that starts with a mark is a well-formed row, one per
+    /// number, the mark matching the word, WARN only for 4, 14 and 15.
+    pub(crate) fn assert_rows(md: &str) -> Vec<(u8, String)> {
+        let re = Regex::new(ROW).unwrap();
+        let mut seen = Vec::new();
+        for line in md.lines() {
+            if !["✅", "❌", "➖", "⚠️"].iter().any(|m| line.starts_with(m)) {
+                continue;
+            }
+            let c = re
+                .captures(line)
+                .unwrap_or_else(|| panic!("malformed: {line}"));
+            let n: u8 = c[2].parse().unwrap();
+            let pair = (&c[1], &c[4]);
+            assert!(
+                matches!(
+                    pair,
+                    ("✅", "PASS") | ("❌", "FAIL") | ("➖", "N/A") | ("⚠️", "WARN")
+                ),
+                "{line}"
+            );
+            assert!(&c[4] != "WARN" || [4, 14, 15].contains(&n), "{line}");
+            assert_eq!(&c[3], check_name(n), "{line}");
+            assert!(!seen.iter().any(|(m, _)| *m == n), "duplicate {n}: {md}");
+            seen.push((n, c[4].to_string()));
+        }
+        seen
+    }
+
     #[test]
-    fn one_row_per_number_and_run_worst_first() {
+    fn one_row_per_number_for_all_runs_worst_run_named() {
         let vs = vec![
-            v("a", Some(13), "runs/1/x.zip", Status::Pass, "unset"),
+            v(
+                "a",
+                Some(13),
+                "runs/1/x.zip",
+                Status::Pass,
+                "no matching env.var { name = \"X\" } record",
+            ),
             v(
                 "b",
                 Some(13),
                 "runs/1/y.zip",
                 Status::Fail,
-                "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1",
+                "1 matching record(s); value = \"1\"",
             ),
             v(
                 "c",
                 Some(9),
                 "runs/1/y.zip",
                 Status::NotApplicable,
-                "no spec",
+                "nothing this claim speaks about: no speculative decoding here (no config.speculative evidence)",
             ),
-            v("d", Some(14), "runs/1", Status::Fail, "4 points"),
-            v("e", None, "runs/1/x.zip", Status::Fail, "oom"),
+            v(
+                "d",
+                Some(14),
+                "runs/1",
+                Status::Fail,
+                "1 of 1 curve(s) have fewer than 5 frontier points: 3/5",
+            ),
+            v(
+                "e",
+                None,
+                "runs/1/x.zip",
+                Status::Fail,
+                "1 matching record(s)",
+            ),
             v(
                 "a",
                 Some(13),
@@ -238,38 +364,108 @@ mod tests {
                 Status::Unknown,
                 "cut `short` | x",
             ),
+            v("a", Some(13), "runs/3/z.zip", Status::Pass, "ok"),
         ];
-        let md = render(&vs, &["d".to_string()]);
-        let run1 = md.find("### Run `runs/1`").unwrap();
-        let run2 = md.find("### Run `runs/2`").unwrap();
-        assert!(run1 < run2, "{md}");
-        let r13 = md
-            .find("❌ Check 13 (Draft as shipped): FAIL — `b` on `y.zip`: `SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1` (worst of 2 verdicts: 1 fail, 1 pass)\n`runs/1/y.zip!server.log:3`")
-            .unwrap_or_else(|| panic!("{md}"));
-        let r9 = md.find("➖ Check 9 (Chat template): N/A").unwrap();
-        assert!(r9 < r13, "ordered by number: {md}");
-        // Check 14 may warn but never fail; a run-scope verdict is the run's.
-        assert!(
-            md.contains("⚠️ Check 14 (Pareto coverage): WARN — `d` on `1`"),
+        let md = rendered(&vs, false);
+        let rows = assert_rows(&md);
+        assert_eq!(
+            rows.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+            [9, 13, 14],
             "{md}"
         );
-        // Artifact text cannot leave its code span or open a table cell.
         assert!(
-            md.contains(
-                "❔ Check 13 (Draft as shipped): UNKNOWN — `a` on `z.zip`: ``cut `short` \\| x``"
+            md.contains("❌ Check 13 (Draft as shipped): FAIL — in run `1` (other runs: 1 not verified, 1 PASS): `b`: The claim does not hold: 1 matching record(s); value = \"1\" (`runs/1/y.zip!server.log:3`)"),
+            "{md}"
+        );
+        assert!(
+            md.contains("⚠️ Check 14 (Pareto coverage): WARN — "),
+            "{md}"
+        );
+        assert!(!md.contains("{"), "no rule syntax: {md}");
+        assert!(md.contains("Note: `e` fails in run `1`"), "{md}");
+        // A note is never a row.
+        assert!(
+            md.lines()
+                .filter(|l| l.starts_with("Note:"))
+                .all(|l| !l.contains(" — "))
+        );
+    }
+
+    #[test]
+    fn the_prompts_grouping() {
+        let vs = vec![
+            v("a", Some(8), "runs/1/x.zip", Status::Pass, "ok"),
+            v(
+                "b",
+                Some(10),
+                "runs/1/x.zip",
+                Status::Fail,
+                "1 matching record(s)",
             ),
+            v("c", Some(14), "runs/1/x.zip", Status::Fail, "3/5"),
+        ];
+        let md = rendered(&vs, true);
+        assert_rows(&md);
+        let want = "❌ Check 10 (No engine patches): FAIL — `b`: The claim does not hold: 1 matching record(s) (`runs/1/x.zip!server.log:3`)\n\n\
+            ⚠️ Check 14 (Pareto coverage): WARN — 3/5; admin exception not verified here (`runs/1/x.zip!server.log:3`)\n\n\
+            <details>\n<summary>Passed and not applicable checks</summary>\n\n\
+            ✅ Check 8 (No architecture hacks): PASS — The claim (`a`, 1 verdict(s) pass) (`runs/1/x.zip!server.log:3`)\n\n\
+            </details>\n";
+        assert_eq!(md, want);
+    }
+
+    #[test]
+    fn a_check_that_applies_is_never_na_for_want_of_evidence() {
+        let na = |n| {
+            v(
+                "x",
+                Some(n),
+                "runs/a/x.zip",
+                Status::NotApplicable,
+                "nothing this claim speaks about: no eval results here (no eval.score evidence)",
+            )
+        };
+        let md = rendered(&[na(2), na(10), na(14)], false);
+        let rows = assert_rows(&md);
+        assert!(rows.iter().all(|(_, w)| w != "N/A"), "{md}");
+        assert!(
+            md.contains("❌ Check 2 (Evals pass): FAIL — could not be verified: evals not in the download: fetch with `gh run download RUN -p 'eval_*'`"),
             "{md}"
         );
         assert!(
-            md.contains("1 verdict(s) of checks without a verifier check number"),
+            md.contains("⚠️ Check 14 (Pareto coverage): WARN — unverifiable: "),
             "{md}"
         );
-        assert_eq!(md.matches("Check 13").count(), 2, "{md}");
+        let md = rendered(
+            &[v(
+                "x",
+                Some(2),
+                "runs/123456/x.zip",
+                Status::NotApplicable,
+                "",
+            )],
+            false,
+        );
+        assert!(md.contains("gh run download 123456 -p 'eval_*'"), "{md}");
+    }
+
+    #[test]
+    fn reasons_stay_short_and_in_their_spans() {
+        let long = format!("cut `short` | x {}", "y".repeat(900));
+        let md = rendered(
+            &[v("a", Some(13), "runs/2/z.zip", Status::Unknown, &long)],
+            false,
+        );
+        let line = md.lines().next().unwrap();
+        let reason = line.split(" — ").nth(1).unwrap();
+        let before_cites = reason.rsplit_once(" (`").map_or(reason, |(r, _)| r);
+        assert!(before_cites.chars().count() <= REASON + 1, "{line}");
+        assert!(line.starts_with("❌ Check 13 (Draft as shipped): FAIL — could not be verified: cut \\`short\\` \\| x"), "{line}");
     }
 
     #[test]
     fn nothing_numbered_says_so() {
-        let md = render(&[v("e", None, "x.zip", Status::Pass, "ok")], &[]);
+        let md = rendered(&[v("e", None, "x.zip", Status::Pass, "ok")], false);
         assert!(md.contains("No verdict of a check that carries"), "{md}");
     }
 }

@@ -24,10 +24,24 @@ pub(crate) struct TextListing {
     /// The scope whose heading was written last.
     scope: Option<String>,
     total: Tally,
+    /// The statuses shown (`--status`); empty shows every one. Totals
+    /// count every verdict.
+    shown: Vec<Status>,
 }
 
 impl TextListing {
+    pub(crate) fn new(shown: Vec<Status>) -> TextListing {
+        TextListing {
+            shown,
+            ..TextListing::default()
+        }
+    }
+
     pub(crate) fn verdict(&mut self, buf: &mut Vec<u8>, v: &Verdict) {
+        if !self.shown.is_empty() && !self.shown.contains(&v.status) {
+            self.total.add(v.status);
+            return;
+        }
         if self.scope.as_deref() != Some(v.scope.as_str()) {
             let _ = writeln!(buf, "{}", escape::text(&crate::location::escape(&v.scope)));
             self.scope = Some(v.scope.clone());
@@ -77,6 +91,8 @@ fn whose(c: &Cited) -> String {
 /// The most characters `--format markdown` writes (GitHub's comment limit
 /// is 65,536): rows past it are counted, not written.
 pub const MARKDOWN_BUDGET: usize = 60_000;
+/// The most characters `--format markdown` writes per run folder.
+pub(crate) const MARKDOWN_PER_RUN: usize = 32 << 10;
 /// Citations written per verdict row; the rest are counted.
 const MD_CITES: usize = 2;
 /// Characters of a reason written in a row.
@@ -88,10 +104,7 @@ pub(crate) fn run_of(v: &Verdict, run_checks: &[String]) -> String {
     if run_checks.contains(&v.check) {
         return v.scope.clone();
     }
-    v.scope
-        .rsplit_once('/')
-        .map_or(".", |(d, _)| if d.is_empty() { "/" } else { d })
-        .to_string()
+    crate::check::run_id::run_of_artifact(&v.scope)
 }
 
 /// A report for a PR comment, at most [`MARKDOWN_BUDGET`] characters for
@@ -106,9 +119,12 @@ pub(crate) struct MarkdownReport {
     run_checks: Vec<String>,
     total: Tally,
     runs: ByRun<RunTable>,
-    /// The rows of fail, unknown and pass verdicts (worst first), each in
-    /// the order judged.
-    rows: [HeldRows; 3],
+    /// The rows of fail and unknown verdicts (worst first), each in the
+    /// order judged. Passing and not applicable verdicts are counted in
+    /// the summary tables only.
+    rows: [HeldRows; 2],
+    /// Where the verifier's checklist stands: the summary on top.
+    checklist: super::checklist::Checklist,
 }
 
 #[derive(Default)]
@@ -132,6 +148,7 @@ struct HeldRows {
 impl MarkdownReport {
     pub(crate) fn new(run_checks: Vec<String>) -> MarkdownReport {
         MarkdownReport {
+            checklist: super::checklist::Checklist::new(run_checks.clone()),
             run_checks,
             total: Tally::default(),
             runs: ByRun::default(),
@@ -141,6 +158,7 @@ impl MarkdownReport {
 
     pub(crate) fn verdict(&mut self, v: &Verdict) {
         self.total.add(v.status);
+        self.checklist.verdict(v);
         let run = run_of(v, &self.run_checks);
         let table = self.runs.entry(&run, RunTable::default);
         if !self.run_checks.contains(&v.check) && !table.scopes.contains(&v.scope) {
@@ -153,8 +171,7 @@ impl MarkdownReport {
         let held = match v.status {
             Status::Fail => &mut self.rows[0],
             Status::Unknown => &mut self.rows[1],
-            Status::Pass => &mut self.rows[2],
-            Status::NotApplicable => return,
+            Status::Pass | Status::NotApplicable => return,
         };
         if held.bytes >= MARKDOWN_BUDGET {
             held.unheld += 1;
@@ -165,8 +182,23 @@ impl MarkdownReport {
         held.rows.push(row);
     }
 
+    /// The most characters written: [`MARKDOWN_PER_RUN`] per run, at most
+    /// [`MARKDOWN_BUDGET`].
+    fn budget(&self) -> usize {
+        let runs = self.runs.iter().count().max(1);
+        (runs * MARKDOWN_PER_RUN).min(MARKDOWN_BUDGET)
+    }
+
     pub(crate) fn finish(&self, buf: &mut Vec<u8>) {
+        let budget = self.budget();
         let _ = writeln!(buf, "## artiscan check: {}", totals(&self.total));
+        if !self.checklist.numbers().is_empty() {
+            let _ = writeln!(
+                buf,
+                "\n{}",
+                super::verdict_rows::render(&self.checklist, false)
+            );
+        }
         let mut tail = 0;
         for (name, run) in self.runs.iter() {
             let mut table = Vec::new();
@@ -181,7 +213,12 @@ impl MarkdownReport {
                 "| check | ❌ fail | ❔ unknown | ✅ pass | ➖ not applicable |"
             );
             let _ = writeln!(table, "|---|---|---|---|---|");
+            let mut not_applicable = Vec::new();
             for (c, t) in &run.checks {
+                if t.total() == t.not_applicable {
+                    not_applicable.push(escape::md_code(c));
+                    continue;
+                }
                 let _ = writeln!(
                     table,
                     "| {} | {} | {} | {} | {} |",
@@ -192,7 +229,15 @@ impl MarkdownReport {
                     t.not_applicable
                 );
             }
-            if buf.len() + table.len() + 200 > MARKDOWN_BUDGET {
+            if !not_applicable.is_empty() {
+                let _ = writeln!(
+                    table,
+                    "\nNot applicable throughout ({}): {}",
+                    not_applicable.len(),
+                    not_applicable.join(", ")
+                );
+            }
+            if buf.len() + table.len() + 200 > budget {
                 tail += 1;
                 continue;
             }
@@ -207,20 +252,16 @@ impl MarkdownReport {
         if self.rows.iter().all(|h| h.rows.is_empty() && h.unheld == 0) {
             return;
         }
-        let _ = writeln!(buf, "\n### Verdicts, worst first\n");
+        let _ = writeln!(buf, "\n### Failing and undecided verdicts, worst first\n");
         let _ = writeln!(buf, "| check | status | artifact | reason | evidence |");
         let _ = writeln!(buf, "|---|---|---|---|---|");
         // Once one row does not fit, it and every row after it are counted.
         let mut left = Tally::default();
         let mut cut = false;
-        for (held, status) in self
-            .rows
-            .iter()
-            .zip([Status::Fail, Status::Unknown, Status::Pass])
-        {
+        for (held, status) in self.rows.iter().zip([Status::Fail, Status::Unknown]) {
             for row in &held.rows {
                 // Room is kept for the closing line.
-                if cut || buf.len() + row.len() + 300 > MARKDOWN_BUDGET {
+                if cut || buf.len() + row.len() + 300 > budget {
                     cut = true;
                     left.add(status);
                     continue;
@@ -232,12 +273,12 @@ impl MarkdownReport {
                 left.add(status);
             }
         }
-        let n = left.fail + left.unknown + left.pass;
+        let n = left.fail + left.unknown;
         if n > 0 {
             let _ = writeln!(
                 buf,
-                "\n_and {n} more verdict(s) ({} fail, {} unknown, {} pass) that do not fit a comment: `--format jsonl` has them all._",
-                left.fail, left.unknown, left.pass
+                "\n_and {n} more verdict(s) ({} fail, {} unknown) that do not fit a comment: `--format jsonl` has them all._",
+                left.fail, left.unknown
             );
         }
     }

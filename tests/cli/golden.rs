@@ -294,6 +294,33 @@ fn golden_outputs_on_the_samples() {
             "check-twice",
             with(&set, &["--format", "text", server, server]),
         ),
+        (
+            "check-verdicts-clean",
+            with(
+                &set,
+                &[
+                    "--param",
+                    "al=3.39",
+                    "--format",
+                    "verdicts",
+                    "--grouped",
+                    "samples/verifier/runs/pass",
+                ],
+            ),
+        ),
+        (
+            "check-verdicts-failing",
+            with(
+                &set,
+                &[
+                    "--param",
+                    "al=3.5",
+                    "--format",
+                    "verdicts",
+                    "samples/verifier/runs/fail",
+                ],
+            ),
+        ),
         ("ls-text", vec!["ls", a]),
         ("ls-json", vec!["ls", "--json", a]),
     ];

@@ -31,5 +31,6 @@ mod schema;
 mod show;
 mod silence;
 mod usage;
+mod verdict_block;
 mod verifier;
 mod wordings;

@@ -1,0 +1,358 @@
+//! Where the verifier's checklist stands after a check: per checklist
+//! number, the worst verdict of each run, mapped onto the verifier's four
+//! statuses (PASS, FAIL, N/A, WARN); and the exit code, which reads the
+//! same map in every output format. Verdicts keep their own status in JSON
+//! (`unknown` stays `unknown` there); only this mapping reads an unknown as
+//! the verifier's "could not be verified".
+
+use super::records::{Status, Tally, Verdict};
+use crate::check::by_run::ByRun;
+use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
+
+/// The verifier's checks, by number, as its prompt names them (Checks
+/// 0-15 of `codeowner-signoff-verify`'s prompt; the row names are short,
+/// and those of Checks 4, 14 and 15 are the prompt's own).
+pub(crate) const CHECK_NAMES: [&str; 16] = [
+    "CODEOWNER sign-off",
+    "Passing sweep and evals",
+    "Evals pass",
+    "Recipe linked and merged",
+    "Reuse command",
+    "Latest checklist",
+    "Upstream images",
+    "No deprecated models",
+    "No architecture hacks",
+    "Chat template",
+    "No engine patches",
+    "Golden simulated AL",
+    "Append-only",
+    "Draft as shipped",
+    "Pareto coverage",
+    "PR description",
+];
+
+/// Checks the verifier may WARN on but never FAIL: their `fail` reads WARN
+/// and does not fail the exit code.
+pub(crate) const ADVISORY: [u8; 3] = [4, 14, 15];
+
+/// The name of checklist number `n`.
+pub(crate) fn check_name(n: u8) -> &'static str {
+    CHECK_NAMES.get(usize::from(n)).copied().unwrap_or("check")
+}
+
+/// What a row says, best last (the order picks the worst run).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum RowStatus {
+    /// A verdict fails.
+    Fail,
+    /// A verdict of an advisory check (4, 14, 15) fails.
+    Warn,
+    /// Undecided: a verdict is unknown, or the check applies and nothing in
+    /// the download speaks to it. FAIL "could not be verified" (WARN
+    /// "unverifiable" for advisory checks).
+    Unverified,
+    Pass,
+    /// The artifacts show the prompt's own N/A condition.
+    NotApplicable,
+}
+
+impl RowStatus {
+    /// The mark and word of the verifier's row.
+    pub(crate) fn mark(self, n: u8) -> (&'static str, &'static str) {
+        match self {
+            RowStatus::Fail => ("❌", "FAIL"),
+            RowStatus::Warn => ("⚠️", "WARN"),
+            RowStatus::Unverified if ADVISORY.contains(&n) => ("⚠️", "WARN"),
+            RowStatus::Unverified => ("❌", "FAIL"),
+            RowStatus::Pass => ("✅", "PASS"),
+            RowStatus::NotApplicable => ("➖", "N/A"),
+        }
+    }
+
+    /// How a run's standing is counted beside the worst run's.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            RowStatus::Fail => "FAIL",
+            RowStatus::Warn => "WARN",
+            RowStatus::Unverified => "not verified",
+            RowStatus::Pass => "PASS",
+            RowStatus::NotApplicable => "N/A",
+        }
+    }
+
+    /// Whether the row goes in the collapsed PASS/N/A group.
+    pub(crate) fn collapsed(self) -> bool {
+        matches!(self, RowStatus::Pass | RowStatus::NotApplicable)
+    }
+}
+
+/// The worst verdict of one number in one run, and how all of them stand.
+#[derive(Clone, Debug)]
+pub(crate) struct Worst {
+    pub verdict: Verdict,
+    pub tally: Tally,
+}
+
+/// What a run's artifact names declare, for the N/A conditions.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Declared {
+    /// Speculative methods named (`spec-mtp`), `none` left out.
+    pub spec: std::collections::BTreeSet<String>,
+    /// Whether an artifact name is agentic (`agentic_`, `bmk_agentic_`).
+    pub agentic: bool,
+}
+
+/// One run's standing: per number its worst verdict, what its names
+/// declare, and the verdicts without a number that fail or are unknown
+/// (crash findings: notes, not rows).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RunStanding {
+    pub numbers: BTreeMap<u8, Worst>,
+    pub declared: Declared,
+    pub unnumbered: Vec<Verdict>,
+    pub unnumbered_left: u64,
+}
+
+/// Unnumbered findings kept per run for notes; the rest are counted.
+const NOTES_KEPT: usize = 4;
+
+fn rank(s: Status) -> u8 {
+    match s {
+        Status::Fail => 0,
+        Status::Unknown => 1,
+        Status::Pass => 2,
+        Status::NotApplicable => 3,
+    }
+}
+
+/// The checklist as verdicts arrive: one worst verdict per run and number.
+#[derive(Debug, Default)]
+pub(crate) struct Checklist {
+    run_checks: Vec<String>,
+    pub(crate) runs: ByRun<RunStanding>,
+    tally: Tally,
+    /// Fails of checks that are not advisory (unnumbered ones included).
+    hard_fails: u64,
+}
+
+/// One run's verdict for one number, as the row reads it.
+#[derive(Clone, Debug)]
+pub(crate) struct RunRow<'a> {
+    pub run: &'a str,
+    pub status: RowStatus,
+    pub worst: &'a Worst,
+}
+
+impl Checklist {
+    pub(crate) fn new(run_checks: Vec<String>) -> Checklist {
+        Checklist {
+            run_checks,
+            ..Checklist::default()
+        }
+    }
+
+    pub(crate) fn verdict(&mut self, v: &Verdict) {
+        // A chart or script beside the artifacts is no run of its own: only
+        // a fail there would count.
+        if !crate::check::run_id::is_ci_artifact(&v.scope) && v.status != Status::Fail {
+            return;
+        }
+        self.tally.add(v.status);
+        if v.status == Status::Fail && !v.checklist.is_some_and(|n| ADVISORY.contains(&n)) {
+            self.hard_fails += 1;
+        }
+        let run = super::verdicts::run_of(v, &self.run_checks);
+        let standing = self.runs.entry(&run, RunStanding::default);
+        declare(&mut standing.declared, &v.scope);
+        let Some(n) = v.checklist else {
+            if matches!(v.status, Status::Fail | Status::Unknown) {
+                if standing.unnumbered.len() < NOTES_KEPT {
+                    standing.unnumbered.push(v.clone());
+                } else {
+                    standing.unnumbered_left += 1;
+                }
+            }
+            return;
+        };
+        match standing.numbers.entry(n) {
+            Entry::Vacant(e) => {
+                e.insert(Worst {
+                    verdict: v.clone(),
+                    tally: Tally::of([v.status]),
+                });
+            }
+            Entry::Occupied(mut e) => {
+                let w = e.get_mut();
+                w.tally.add(v.status);
+                if rank(v.status) < rank(w.verdict.status) {
+                    w.verdict = v.clone();
+                }
+            }
+        }
+    }
+
+    /// The numbers any run was judged on, in order.
+    pub(crate) fn numbers(&self) -> Vec<u8> {
+        let mut ns: Vec<u8> = self
+            .runs
+            .iter()
+            .flat_map(|(_, s)| s.numbers.keys().copied())
+            .collect();
+        ns.sort_unstable();
+        ns.dedup();
+        ns
+    }
+
+    /// Each run's row status for number `n`, worst run first (runs in
+    /// order of first sight among equals).
+    pub(crate) fn row(&self, n: u8) -> Vec<RunRow<'_>> {
+        let mut rows: Vec<RunRow<'_>> = self
+            .runs
+            .iter()
+            .filter_map(|(run, s)| {
+                let worst = s.numbers.get(&n)?;
+                Some(RunRow {
+                    run,
+                    status: row_status(n, worst, &s.declared),
+                    worst,
+                })
+            })
+            .collect();
+        rows.sort_by_key(|r| r.status);
+        rows
+    }
+
+    /// The exit code every format shares: 1 when a verdict fails (a crash
+    /// finding without a number included; an advisory check's fail is a
+    /// WARN and does not count); else 3 when a verdict is unknown or a row
+    /// could not be verified; else 0.
+    pub(crate) fn exit_code(&self) -> i32 {
+        if self.hard_fails > 0 {
+            return 1;
+        }
+        let unverified = self.numbers().into_iter().any(|n| {
+            self.row(n)
+                .iter()
+                .any(|r| r.status == RowStatus::Unverified)
+        });
+        if self.tally.unknown > 0 || unverified {
+            3
+        } else {
+            0
+        }
+    }
+}
+
+/// Notes what an artifact's name declares.
+fn declare(d: &mut Declared, scope: &str) {
+    let name = scope.rsplit('/').next().unwrap_or(scope);
+    if let Some(f) = crate::names::parse_name(name) {
+        if let Some(s) = f.spec.filter(|s| s != "none") {
+            d.spec.insert(s);
+        }
+        if f.kind.as_deref().is_some_and(|k| k.contains("agentic")) {
+            d.agentic = true;
+        }
+    }
+}
+
+/// Whether the artifacts can show the prompt's N/A condition of check `n`:
+/// only "no speculative decoding" (9, 13) and "no agentic speculative
+/// decoding" (11) can be read from a download. The N/A conditions of the
+/// others (2, 8, 10, 14) are about the PR's diff: a run of a benchmark is
+/// always in their scope, and their "nothing here" means missing evidence.
+fn may_be_not_applicable(n: u8, d: &Declared) -> bool {
+    match n {
+        // A name that declares a speculative method contradicts a "no
+        // speculative decoding here" read from the logs.
+        9 | 13 => d.spec.is_empty(),
+        11 => d.spec.is_empty() || !d.agentic,
+        _ => false,
+    }
+}
+
+fn row_status(n: u8, w: &Worst, d: &Declared) -> RowStatus {
+    let advisory = ADVISORY.contains(&n);
+    match w.verdict.status {
+        Status::Fail if advisory => RowStatus::Warn,
+        Status::Fail => RowStatus::Fail,
+        Status::Unknown => RowStatus::Unverified,
+        Status::Pass => RowStatus::Pass,
+        Status::NotApplicable if may_be_not_applicable(n, d) => RowStatus::NotApplicable,
+        Status::NotApplicable => RowStatus::Unverified,
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub(crate) fn v(check: &str, n: Option<u8>, scope: &str, st: Status) -> Verdict {
+        let mut v = Verdict::new(check, "", "r", scope);
+        v.checklist = n;
+        v.status = st;
+        v
+    }
+
+    const SPEC: &str = "runs/1/server_logs_glm5.1_fp8_sglang_tp8-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-mtp_conc16_mi355x-amds_02";
+    const NOSPEC: &str = "runs/1/server_logs_glm5.1_fp8_sglang_tp8-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-none_conc16_mi355x-amds_02";
+
+    #[test]
+    fn not_applicable_stands_only_where_the_download_can_show_it() {
+        let mut c = Checklist::new(vec![]);
+        for n in [2, 8, 9, 10, 13, 14] {
+            c.verdict(&v("x", Some(n), NOSPEC, Status::NotApplicable));
+        }
+        let st = |c: &Checklist, n| c.row(n)[0].status;
+        assert_eq!(st(&c, 9), RowStatus::NotApplicable);
+        assert_eq!(st(&c, 13), RowStatus::NotApplicable);
+        for n in [2, 8, 10, 14] {
+            assert_eq!(st(&c, n), RowStatus::Unverified, "{n}");
+        }
+        assert_eq!(c.exit_code(), 3);
+        // A name that says spec-mtp: "no speculative decoding" is not shown.
+        let mut c = Checklist::new(vec![]);
+        c.verdict(&v("x", Some(9), SPEC, Status::NotApplicable));
+        assert_eq!(st(&c, 9), RowStatus::Unverified);
+    }
+
+    #[test]
+    fn exit_code_reads_advisory_fails_as_warnings_and_crashes_as_fails() {
+        let mut c = Checklist::new(vec![]);
+        c.verdict(&v("pareto", Some(14), NOSPEC, Status::Fail));
+        c.verdict(&v("p", Some(8), NOSPEC, Status::Pass));
+        assert_eq!(c.row(14)[0].status, RowStatus::Warn);
+        assert_eq!(c.exit_code(), 0);
+        c.verdict(&v("no-oom", None, NOSPEC, Status::Unknown));
+        assert_eq!(c.exit_code(), 3);
+        c.verdict(&v("no-traceback", None, NOSPEC, Status::Fail));
+        assert_eq!(c.exit_code(), 1);
+        assert_eq!(c.runs.iter().next().unwrap().1.unnumbered.len(), 2);
+    }
+
+    #[test]
+    fn a_chart_beside_the_artifacts_forms_no_run() {
+        let mut c = Checklist::new(vec![]);
+        c.verdict(&v(
+            "x",
+            Some(2),
+            "runs/combined_pareto_tokens.png",
+            Status::NotApplicable,
+        ));
+        assert!(c.runs.is_empty());
+        assert_eq!(c.exit_code(), 0);
+    }
+
+    #[test]
+    fn the_worst_run_comes_first() {
+        let mut c = Checklist::new(vec![]);
+        c.verdict(&v("a", Some(8), "runs/1/x.zip", Status::Pass));
+        c.verdict(&v("a", Some(8), "runs/2/x.zip", Status::Unknown));
+        c.verdict(&v("b", Some(8), "runs/3/x.zip", Status::Fail));
+        let rows = c.row(8);
+        let order: Vec<&str> = rows.iter().map(|r| r.run).collect();
+        assert_eq!(order, ["runs/3", "runs/2", "runs/1"]);
+        assert_eq!(c.exit_code(), 1);
+    }
+}
