@@ -267,10 +267,10 @@ fn first_audit_stores_every_artifact_with_parsed_names() {
     );
     assert_eq!(
         one::<i64>(&c, "SELECT count(*) FROM artifacts WHERE NOT complete"),
-        // Three damaged, and the core dump's binary member was not searched.
-        4
+        // Three damaged (the core dump holds no log lines: complete).
+        3
     );
-    assert!(run.stderr.contains("4 incomplete"), "{}", run.stderr);
+    assert!(run.stderr.contains("3 incomplete"), "{}", run.stderr);
 
     // Evidence, aggregates and verdicts are there.
     assert!(
@@ -727,7 +727,7 @@ fn report_formats_and_filters() {
         run_rows[0]
     );
     assert!(
-        run_rows[4].starts_with(&format!("| {DAMAGED_RUN} | 8 | 4 |")),
+        run_rows[4].starts_with(&format!("| {DAMAGED_RUN} | 8 | 3 |")),
         "{}",
         run_rows[4]
     );
@@ -744,7 +744,7 @@ fn report_formats_and_filters() {
     let recs = jl.records();
     assert_eq!(recs[0]["type"], "audit_summary");
     assert_eq!(recs[0]["runs"], 6);
-    assert_eq!(recs[0]["incomplete"], 4);
+    assert_eq!(recs[0]["incomplete"], 3);
     let c = db(&dir.path().join("audit.sqlite"));
     for status in ["pass", "fail", "unknown"] {
         let n: i64 = one(
@@ -762,7 +762,7 @@ fn report_formats_and_filters() {
         jl.of_type("fail").len() as i64,
         one::<i64>(&c, "SELECT count(*) FROM verdicts WHERE status = 'fail'")
     );
-    assert_eq!(jl.of_type("incomplete").len(), 4);
+    assert_eq!(jl.of_type("incomplete").len(), 3);
 
     // CSV: a header and one row per part.
     let csv = report(&["--format", "csv"]).stdout;

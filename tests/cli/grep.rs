@@ -243,10 +243,11 @@ fn damaged_artifacts_keep_what_is_readable() {
     let run = artiscan(&["grep", "--format", "jsonl", "target_verify", &core]);
     assert_eq!(run.of_type("evidence").len(), 1);
     let cov = &run.of_type("coverage")[0];
-    // The core dump was not searched: incomplete, named (issue 13).
-    assert_eq!(cov["complete"], false);
-    assert_eq!(cov["errors"][0]["kind"], "skipped");
-    assert_eq!(cov["errors"][0]["members"][0], "core.12345");
+    // The core dump holds no log lines: passed over with a note, the
+    // artifact complete (issue 45; it was a skipped member, issue 13).
+    assert_eq!(cov["complete"], true);
+    assert_eq!(cov["notes"][0]["kind"], "core_dump");
+    assert_eq!(cov["notes"][0]["members"][0], "core.12345");
     let run = artiscan(&["grep", "-c", "--binary", "ELF", &core]);
     assert!(run.stdout.contains("core.12345:1"), "{}", run.stdout);
 }
