@@ -131,7 +131,7 @@ fn row(n: u8, rows: &[RunRow<'_>], several: bool) -> String {
             "{}; admin exception not verified here",
             escape::md_cell(&plain::reason(v))
         ),
-        RowStatus::Unverified if v.status == Status::NotApplicable => missing(n, top.run),
+        RowStatus::Unverified if for_want_of_evidence(v) => missing(n, top.run),
         RowStatus::Unverified => format!(
             "{}: {}; decides it: `{}` ({})",
             if ADVISORY.contains(&n) {
@@ -215,6 +215,18 @@ fn cut_markdown(s: &str, max: usize) -> String {
     }
     cut.push('…');
     cut
+}
+
+/// An undecided verdict that says only that the download lacks what
+/// decides it: not applicable where the check applies, the missing-evals
+/// claim (`evals-in-the-download`), or an `undecidable` claim's "not
+/// decidable from the artifacts". Its row says what to fetch or read
+/// (`missing`) rather than quoting the claim.
+fn for_want_of_evidence(v: &Verdict) -> bool {
+    v.status == Status::NotApplicable
+        || (v.status == Status::Unknown
+            && (v.check == "evals-in-the-download"
+                || v.reason.starts_with("not decidable from the artifacts")))
 }
 
 /// What an undecided check misses, where the check applies and nothing in
@@ -447,6 +459,36 @@ pub(crate) mod tests {
             false,
         );
         assert!(md.contains("gh run download 123456 -p 'eval_*'"), "{md}");
+        // The same rows where the claims answered unknown for want of the
+        // evidence (the missing-evals claim, an undecidable Check 10).
+        let md = rendered(
+            &[
+                v(
+                    "evals-in-the-download",
+                    Some(2),
+                    "runs/a/x.zip",
+                    Status::Unknown,
+                    "none found: evals not in the download: fetch them with `gh run download RUN -p 'eval_*'`",
+                ),
+                v(
+                    "no-engine-patch",
+                    Some(10),
+                    "runs/a/x.zip",
+                    Status::Unknown,
+                    "not decidable from the artifacts: nothing this claim speaks about: no launch output here",
+                ),
+            ],
+            false,
+        );
+        assert_rows(&md);
+        assert!(
+            md.contains("❌ Check 2 (Evals pass): FAIL — could not be verified: evals not in the download: fetch with `gh run download RUN -p 'eval_*'`"),
+            "{md}"
+        );
+        assert!(
+            md.contains("❌ Check 10 (No engine patches): FAIL — could not be verified: no `set -x` setup-script trace in the download"),
+            "{md}"
+        );
     }
 
     #[test]
