@@ -504,7 +504,6 @@ pub(super) fn all_hold(conds: &[(String, Cond)], r: &Evidence, p: &Params) -> Re
     }
 }
 
-/// Parameters the conditions use that were not given.
 /// The parameters `conds` compare with that were not given; a templated
 /// one (`{task}_min`) as each of `records` names it.
 pub(super) fn skipped_params(
@@ -512,20 +511,10 @@ pub(super) fn skipped_params(
     p: &Params,
     records: &[&Evidence],
 ) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for (k, _) in conds.iter().flat_map(|(_, c)| c.params()) {
-        let keys: Vec<String> = if template(&k).is_some() {
-            records.iter().map(|r| param_key(&k, r)).collect()
-        } else {
-            vec![k]
-        };
-        for key in keys {
-            if !p.0.contains_key(&key) && !out.contains(&key) {
-                out.push(key);
-            }
-        }
-    }
-    out
+    param_keys(conds, records)
+        .into_iter()
+        .filter(|k| !p.0.contains_key(k))
+        .collect()
 }
 
 /// Every parameter key `conds` compare with, a templated one as each of
