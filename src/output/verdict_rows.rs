@@ -18,6 +18,11 @@ use std::fmt::Write;
 
 /// Characters of a row's reason (citations come after it).
 pub(crate) const REASON: usize = 300;
+/// At most this many characters a row, citations included (the
+/// verifier's row lint).
+const ROW_MAX: usize = 400;
+/// A reason is never cut below this to make room for a citation.
+const MIN_REASON: usize = 120;
 /// The most characters of notes per run.
 const NOTES_PER_RUN: usize = 2_000;
 
@@ -182,18 +187,36 @@ fn row(n: u8, rows: &[RunRow<'_>], several: bool) -> String {
             )
         };
     }
-    let mut s = format!(
-        "{mark} Check {n} ({}): {word} — {}",
-        check_name(n),
-        cut_markdown(&reason, REASON)
-    );
-    let cites: Vec<String> = v
+    let head = format!("{mark} Check {n} ({}): {word} — ", check_name(n));
+    let mut cites: Vec<String> = v
         .evidence
         .iter()
         .take(2)
         .map(|c| escape::md_code(&c.citation))
         .collect();
-    if !cites.is_empty() && v.status != Status::NotApplicable {
+    if v.status == Status::NotApplicable {
+        cites.clear();
+    }
+    // The whole row stays within ROW_MAX characters: citations of real runs are
+    // long paths, so the second one goes first, then the reason is cut to
+    // leave room for one, and a citation that leaves no room is dropped.
+    let len = |c: &[String]| {
+        if c.is_empty() {
+            0
+        } else {
+            c.join(", ").chars().count() + 3
+        }
+    };
+    let room = ROW_MAX.saturating_sub(head.chars().count());
+    while !cites.is_empty() && len(&cites) + MIN_REASON.min(reason.chars().count()) > room {
+        cites.pop();
+    }
+    let mut s = head;
+    s.push_str(&cut_markdown(
+        &reason,
+        REASON.min(room.saturating_sub(len(&cites) + 1)),
+    ));
+    if !cites.is_empty() {
         let _ = write!(s, " ({})", cites.join(", "));
     }
     s
@@ -315,6 +338,11 @@ pub(crate) mod tests {
                 .captures(line)
                 .unwrap_or_else(|| panic!("malformed: {line}"));
             let n: u8 = c[2].parse().unwrap();
+            assert!(
+                line.chars().count() <= ROW_MAX,
+                "{} characters: {line}",
+                line.chars().count()
+            );
             let pair = (&c[1], &c[4]);
             assert!(
                 matches!(
@@ -401,6 +429,31 @@ pub(crate) mod tests {
                 .filter(|l| l.starts_with("Note:"))
                 .all(|l| !l.contains(" — "))
         );
+    }
+
+    /// Real runs' citations are paths of about 150 characters: the row keeps
+    /// within the verifier's 400 by dropping the second citation and cutting
+    /// the reason, never by running over.
+    #[test]
+    fn a_row_with_long_citations_stays_within_the_rows_bound() {
+        let scope = format!(
+            "runs/1/{}",
+            "agentic_glm5.1_tp8_conc32_offloadnone_fp8_sglang_tp8-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-mtp_conc32_mi355x-amds_04/agentic"
+        );
+        let mut f = v(
+            "c",
+            Some(14),
+            &scope,
+            Status::Fail,
+            &"3/5 frontier points; ".repeat(20),
+        );
+        let e = f.evidence[0].clone();
+        f.evidence.push(e);
+        let md = rendered(&[f], false);
+        let rows = assert_rows(&md);
+        assert_eq!(rows.len(), 1, "{md}");
+        let line = md.lines().find(|l| l.contains("Check 14")).unwrap();
+        assert!(line.contains("server.log:3"), "one citation kept: {line}");
     }
 
     #[test]
