@@ -56,19 +56,17 @@ impl LineSink for Grab {
     }
 }
 
-/// Member names as cited: tar names are cited without a leading `./`, so
-/// a citation that writes it is accepted as written.
-pub fn without_dot_slash(members: Vec<String>) -> Vec<String> {
-    members
-        .into_iter()
-        .map(|m| {
-            let mut m = m.as_str();
-            while let Some(rest) = m.strip_prefix("./") {
-                m = rest;
-            }
-            m.to_string()
-        })
-        .collect()
+/// Whether the members a citation names are `found`: tar names are cited as
+/// the archive spells them (`./sweep.log`), and a citation written with or
+/// without the `./` names the same member.
+pub fn same_members(cited: &[String], found: &[String]) -> bool {
+    fn bare(mut m: &str) -> &str {
+        while let Some(rest) = m.strip_prefix("./") {
+            m = rest;
+        }
+        m
+    }
+    cited.len() == found.len() && cited.iter().zip(found).all(|(a, b)| bare(a) == bare(b))
 }
 
 /// The artifact file a citation's path names (inside `root` when given),
@@ -171,7 +169,6 @@ pub fn run(
         return Ok(2);
     };
     let sha = drive::sha256_file(&file)?;
-    let members = without_dot_slash(members);
     let context = o.context.min(MAX_CONTEXT);
     let after_context = match range_end {
         Some(end) if end >= line => {
@@ -209,13 +206,26 @@ pub fn run(
         binary: true,
         ..limits.lines
     });
-    source::for_each_member(&artifact, &limits.source, &mut coverage, |leaf| {
-        if leaf.members == members.as_slice() && !found_member {
-            found_member = true;
-            reader.scan(leaf.reader, &mut grab)?;
+    // The member as spelled; failing that, with or without `./` (a second
+    // walk, so that `x.log` beside `./x.log` still names `x.log`).
+    for bare in [false, true] {
+        coverage = Coverage::default();
+        source::for_each_member(&artifact, &limits.source, &mut coverage, |leaf| {
+            let hit = if bare {
+                same_members(&members, leaf.members)
+            } else {
+                leaf.members == members.as_slice()
+            };
+            if !found_member && hit {
+                found_member = true;
+                reader.scan(leaf.reader, &mut grab)?;
+            }
+            Ok(())
+        });
+        if found_member {
+            break;
         }
-        Ok(())
-    });
+    }
     let Some((offset, text)) = grab.hit.take() else {
         let what = if found_member {
             format!("has no line {line}")

@@ -2,7 +2,7 @@
 //! member, or a line range of it, like `tar -xO` piped to `sed -n A,Bp`,
 //! bounded and escaped.
 
-use super::cite::{open_artifact, without_dot_slash};
+use super::cite::{open_artifact, same_members};
 use crate::drive;
 use crate::escape;
 use crate::limits::ReadLimits;
@@ -71,7 +71,6 @@ pub fn parse_spec(spec: &str) -> Option<ShowSpec> {
     if path.is_empty() {
         return None;
     }
-    let members = without_dot_slash(members);
     Some(ShowSpec {
         path,
         members,
@@ -230,25 +229,41 @@ pub fn run(
     let mut coverage = Coverage::default();
     // Binary members are refused below, not read as text.
     let mut reader = LineReader::new(limits.lines);
-    source::for_each_member(&artifact, &limits.source, &mut coverage, |leaf| {
-        if found {
-            return Ok(());
-        }
-        if leaf.members == spec.members.as_slice() {
-            found = true;
-            match reader.scan(leaf.reader, &mut printer) {
-                Ok(oc) => outcome = Some(oc),
-                Err(e) => {
-                    // Passed back so the walk records it where it happened.
-                    read_error = Some(e.to_string());
-                    return Err(e);
-                }
+    // The member as spelled; failing that, with or without `./` (a second
+    // walk, so that `x.log` beside `./x.log` still names `x.log`).
+    for bare in [false, true] {
+        coverage = Coverage::default();
+        source::for_each_member(&artifact, &limits.source, &mut coverage, |leaf| {
+            if found {
+                return Ok(());
             }
-        } else if leaf.members.starts_with(&spec.members) {
-            container = true;
+            let n = spec.members.len();
+            let same = |m: &[String]| {
+                if bare {
+                    same_members(&spec.members, m)
+                } else {
+                    m == spec.members.as_slice()
+                }
+            };
+            if same(leaf.members) {
+                found = true;
+                match reader.scan(leaf.reader, &mut printer) {
+                    Ok(oc) => outcome = Some(oc),
+                    Err(e) => {
+                        // Passed back so the walk records it where it happened.
+                        read_error = Some(e.to_string());
+                        return Err(e);
+                    }
+                }
+            } else if leaf.members.len() > n && same(&leaf.members[..n]) {
+                container = true;
+            }
+            Ok(())
+        });
+        if found || container {
+            break;
         }
-        Ok(())
-    });
+    }
     if let Some(e) = printer.error.take() {
         return Err(e.into());
     }
@@ -364,7 +379,8 @@ mod tests {
     fn specs_parse_like_citations() {
         let s = parse_spec("a.zip!x.tar.gz!./logs/n_agg_w0.out:10..20").unwrap();
         assert_eq!(s.path, "a.zip");
-        assert_eq!(s.members, ["x.tar.gz", "logs/n_agg_w0.out"]);
+        // Names as written: `./` is matched, not dropped, when the member is looked up.
+        assert_eq!(s.members, ["x.tar.gz", "./logs/n_agg_w0.out"]);
         assert_eq!((s.first, s.last), (10, Some(20)));
         let s = parse_spec("a.zip!server.log:7").unwrap();
         assert_eq!((s.first, s.last), (7, Some(7)));

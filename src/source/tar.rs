@@ -218,15 +218,17 @@ fn tar_error(members: &[String], e: TarError) -> io::Error {
 }
 
 /// A tar member name as cited: its bytes as [`location::name_from_bytes`]
-/// keeps them (one-to-one, so two names never share a citation), a leading
-/// `./` dropped.
+/// keeps them (one-to-one, so two names never share a citation).
 fn tar_name(raw: &[u8]) -> String {
     let s = location::name_from_bytes(raw);
-    let mut s: &str = &s;
-    while let Some(rest) = s.strip_prefix("./") {
-        s = rest;
-    }
-    if s == "." {
+    // The name as the archive spells it (`./sweep.log` stays so), so that
+    // `tar -xO ARCHIVE NAME` finds the member a citation names; only the
+    // archive's root itself (`.`, `./`) is no member.
+    if s.trim_end_matches('/')
+        .chars()
+        .all(|c| c == '.' || c == '/')
+        && !s.contains("..")
+    {
         String::new()
     } else {
         s.to_string()

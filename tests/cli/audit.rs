@@ -629,7 +629,7 @@ fn readme_sql_finds_the_runs_that_set_nextn_moe_with_citations() {
     assert_eq!(
         citation,
         &format!(
-            "runs/{NEXTN_RUN}/multinode_server_logs_{RF3}_1_9000034.zip!multinode_server_logs.tar.gz!config.yaml:30"
+            "runs/{NEXTN_RUN}/multinode_server_logs_{RF3}_1_9000034.zip!multinode_server_logs.tar.gz!./config.yaml:30"
         )
     );
     // The citation reopens.
@@ -710,7 +710,7 @@ fn report_formats_and_filters() {
         "{md}"
     );
     let fail_row = format!(
-        "| nextn-fp8-moe-unset | {NEXTN_RUN} | multinode_server_logs_{RF3}_1_9000034.zip | 7 matching record(s); value = \"1\" | `runs/{NEXTN_RUN}/multinode_server_logs_{RF3}_1_9000034.zip!multinode_server_logs.tar.gz!config.yaml:30` |"
+        "| nextn-fp8-moe-unset | {NEXTN_RUN} | multinode_server_logs_{RF3}_1_9000034.zip | 7 matching record(s); value = \"1\" | `runs/{NEXTN_RUN}/multinode_server_logs_{RF3}_1_9000034.zip!multinode_server_logs.tar.gz!./config.yaml:30` |"
     );
     assert!(md.lines().any(|l| l == fail_row), "no row {fail_row}\n{md}");
     // Runs in numeric order, the damaged run with its 4 incomplete artifacts

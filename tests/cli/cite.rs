@@ -188,3 +188,50 @@ fn absolute_citations_inside_root_resolve() {
         r.stderr
     );
 }
+
+/// A citation names a tar member as the archive spells it, `./` included,
+/// so `tar -xzO ARCHIVE MEMBER` of a cited member prints the cited line
+/// (with the `./` dropped, tar says "Not found in archive").
+#[test]
+fn tar_members_are_cited_as_tar_names_them() {
+    let d = tempfile::tempdir().unwrap();
+    let logs = d.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    std::fs::write(logs.join("sweep.log"), "warmup\nAccept length: 3.42\n").unwrap();
+    let made = std::process::Command::new("tar")
+        .args(["-czf", "../run.tar.gz", "."])
+        .current_dir(&logs)
+        .status()
+        .expect("tar runs");
+    assert!(made.success());
+    let run = artiscan_in(d.path(), &["grep", "-n", "Accept length", "run.tar.gz"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "run.tar.gz!./sweep.log:2:Accept length: 3.42\n");
+    let member = run
+        .stdout
+        .split('!')
+        .nth(1)
+        .unwrap()
+        .split(':')
+        .next()
+        .unwrap();
+    let out = std::process::Command::new("tar")
+        .args(["-xzOf", "run.tar.gz", member])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).lines().nth(1),
+        Some("Accept length: 3.42")
+    );
+    // Both spellings reopen the member.
+    for c in ["run.tar.gz!./sweep.log:2", "run.tar.gz!sweep.log:2"] {
+        let r = artiscan_in(d.path(), &["cite", c, "--expect", "Accept length"]);
+        assert_eq!(r.code, 0, "{c}: {}", r.stderr);
+    }
+}

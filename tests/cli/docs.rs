@@ -15,9 +15,10 @@
 //! - the blocks of one file run in order in one scratch folder holding
 //!   links to `samples/`, `patterns/`, `schema/` and `docs/`, so a block can
 //!   use what an earlier one wrote; a `cd` lasts to the end of its block;
-//! - a ` ```text output ` block right after a block shows its stdout: it is
-//!   not compared (other commands' wording changes often), and
-//!   `ARTISCAN_BLESS=1 cargo test --test cli docs` rewrites it from this run.
+//! - a ` ```text output ` block right after a block shows its stdout: it
+//!   must be this run's stdout byte for byte (shown output that drifted is
+//!   a wrong doc), and `ARTISCAN_BLESS=1 cargo test --release --test cli
+//!   docs` rewrites it from this run.
 
 use crate::harness::root;
 use std::path::{Path, PathBuf};
@@ -263,10 +264,11 @@ fn every_sh_block_of_the_readme_and_docs_runs() {
                             if bless {
                                 shown.push((a, b, stdout));
                             } else {
-                                eprintln!(
-                                    "note: {name}:{}: the output shown differs from this run's (ARTISCAN_BLESS=1 cargo test --test cli docs refreshes it)",
+                                // Shown output that drifted is a wrong doc.
+                                failures.push(format!(
+                                    "{name}:{}: the output shown differs from this run's (ARTISCAN_BLESS=1 cargo test --release --test cli docs refreshes it):\n{stdout}",
                                     block.line
-                                );
+                                ));
                             }
                         }
                     }

@@ -19,8 +19,8 @@ fn zip_in_tar_gz_citations_match_grep_n() {
     let run = artiscan(&["grep", "target_verify", &art]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     for member in [
-        "gb200-node01_decode_w0.out",
-        "gb200-node01_decode_w0.err.gz",
+        "./gb200-node01_decode_w0.out",
+        "./gb200-node01_decode_w0.err.gz",
     ] {
         let data = extract(&art, &["multinode_server_logs.tar.gz", member]);
         let want = grep_n(&data, "target_verify");
@@ -202,17 +202,20 @@ fn damaged_artifacts_keep_what_is_readable() {
     let ev = run.of_type("evidence");
     assert!(
         ev.iter()
-            .any(|e| e["location"]["members"][0] == "sweep_8812345.log")
+            .any(|e| e["location"]["members"][0] == "./sweep_8812345.log")
     );
     assert!(
         ev.iter()
-            .any(|e| e["location"]["members"][0] == "gb200-node01_decode_w0.out"),
+            .any(|e| e["location"]["members"][0] == "./gb200-node01_decode_w0.out"),
         "complete lines of the cut member"
     );
     let cov = &run.of_type("coverage")[0];
     assert_eq!(cov["complete"], false);
     assert_eq!(cov["errors"][0]["kind"], "truncated");
-    assert_eq!(cov["errors"][0]["members"][0], "gb200-node01_decode_w0.out");
+    assert_eq!(
+        cov["errors"][0]["members"][0],
+        "./gb200-node01_decode_w0.out"
+    );
     assert!(run.stderr.contains("gb200-node01_decode_w0.out"));
 
     let cut = sample(

@@ -230,7 +230,7 @@ fn json_is_rgs_message_for_message() {
     let first_match = msgs.iter().find(|m| m["type"] == "match").unwrap();
     let path = first_match["data"]["path"]["text"].as_str().unwrap();
     assert!(
-        path.ends_with(".zip!multinode_server_logs.tar.gz!sweep_8812345.log"),
+        path.ends_with(".zip!multinode_server_logs.tar.gz!./sweep_8812345.log"),
         "{path}"
     );
     let cite = format!("{path}:{}", first_match["data"]["line_number"]);

@@ -147,8 +147,7 @@ for m in sys.argv[2:]:
         data = zipfile.ZipFile(io.BytesIO(data)).read(m)
     else:
         t = tarfile.open(fileobj=io.BytesIO(data))
-        names = {n.lstrip('./') if n.startswith('./') else n: n for n in t.getnames()}
-        data = t.extractfile(names[m]).read()
+        data = t.extractfile(m).read()
     data = peel(data)
 sys.stdout.buffer.write(data)
 "#;

@@ -13,12 +13,12 @@ fn lists_members_inside_a_tarball_inside_a_zip() {
     // Every member of the nested tarball, with the zip and tarball in its chain.
     let decode = members
         .iter()
-        .find(|m| m["members"][1] == "gb200-node01_decode_w0.out")
+        .find(|m| m["members"][1] == "./gb200-node01_decode_w0.out")
         .expect("decode worker log listed");
     assert_eq!(decode["members"][0], "multinode_server_logs.tar.gz");
     assert_eq!(
         decode["citation"],
-        format!("{zip}!multinode_server_logs.tar.gz!gb200-node01_decode_w0.out")
+        format!("{zip}!multinode_server_logs.tar.gz!./gb200-node01_decode_w0.out")
     );
     // Line count and size agree with the same member read by grep.
     let lines = artiscan(&["grep", "-c", "", &zip]);
@@ -92,7 +92,7 @@ fn stored_sizes_and_formats_per_layer() {
             .unwrap_or_else(|| panic!("{name} listed"))
             .clone()
     };
-    let decode = find("gb200-node01_decode_w0.out");
+    let decode = find("./gb200-node01_decode_w0.out");
     assert_eq!(
         decode["formats"],
         serde_json::json!(["zip", "gzip", "tar", "text"])
@@ -100,7 +100,7 @@ fn stored_sizes_and_formats_per_layer() {
     assert_eq!(decode["stored"][0].as_u64(), Some(sizes[0]));
     // A tar member is stored as is: its size is its bytes.
     assert_eq!(decode["stored"][1], decode["bytes"]);
-    let err = find("gb200-node01_decode_w0.err.gz");
+    let err = find("./gb200-node01_decode_w0.err.gz");
     assert_eq!(
         err["formats"],
         serde_json::json!(["zip", "gzip", "tar", "gzip", "text"])

@@ -6,7 +6,7 @@ use std::io::Write;
 
 const MULTINODE: &str = "multinode_server_logs_dsv4_fp4_sglang_tp8-pp1-dcp1-pcp1-ep8-dpatrue_disagg-true_spec-mtp_conc128_gb200-nv_01";
 const TARBALL: &str = "multinode_server_logs.tar.gz";
-const DECODE: &str = "gb200-node01_decode_w0.out";
+const DECODE: &str = "./gb200-node01_decode_w0.out";
 
 fn zip_path() -> String {
     sample(&format!("{MULTINODE}.zip"))
@@ -47,8 +47,8 @@ fn a_range_prints_exactly_those_lines_of_the_member() {
 
 #[test]
 fn a_whole_member_matches_the_extracted_bytes() {
-    let data = extract(&zip_path(), &[TARBALL, "config.yaml"]);
-    let run = artiscan(&["show", &format!("{}!{TARBALL}!config.yaml", zip_path())]);
+    let data = extract(&zip_path(), &[TARBALL, "./config.yaml"]);
+    let run = artiscan(&["show", &format!("{}!{TARBALL}!./config.yaml", zip_path())]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout.as_bytes(), &data[..]);
 }

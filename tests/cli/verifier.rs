@@ -201,11 +201,11 @@ fn fail_run_fails_with_citations_and_quotes_an_override() {
         .map(|c| c["citation"].as_str().unwrap())
         .collect();
     assert!(
-        cites.iter().any(|c| c.ends_with("!config.yaml:6")),
+        cites.iter().any(|c| c.ends_with("!./config.yaml:6")),
         "{cites:?}"
     );
     assert!(
-        cites.iter().any(|c| c.ends_with("!sweep_8812345.log:1")),
+        cites.iter().any(|c| c.ends_with("!./sweep_8812345.log:1")),
         "{cites:?}"
     );
     // TRT-LLM 2.5 is AL 3.5: passes for golden 3.5, fails for 3.39.
