@@ -382,3 +382,40 @@ fn check_10_reads_srt_setup_scripts_and_says_when_it_cannot_decide() {
         "{v}"
     );
 }
+
+#[test]
+fn a_kubernetes_env_item_and_a_next_line_value_carry_the_simulated_length() {
+    let pod = "    env:\n    - name: SGLANG_SIMULATE_ACC_LEN\n      value: \"-1\"\n    - name: SGLANG_SIMULATE_ACC_METHOD\n      value: match-expected\n";
+    let vs = verdicts(
+        &[
+            ("server.log", ARGS),
+            ("pod.yaml", pod),
+            ("benchmark_command.txt", AGENTIC),
+        ],
+        &["al=3.5"],
+    );
+    let v = verdict(&vs, "agentic-sglang-simulated-al");
+    assert_eq!(status(v), "fail", "{v}");
+    let golden = pod.replace("\"-1\"", "\"3.5\"");
+    let vs = verdicts(
+        &[
+            ("server.log", ARGS),
+            ("pod.yaml", &golden),
+            ("benchmark_command.txt", AGENTIC),
+        ],
+        &["al=3.5"],
+    );
+    assert_eq!(status(verdict(&vs, "agentic-sglang-simulated-al")), "pass");
+    // A value on the next line is the value, not an empty one.
+    let cfg = "backend:\n  decode_environment:\n    SGLANG_SIMULATE_ACC_LEN:\n      \"3.5\"\n  sglang_config:\n    tp-size: 8\n";
+    let vs = verdicts(
+        &[
+            ("server.log", ARGS),
+            ("config.yaml", cfg),
+            ("benchmark_command.txt", AGENTIC),
+        ],
+        &["al=3.5"],
+    );
+    let v = verdict(&vs, "agentic-sglang-simulated-al");
+    assert_eq!(status(v), "pass", "{v}");
+}
