@@ -274,7 +274,7 @@ impl Check {
                 matches!(r, Record::Aggregate(g)
                 if a.evidence.iter().any(|e| e.filter.is_empty() && e.rule == g.rule))
             });
-        if !matching.is_empty()
+        if (!matching.is_empty() && !a.evidence_only)
             || aggregated
             || cx
                 .scope

@@ -116,6 +116,10 @@ struct AppliesDef {
     /// Evidence (any) that makes `undecidable` hold; none: always.
     #[serde(default)]
     undecidable_when: Vec<EvidenceDef>,
+    /// Only `evidence` makes the claim apply, not a matching record of the
+    /// rule itself (Check 9: a raw client beside a non-speculative server).
+    #[serde(default)]
+    evidence_only: bool,
 }
 
 /// `aside = { what = "in background threads", where = { context = "thread" } }`.
@@ -302,6 +306,7 @@ pub struct Applies {
     pub unless_what: String,
     pub undecidable: Option<String>,
     pub undecidable_when: Vec<EvidenceSpec>,
+    pub evidence_only: bool,
 }
 
 /// Where the expected ranks of a server come from.
@@ -693,6 +698,7 @@ fn compile(file: &str, c: &CheckDef, defaults: &toml::Table) -> Result<Check, St
                     .iter()
                     .map(EvidenceSpec::parse)
                     .collect::<Result<_, _>>()?,
+                evidence_only: a.evidence_only,
             })
         }
     };
