@@ -516,6 +516,23 @@ fn check_9_judges_spec_decode_artifacts_only_and_twins_do_not_vote() {
             .all(|(_, _, s)| s == "pass" || s == "not_applicable"),
         "{got:?}"
     );
+    // A twin that holds a raw client is judged: it fails.
+    let vs = run_verdicts(&[
+        (
+            &agentic,
+            &[("server.log", ARGS), ("benchmark_command.txt", AGENTIC)],
+        ),
+        (
+            &twin,
+            &[("server.log", ARGS), ("benchmark.out", NAMESPACE_RAW)],
+        ),
+    ]);
+    let got = check_9(&vs);
+    assert!(
+        got.iter()
+            .any(|(c, a, s)| c == "spec-decode-chat-template" && *a == twin && s == "fail"),
+        "{got:?}"
+    );
     // The twin alone: the run holds no client, so Check 9 is unknown.
     let vs = run_verdicts(&[(&twin, &[("server.log", ARGS)])]);
     let got = check_9(&vs);
