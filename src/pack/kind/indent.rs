@@ -253,7 +253,7 @@ mod tests {
         let mut out = Vec::new();
         for (n, l) in lines.iter().enumerate() {
             let at = l.len() - l.trim_start().len();
-            let rest = l[at..].as_bytes();
+            let rest = &l.as_bytes()[at..];
             let t = l.trim();
             let blank = t.is_empty() || t.starts_with('#');
             let body = t.strip_prefix("- ").unwrap_or(t);
