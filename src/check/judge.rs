@@ -274,7 +274,7 @@ impl Check {
                 matches!(r, Record::Aggregate(g)
                 if a.evidence.iter().any(|e| e.filter.is_empty() && e.rule == g.rule))
             });
-        if !matching.is_empty()
+        if (!matching.is_empty() && !a.evidence_only)
             || aggregated
             || cx
                 .scope
@@ -374,6 +374,22 @@ impl Check {
                 let what = format!(
                     "no {w} evidence in this scope: the source this claim needs was not found"
                 );
+                let base = |n: &str| n.rsplit('/').next().unwrap_or(n).to_string();
+                let voteless = self.applies.as_ref().and_then(|a| {
+                    let g = a.voteless_globs.as_ref()?;
+                    cx.scope.artifacts.iter().find(|n| g.is_match(base(n)))
+                });
+                if let (Some(n), true) = (voteless, cx.complete()) {
+                    // A server-log twin holds no client: it does not vote,
+                    // a run-scope check asks for the client in the run.
+                    v.status = Status::NotApplicable;
+                    v.reason = format!(
+                        "does not vote: {} holds no {w} record (a server-log twin); the run's \
+                         artifact that holds the client answers",
+                        base(n)
+                    );
+                    return false;
+                }
                 if cx.complete() {
                     v.reason = what;
                 } else {

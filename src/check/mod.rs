@@ -116,6 +116,15 @@ struct AppliesDef {
     /// Evidence (any) that makes `undecidable` hold; none: always.
     #[serde(default)]
     undecidable_when: Vec<EvidenceDef>,
+    /// Only `evidence` makes the claim apply, not a matching record of the
+    /// rule itself (Check 9: a raw client beside a non-speculative server).
+    #[serde(default)]
+    evidence_only: bool,
+    /// Artifact-name globs whose artifacts, where the `within` source is
+    /// missing, do not vote (not_applicable, not unknown): a `server_logs_`
+    /// twin holds no benchmark client; one that holds it is judged.
+    #[serde(default)]
+    voteless_in: Vec<String>,
 }
 
 /// `aside = { what = "in background threads", where = { context = "thread" } }`.
@@ -302,6 +311,8 @@ pub struct Applies {
     pub unless_what: String,
     pub undecidable: Option<String>,
     pub undecidable_when: Vec<EvidenceSpec>,
+    pub evidence_only: bool,
+    pub voteless_globs: Option<globset::GlobSet>,
 }
 
 /// Where the expected ranks of a server come from.
@@ -693,6 +704,8 @@ fn compile(file: &str, c: &CheckDef, defaults: &toml::Table) -> Result<Check, St
                     .iter()
                     .map(EvidenceSpec::parse)
                     .collect::<Result<_, _>>()?,
+                evidence_only: a.evidence_only,
+                voteless_globs: globs(&a.voteless_in)?,
             })
         }
     };

@@ -831,6 +831,25 @@ impl RuleSet {
         Some(Some(names))
     }
 
+    /// Typed captures of a record made from named texts rather than regex
+    /// groups (an entry the indented block kind pairs across lines), with
+    /// the variant's constants, converted by the rule's types.
+    pub fn named_captures(&self, v: &Variant, named: &[(&str, &str)]) -> Map<String, Value> {
+        let rule = &self.rules[v.rule];
+        let mut map = Map::new();
+        for (name, text) in named {
+            let value = match rule.captures.get(*name) {
+                Some(t) => t.convert(text),
+                None => Value::String(text.to_string()),
+            };
+            map.insert(name.to_string(), value);
+        }
+        for (k, val) in &v.set {
+            map.insert(k.clone(), val.clone());
+        }
+        map
+    }
+
     /// Typed captures of a record: named groups of `caps` (then `more`), the
     /// variant's constants, converted by the rule's types.
     pub fn captures(

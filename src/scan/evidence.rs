@@ -217,7 +217,7 @@ pub(super) struct OpenBlock {
     /// lm-eval block).
     start: Box<[u8]>,
     caps: Option<Map<String, Value>>,
-    indent: Option<(usize, Option<usize>)>,
+    indent: Option<crate::pack::kind::indent::IndentState>,
 }
 
 impl OpenBlock {
@@ -245,6 +245,11 @@ fn indentation<'t>(re: &regex::bytes::Regex, text: &'t [u8]) -> (usize, &'t [u8]
         Some(m) => (m.end() - m.start(), &text[m.end()..]),
         None => (0, text),
     }
+}
+
+/// The column (0-based) where `rest` begins in `text`.
+fn at_column(text: &[u8], rest: &[u8]) -> usize {
+    text.len() - rest.len()
 }
 
 /// Groups per aggregating rule looked at before its index: a node's
@@ -969,28 +974,61 @@ impl<'a> MemberScan<'a> {
                 self.blocks.remove(i);
                 continue;
             };
-            if let (Some(re), Some((start, _))) = (&b.indent, self.blocks[i].indent) {
+            if let (Some(re), Some(state)) = (&b.indent, self.blocks[i].indent.as_mut()) {
                 // A YAML block: its indentation decides where it ends and
-                // which lines are its entries.
-                if is_blank_or_comment(text) {
-                    i += 1;
-                    continue;
-                }
+                // which lines are its entries (src/pack/kind/indent.rs).
+                use crate::pack::kind::indent::{LineAt, Made, Then};
                 let (at, rest) = indentation(re, text);
-                if at < start || (at == start && !rest.starts_with(b"- ")) {
-                    self.blocks.remove(i);
-                    continue;
+                let read = b.each.captures(text);
+                let pair = read.as_ref().and_then(|c| {
+                    let value = c.name("value").map_or(&b""[..], |m| m.as_bytes());
+                    Some((c.name("name")?.as_bytes(), value))
+                });
+                let (made, then) =
+                    state.step(is_blank_or_comment(text), at, rest, pair, || LineAt {
+                        number: line.number,
+                        offset: line.offset,
+                        text: text.into(),
+                    });
+                for m in made {
+                    match m {
+                        Made::Record { name, value, at } => {
+                            let mut caps = self.blocks[i].caps(self.set).clone();
+                            caps.extend(
+                                self.set
+                                    .named_captures(v, &[("name", &name), ("value", &value)]),
+                            );
+                            match &at {
+                                Some(a) => {
+                                    let cited = Line {
+                                        number: a.number,
+                                        offset: a.offset,
+                                        raw: &a.text,
+                                        hay: &a.text,
+                                        truncated: false,
+                                    };
+                                    self.emit(vi, &cited, &a.text, 0, caps);
+                                }
+                                None => self.emit(vi, line, text, at_column(text, rest), caps),
+                            }
+                            self.block_rules.push(v.rule);
+                        }
+                        Made::Unreadable(what) => self.cuts.push(format!(
+                            "{}: line {}: {what}: the block is read in part",
+                            self.set.rules[v.rule].id, line.number
+                        )),
+                    }
                 }
-                let entry = *self.blocks[i]
-                    .indent
-                    .as_mut()
-                    .map(|(_, e)| e.get_or_insert(at))
-                    .expect("indented block");
-                if at > entry || !b.each.is_match(text) {
-                    // Inside a value, or an entry `each` cannot read: the
-                    // block goes on.
-                    i += 1;
-                    continue;
+                match then {
+                    Then::End => {
+                        self.blocks.remove(i);
+                        continue;
+                    }
+                    Then::Done => {
+                        i += 1;
+                        continue;
+                    }
+                    Then::Entry => {}
                 }
             }
             if b.end.as_ref().is_some_and(|e| e.is_match(text)) {
@@ -1136,7 +1174,9 @@ impl<'a> MemberScan<'a> {
                 }
                 Matcher::Block(b) => {
                     if b.start.is_match(text) {
-                        let indent = b.indent.as_ref().map(|re| (indentation(re, text).0, None));
+                        let indent = b.indent.as_ref().map(|re| {
+                            crate::pack::kind::indent::IndentState::new(indentation(re, text).0)
+                        });
                         self.blocks.retain(|b| b.variant != vi);
                         self.blocks.push(OpenBlock {
                             variant: vi,

@@ -218,3 +218,41 @@ fn a_traced_simulated_acceptance_length_fails_fixed_sequence_runs() {
         assert!(cite.ends_with(&format!("job.log:{line}")), "{cite}");
     }
 }
+
+/// A Kubernetes container's `env:` list (`- name:` then `value:`), as
+/// `kubectl get pod -o yaml` and Dynamo's k8s deployments print it.
+const K8S_POD: &str = "spec:\n  containers:\n  - name: sglang-decode\n    image: lmsysorg/sglang:v0.5.20-cu129\n    env:\n    - name: HF_HOME\n      value: /data/hf\n    - name: SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE\n      value: \"1\"\n    command: [\"python3\", \"-m\", \"sglang.launch_server\"]\n";
+
+#[test]
+fn a_kubernetes_env_list_is_read_name_with_value() {
+    fails_citing(&[("pod.yaml", K8S_POD)], "pod.yaml", 9);
+    // Its value given from a secret is not in the log: unknown, not pass.
+    let from = K8S_POD.replace(
+        "      value: \"1\"\n",
+        "      valueFrom:\n        configMapKeyRef: {name: sglang-env, key: nextn}\n",
+    );
+    let v = nextn(&[("pod.yaml", &from)]);
+    assert_eq!(status(&v), "unknown", "{v}");
+}
+
+#[test]
+fn yaml_spaced_colon_and_a_value_on_the_next_line_are_read() {
+    let spaced = "backend:\n  decode_environment:\n    NCCL_DEBUG: WARN\n    SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE : \"1\"\n  sglang_config:\n    tp-size: 4\n";
+    fails_citing(&[("config.yaml", spaced)], "config.yaml", 4);
+    let next = "backend:\n  decode_environment:\n    NCCL_DEBUG: WARN\n    SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE:\n      \"1\"\n  sglang_config:\n    tp-size: 4\n";
+    fails_citing(&[("config.yaml", next)], "config.yaml", 5);
+    // A trailing comment is not part of the value: "0" is off.
+    let off = "backend:\n  decode_environment:\n    SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE: \"0\"  # off on GB200\n  sglang_config:\n    tp-size: 4\n";
+    let v = nextn(&[("config.yaml", off)]);
+    assert_eq!(status(&v), "pass", "{v}");
+}
+
+#[test]
+fn an_entry_the_reader_cannot_parse_makes_the_absence_unknown() {
+    let odd = "backend:\n  decode_environment:\n    NCCL_DEBUG: WARN\n    <<: *common_env\n  sglang_config:\n    tp-size: 4\n";
+    let v = nextn(&[("config.yaml", odd)]);
+    assert_eq!(status(&v), "unknown", "{v}");
+    // The same block without it, read whole: pass.
+    let v = nextn(&[("config.yaml", &odd.replace("    <<: *common_env\n", ""))]);
+    assert_eq!(status(&v), "pass", "{v}");
+}

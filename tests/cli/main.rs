@@ -19,6 +19,7 @@ mod hostile;
 mod hostile_attacks;
 mod hostile_output;
 mod junk_by_content;
+mod launch_roles;
 mod ls;
 mod member_glob;
 mod packs;

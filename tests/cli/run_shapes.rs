@@ -382,3 +382,166 @@ fn check_10_reads_srt_setup_scripts_and_says_when_it_cannot_decide() {
         "{v}"
     );
 }
+
+#[test]
+fn a_kubernetes_env_item_and_a_next_line_value_carry_the_simulated_length() {
+    let pod = "    env:\n    - name: SGLANG_SIMULATE_ACC_LEN\n      value: \"-1\"\n    - name: SGLANG_SIMULATE_ACC_METHOD\n      value: match-expected\n";
+    let vs = verdicts(
+        &[
+            ("server.log", ARGS),
+            ("pod.yaml", pod),
+            ("benchmark_command.txt", AGENTIC),
+        ],
+        &["al=3.5"],
+    );
+    let v = verdict(&vs, "agentic-sglang-simulated-al");
+    assert_eq!(status(v), "fail", "{v}");
+    let golden = pod.replace("\"-1\"", "\"3.5\"");
+    let vs = verdicts(
+        &[
+            ("server.log", ARGS),
+            ("pod.yaml", &golden),
+            ("benchmark_command.txt", AGENTIC),
+        ],
+        &["al=3.5"],
+    );
+    assert_eq!(status(verdict(&vs, "agentic-sglang-simulated-al")), "pass");
+    // A value on the next line is the value, not an empty one.
+    let cfg = "backend:\n  decode_environment:\n    SGLANG_SIMULATE_ACC_LEN:\n      \"3.5\"\n  sglang_config:\n    tp-size: 8\n";
+    let vs = verdicts(
+        &[
+            ("server.log", ARGS),
+            ("config.yaml", cfg),
+            ("benchmark_command.txt", AGENTIC),
+        ],
+        &["al=3.5"],
+    );
+    let v = verdict(&vs, "agentic-sglang-simulated-al");
+    assert_eq!(status(v), "pass", "{v}");
+}
+
+/// Verdicts of `check --set inferencex` on a run folder holding artifact
+/// folders, each with its files.
+fn run_verdicts(artifacts: &[(&str, &[(&str, &str)])]) -> Vec<Value> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = dir.path().join("run");
+    for (name, files) in artifacts {
+        for (f, text) in *files {
+            let p = run.join(name).join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+    }
+    let out = artiscan(&[
+        "check",
+        "--set",
+        "inferencex",
+        "--format",
+        "jsonl",
+        run.to_str().unwrap(),
+    ]);
+    out.of_type("verdict")
+}
+
+/// The Check 9 verdicts (`check` id, scope's last component, status).
+fn check_9(vs: &[Value]) -> Vec<(String, String, String)> {
+    vs.iter()
+        .filter(|v| v["checklist"] == 9)
+        .map(|v| {
+            let scope = v["scope"].as_str().unwrap_or_default();
+            (
+                v["check"].as_str().unwrap_or_default().to_string(),
+                scope.rsplit('/').next().unwrap_or_default().to_string(),
+                status(v).to_string(),
+            )
+        })
+        .collect()
+}
+
+const RF_MTP: &str =
+    "glm5.1_fp8_sglang_tp8-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-mtp_conc16_mi355x-amds_02";
+
+#[test]
+fn check_9_judges_spec_decode_artifacts_only_and_twins_do_not_vote() {
+    // A mixed MTP+STP sweep: the STP sibling's raw client is not Check 9's.
+    let stp_args = ARGS.replace(
+        ", speculative_algorithm='EAGLE', speculative_num_steps=5, speculative_eagle_topk=1, speculative_num_draft_tokens=6",
+        ", speculative_algorithm=None",
+    );
+    let chat = NAMESPACE_RAW.replace("use_chat_template=False", "use_chat_template=True");
+    let vs = run_verdicts(&[
+        ("mtp", &[("server.log", ARGS), ("benchmark.out", &chat)]),
+        (
+            "stp",
+            &[("server.log", &stp_args), ("benchmark.out", NAMESPACE_RAW)],
+        ),
+    ]);
+    let got = check_9(&vs);
+    assert!(
+        got.iter()
+            .all(|(_, _, s)| s == "pass" || s == "not_applicable"),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&(
+            "spec-decode-chat-template".into(),
+            "stp".into(),
+            "not_applicable".into()
+        )),
+        "{got:?}"
+    );
+    // The MTP point's raw client still fails.
+    let vs = run_verdicts(&[(
+        "mtp",
+        &[("server.log", ARGS), ("benchmark.out", NAMESPACE_RAW)],
+    )]);
+    assert!(
+        check_9(&vs)
+            .iter()
+            .any(|(c, _, s)| c == "spec-decode-chat-template" && s == "fail")
+    );
+    // A server_logs_ twin holds no client: the agentic_ artifact answers.
+    let agentic = format!("agentic_{RF_MTP}");
+    let twin = format!("server_logs_{RF_MTP}");
+    let vs = run_verdicts(&[
+        (
+            &agentic,
+            &[("server.log", ARGS), ("benchmark_command.txt", AGENTIC)],
+        ),
+        (&twin, &[("server.log", ARGS)]),
+    ]);
+    let got = check_9(&vs);
+    assert!(
+        got.iter()
+            .all(|(_, _, s)| s == "pass" || s == "not_applicable"),
+        "{got:?}"
+    );
+    // A twin that holds a raw client is judged: it fails.
+    let vs = run_verdicts(&[
+        (
+            &agentic,
+            &[("server.log", ARGS), ("benchmark_command.txt", AGENTIC)],
+        ),
+        (
+            &twin,
+            &[("server.log", ARGS), ("benchmark.out", NAMESPACE_RAW)],
+        ),
+    ]);
+    let got = check_9(&vs);
+    assert!(
+        got.iter()
+            .any(|(c, a, s)| c == "spec-decode-chat-template" && *a == twin && s == "fail"),
+        "{got:?}"
+    );
+    // The twin alone: the run holds no client, so Check 9 is unknown.
+    let vs = run_verdicts(&[(&twin, &[("server.log", ARGS)])]);
+    let got = check_9(&vs);
+    assert!(
+        got.contains(&(
+            "spec-decode-client-in-run".into(),
+            "run".into(),
+            "unknown".into()
+        )),
+        "{got:?}"
+    );
+}

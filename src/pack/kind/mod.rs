@@ -9,4 +9,5 @@
 //! lives here so far; the line and block kinds are still in `compile.rs`
 //! and `scan/evidence.rs`, and move here when next changed.
 
+pub(crate) mod indent;
 pub(crate) mod json;

@@ -1,0 +1,364 @@
+//! The indented (YAML) block kind: a `kind = "block"` variant with an
+//! `indent` regex reads a YAML mapping or list of name/value entries (an
+//! env block) by indentation, the way YAML nests it.
+//!
+//! The block holds the lines indented deeper than its start line, and `- `
+//! items at the start line's own indentation; its entries are the lines at
+//! the indentation of its first line. Besides one-line entries (`NAME:
+//! value`, `- NAME=value`, read by the variant's `each`), it pairs what YAML
+//! spreads over lines:
+//! - `NAME:` with nothing after it, then its value on the next, deeper line;
+//! - Kubernetes' `- name: NAME` item with its `value: ...` key (either order).
+//!
+//! An entry it cannot read (neither `each` nor one of those forms), or a
+//! Kubernetes item whose value it cannot read (`valueFrom:` a secret or a
+//! config map), is reported as unreadable: the scanner makes it a
+//! `truncated` coverage error, so no absence is claimed from the block.
+
+/// Where an open indented block is.
+#[derive(Debug, Clone)]
+pub(crate) struct IndentState {
+    /// The start line's indentation.
+    start: usize,
+    /// The entries' indentation, known at the first line inside.
+    entry: Option<usize>,
+    pending: Pending,
+}
+
+/// A name line whose value is on a line still to come.
+#[derive(Debug, Clone, Default)]
+enum Pending {
+    #[default]
+    None,
+    /// `NAME:` with no value on its line, at line `line`.
+    Value { name: String, line: LineAt },
+    /// A Kubernetes list item, its keys read so far.
+    Item {
+        name: Option<String>,
+        value: Option<String>,
+        /// `valueFrom:` (a secret or config map: the value is not here).
+        from: bool,
+    },
+}
+
+/// A line kept to cite later: number, byte offset and text.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct LineAt {
+    pub number: u64,
+    pub offset: u64,
+    pub text: Box<[u8]>,
+}
+
+/// What a line makes.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Made {
+    /// A record: name and value (as printed, quotes kept), cited to `at`
+    /// (None: the line being read).
+    Record {
+        name: String,
+        value: String,
+        at: Option<LineAt>,
+    },
+    /// An entry the reader cannot read: the block is read in part.
+    Unreadable(String),
+}
+
+/// What becomes of the line after what it made.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Then {
+    /// The block ended before this line (which may open another).
+    End,
+    /// Read (or passed over): the block goes on.
+    Done,
+    /// A one-line entry: the caller reads it with `each`.
+    Entry,
+}
+
+/// The key and value of a `key: value` text (a Kubernetes item's keys).
+fn key_value(rest: &[u8]) -> Option<(&[u8], &[u8])> {
+    let rest = rest.strip_prefix(b"- ").unwrap_or(rest).trim_ascii_start();
+    let colon = rest.iter().position(|&b| b == b':')?;
+    let key = rest[..colon].trim_ascii();
+    if key.is_empty() || !key.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_') {
+        return None;
+    }
+    Some((key, strip_comment(&rest[colon + 1..]).trim_ascii()))
+}
+
+/// A YAML value without its trailing ` # comment` (outside quotes).
+fn strip_comment(v: &[u8]) -> &[u8] {
+    let t = v.trim_ascii_start();
+    if let Some(q @ (b'"' | b'\'')) = t.first().copied() {
+        if let Some(end) = t[1..].iter().position(|&b| b == q) {
+            return &t[..end + 2];
+        }
+        return t;
+    }
+    match v
+        .windows(2)
+        .position(|w| w[1] == b'#' && w[0].is_ascii_whitespace())
+    {
+        Some(i) => &v[..i],
+        None if v.first() == Some(&b'#') => b"",
+        None => v,
+    }
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+impl IndentState {
+    pub(crate) fn new(start: usize) -> IndentState {
+        IndentState {
+            start,
+            entry: None,
+            pending: Pending::None,
+        }
+    }
+
+    /// Reads one line: `blank` (blank or a comment), its indentation `at`,
+    /// the text after it `rest`, and what `each` read on it (name and
+    /// value), if it did. `line` is the line itself, kept if it opens a
+    /// value to come.
+    pub(crate) fn step(
+        &mut self,
+        blank: bool,
+        at: usize,
+        rest: &[u8],
+        each: Option<(&[u8], &[u8])>,
+        line: impl FnOnce() -> LineAt,
+    ) -> (Vec<Made>, Then) {
+        let mut made = Vec::new();
+        if blank {
+            return (made, Then::Done);
+        }
+        if at < self.start || (at == self.start && !rest.starts_with(b"- ")) {
+            self.flush(&mut made);
+            return (made, Then::End);
+        }
+        let entry = *self.entry.get_or_insert(at);
+        if at > entry {
+            // Deeper: the value a pending line waits for, or inside a
+            // multi-line value.
+            match std::mem::take(&mut self.pending) {
+                Pending::Value { name, .. } => {
+                    let v = strip_comment(rest).trim_ascii();
+                    // A block scalar's indicator leaves the value to the
+                    // lines below it.
+                    made.push(Made::Record {
+                        name,
+                        value: text(v),
+                        at: None,
+                    });
+                }
+                Pending::Item {
+                    mut name,
+                    mut value,
+                    mut from,
+                } => {
+                    match key_value(rest) {
+                        Some((b"name", v)) if name.is_none() => name = Some(text(v)),
+                        Some((b"value", v)) if value.is_none() => value = Some(text(v)),
+                        Some((b"valueFrom", _)) => from = true,
+                        _ => {}
+                    }
+                    self.pending = Pending::Item { name, value, from };
+                    self.item_done(&mut made);
+                }
+                Pending::None => {}
+            }
+            return (made, Then::Done);
+        }
+        self.flush(&mut made);
+        // A Kubernetes item: `- name: X` or `- value: Y` opens it.
+        if rest.starts_with(b"- ")
+            && let Some((k @ (b"name" | b"value" | b"valueFrom"), v)) = key_value(rest)
+        {
+            self.pending = Pending::Item {
+                name: (k == b"name").then(|| text(v)),
+                value: (k == b"value").then(|| text(v)),
+                from: k == b"valueFrom",
+            };
+            return (made, Then::Done);
+        }
+        match each {
+            Some((name, value)) if strip_comment(value).trim_ascii().is_empty() => {
+                self.pending = Pending::Value {
+                    name: text(name),
+                    line: line(),
+                };
+                (made, Then::Done)
+            }
+            Some(_) => (made, Then::Entry),
+            None => {
+                made.push(Made::Unreadable(format!(
+                    "an entry of the block the rule cannot read ({})",
+                    text(&rest[..rest.len().min(80)])
+                )));
+                (made, Then::Done)
+            }
+        }
+    }
+
+    /// A Kubernetes item with both keys read is a record.
+    fn item_done(&mut self, made: &mut Vec<Made>) {
+        if let Pending::Item {
+            name: Some(_),
+            value: Some(_),
+            ..
+        } = &self.pending
+            && let Pending::Item {
+                name: Some(name),
+                value: Some(value),
+                ..
+            } = std::mem::take(&mut self.pending)
+        {
+            made.push(Made::Record {
+                name,
+                value,
+                at: None,
+            });
+        }
+    }
+
+    /// What is pending when its entry ends: `NAME:` alone is an empty
+    /// value, cited to its own line; an item without a readable value is
+    /// unreadable.
+    fn flush(&mut self, made: &mut Vec<Made>) {
+        match std::mem::take(&mut self.pending) {
+            Pending::None => {}
+            Pending::Value { name, line } => made.push(Made::Record {
+                name,
+                value: String::new(),
+                at: Some(line),
+            }),
+            Pending::Item { name, from, .. } => made.push(Made::Unreadable(format!(
+                "a Kubernetes env item whose value is not in the log ({}{})",
+                name.as_deref().unwrap_or("no name"),
+                if from { ": valueFrom" } else { "" }
+            ))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs lines (indentation by spaces) through a block started at
+    /// indentation `start`; `each` reads `NAME: v` and `- NAME=v`.
+    fn run(start: usize, lines: &[&str]) -> Vec<String> {
+        let mut s = IndentState::new(start);
+        let mut out = Vec::new();
+        for (n, l) in lines.iter().enumerate() {
+            let at = l.len() - l.trim_start().len();
+            let rest = &l.as_bytes()[at..];
+            let t = l.trim();
+            let blank = t.is_empty() || t.starts_with('#');
+            let body = t.strip_prefix("- ").unwrap_or(t);
+            let each = body
+                .split_once(": ")
+                .or_else(|| body.strip_suffix(':').map(|n| (n, "")))
+                .or_else(|| body.split_once('='))
+                .filter(|(k, _)| k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+                .map(|(k, v)| (k.as_bytes(), v.as_bytes()));
+            let (made, then) = s.step(blank, at, rest, each, || LineAt {
+                number: n as u64 + 1,
+                offset: 0,
+                text: l.as_bytes().into(),
+            });
+            for m in made {
+                out.push(match m {
+                    Made::Record { name, value, at } => {
+                        format!("{name}={value}@{}", at.map_or(n as u64 + 1, |a| a.number))
+                    }
+                    Made::Unreadable(_) => "unreadable".into(),
+                });
+            }
+            match then {
+                Then::End => {
+                    out.push("end".into());
+                    break;
+                }
+                Then::Entry => out.push(format!("entry@{}", n + 1)),
+                Then::Done => {}
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn kubernetes_items_in_either_order_and_value_from() {
+        let got = run(
+            4,
+            &[
+                "    - name: HF_HOME",
+                "      value: /data/hf",
+                "    - value: \"1\"",
+                "      name: SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE",
+                "    - name: HF_TOKEN",
+                "      valueFrom:",
+                "        secretKeyRef: {name: hf, key: token}",
+                "    command: [\"python3\"]",
+            ],
+        );
+        assert_eq!(
+            got,
+            [
+                "HF_HOME=/data/hf@2",
+                "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=\"1\"@4",
+                "unreadable",
+                "end"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_value_on_the_next_deeper_line_and_an_empty_one() {
+        let got = run(
+            2,
+            &[
+                "    NCCL_DEBUG: WARN",
+                "    SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE:",
+                "      \"1\"  # on",
+                "    EMPTY:",
+                "",
+                "    OTHER: x",
+                "  sglang_config:",
+            ],
+        );
+        assert_eq!(
+            got,
+            [
+                "entry@1",
+                "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=\"1\"@3",
+                "EMPTY=@4",
+                "entry@6",
+                "end"
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unreadable_entry_is_reported_and_the_block_goes_on() {
+        let got = run(
+            2,
+            &[
+                "    A: 1",
+                "    ??? what",
+                "    B: 2",
+                "      deeper: text",
+                "x",
+            ],
+        );
+        assert_eq!(got, ["entry@1", "unreadable", "entry@3", "end"]);
+    }
+
+    #[test]
+    fn comments_are_stripped_outside_quotes() {
+        assert_eq!(strip_comment(b" 1  # on"), b" 1 ");
+        assert_eq!(strip_comment(b" \"a # b\" # c"), b"\"a # b\"");
+        assert_eq!(strip_comment(b" a#b"), b" a#b");
+    }
+}
