@@ -9,6 +9,7 @@ mod audit;
 mod audit_current;
 mod check;
 mod cite;
+mod crash_timing;
 mod docs;
 mod env_forms;
 mod evals;
