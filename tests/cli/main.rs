@@ -20,6 +20,7 @@ mod hostile;
 mod hostile_attacks;
 mod hostile_output;
 mod junk_by_content;
+mod long_lines;
 mod ls;
 mod member_glob;
 mod packs;
