@@ -473,7 +473,8 @@ pub(crate) fn account(
             ),
         );
     }
-    if outcome.long_lines > 0 {
+    // Read in windows, a long line was searched whole: nothing to note.
+    if outcome.long_lines > 0 && !outcome.windowed {
         coverage.note(
             members,
             NoteKind::LongLine,

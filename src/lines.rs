@@ -61,8 +61,42 @@ pub struct Line<'a> {
     /// lines): a literal search that passes the line's end finds the next
     /// candidate in the same call.
     pub hay: &'a [u8],
-    /// The line was longer than the cap; `raw` is its first `max_line` bytes.
+    /// `raw` does not reach the line's end: the line is longer than the
+    /// cap and `raw` is one window of it (the first, for a sink that does
+    /// not read [`LineSink::windows`]).
     pub truncated: bool,
+    /// Where `raw` starts in the line: 0, or for the later windows of a
+    /// long line their offset (`offset` stays the line's).
+    pub window: u64,
+    /// Bytes a window shares with the one before and after it (0 for a
+    /// line within the cap).
+    pub shared: usize,
+}
+
+impl Line<'_> {
+    /// Whether a match starting at `at` in `raw` is this window's to
+    /// report: consecutive windows share [`Line::shared`] bytes, and each
+    /// match belongs to exactly one of them (the one whose middle holds
+    /// its start), so a match up to half the overlap long is found whole
+    /// once, wherever the windows were cut.
+    pub fn owns(&self, at: usize) -> bool {
+        let half = self.shared / 2;
+        (self.window == 0 || at >= half)
+            && (!self.truncated || at < self.raw.len().saturating_sub(half))
+    }
+
+    /// Where in `raw` this window's own matches may start.
+    pub fn owned_from(&self) -> usize {
+        if self.window == 0 { 0 } else { self.shared / 2 }
+    }
+}
+
+/// Most bytes two windows of a long line share.
+const MAX_OVERLAP: usize = 64 << 10;
+
+/// The overlap of consecutive windows of a line longer than `max_line`.
+pub(crate) fn overlap(max_line: usize) -> usize {
+    (max_line / 2).min(MAX_OVERLAP)
 }
 
 pub trait LineSink {
@@ -81,6 +115,14 @@ pub trait LineSink {
         let _ = max_line;
     }
 
+    /// Whether this sink reads a line longer than the cap whole, in
+    /// windows of at most `max_line` bytes that overlap (several calls of
+    /// [`LineSink::line`] with the same number, see [`Line::owns`]); else
+    /// it is handed the line's first `max_line` bytes only.
+    fn windows(&self) -> bool {
+        false
+    }
+
     /// A line of interest. Returns false to stop reading this member.
     fn line(&mut self, line: &Line<'_>) -> bool;
 }
@@ -97,6 +139,8 @@ pub struct LinesRead {
     pub long_lines: u64,
     /// Number of the first line cut at the cap (0: none).
     pub first_long_line: u64,
+    /// The long lines were read whole, in windows: nothing was cut.
+    pub windowed: bool,
     /// The sink asked to stop before the end.
     pub stopped: bool,
     /// The member was UTF-16 (it had a BOM) and was decoded to UTF-8; line
@@ -308,6 +352,9 @@ impl LineReader {
         let buf = &mut self.buf;
         let (mut start, mut filled) = (0usize, 0usize);
         let mut skipping = false; // discarding the tail of a long line
+        // Reading a long line in windows: its number, offset, and where
+        // `buf[start]` is in it.
+        let mut long: Option<(u64, u64, u64)> = None;
         let mut probed = false;
         loop {
             if filled == buf.len() {
@@ -332,7 +379,7 @@ impl LineReader {
                             None => return (st.out, Some(e)),
                         }
                     }
-                    if !skipping && !st.out.stopped {
+                    if !skipping && long.is_none() && !st.out.stopped {
                         if let Some(p) = memchr::memrchr(b'\n', &buf[start..filled]) {
                             st.region(&buf[start..start + p + 1], start, sink);
                         }
@@ -376,6 +423,23 @@ impl LineReader {
                     }
                 }
             }
+            if let Some((number, offset, mut at)) = long {
+                let nl = memchr::memchr(b'\n', &buf[start..filled]);
+                let end = nl.map_or(filled, |p| start + p);
+                let last = nl.is_some() || eof;
+                let Some(used) = st.windows(&buf[start..end], number, offset, &mut at, last, sink)
+                else {
+                    st.out.stopped = true;
+                    return (st.out, None);
+                };
+                if !last {
+                    start += used;
+                    long = Some((number, offset, at));
+                    continue;
+                }
+                long = None;
+                start = if nl.is_some() { end + 1 } else { end };
+            }
             if eof {
                 if start < filled {
                     st.region(&buf[start..filled], start, sink);
@@ -388,6 +452,20 @@ impl LineReader {
                     return (st.out, None);
                 }
                 start = end;
+            } else if filled - start >= self.max_line && sink.windows() {
+                st.out.long(st.line_no);
+                st.out.windowed = true;
+                let (number, offset) = (st.line_no, st.base + start as u64);
+                st.line_no += 1;
+                let mut at = 0;
+                let Some(used) =
+                    st.windows(&buf[start..filled], number, offset, &mut at, false, sink)
+                else {
+                    st.out.stopped = true;
+                    return (st.out, None);
+                };
+                start += used;
+                long = Some((number, offset, at));
             } else if filled - start >= self.max_line {
                 let line = Line {
                     number: st.line_no,
@@ -395,6 +473,8 @@ impl LineReader {
                     raw: &buf[start..start + self.max_line],
                     hay: &buf[start..start + self.max_line],
                     truncated: true,
+                    window: 0,
+                    shared: 0,
                 };
                 st.out.long(st.line_no);
                 st.line_no += 1;
@@ -433,6 +513,60 @@ impl LinesRead {
 }
 
 impl State {
+    /// Hands `sink` the windows of `seg`, a part of long line `number`
+    /// (member offset `offset`) that starts at `at` in the line: windows
+    /// of `max_line` bytes, each sharing [`overlap`] bytes with the next.
+    /// With `last` (the part reaches the line's end) through its end;
+    /// else as far as a whole window reaches, answering how much of `seg`
+    /// the next part need not repeat. `None`: the sink stopped.
+    fn windows(
+        &mut self,
+        seg: &[u8],
+        number: u64,
+        offset: u64,
+        at: &mut u64,
+        last: bool,
+        sink: &mut dyn LineSink,
+    ) -> Option<usize> {
+        let w = self.max_line;
+        let shared = overlap(w);
+        let step = w - shared;
+        let mut i = 0;
+        loop {
+            let rest = seg.len() - i;
+            if last && rest <= w {
+                let line = Line {
+                    number,
+                    offset,
+                    raw: &seg[i..],
+                    hay: &seg[i..],
+                    truncated: false,
+                    window: *at,
+                    shared,
+                };
+                return sink.line(&line).then_some(seg.len());
+            }
+            if !last && rest < w {
+                return Some(i);
+            }
+            let raw = &seg[i..i + w];
+            let line = Line {
+                number,
+                offset,
+                raw,
+                hay: raw,
+                truncated: true,
+                window: *at,
+                shared,
+            };
+            if !sink.line(&line) {
+                return None;
+            }
+            i += step;
+            *at += step as u64;
+        }
+    }
+
     /// Counts every line of `region` longer than the cap, visited or not
     /// (the sink skips lines without candidates). Jumps a cap's length at a
     /// time to the last `\n` in reach, so short lines cost nothing.
@@ -461,6 +595,10 @@ impl State {
     fn region(&mut self, region: &[u8], at: usize, sink: &mut dyn LineSink) -> bool {
         let origin = self.base + at as u64;
         self.count_long_lines(region);
+        let windows = sink.windows();
+        // A long line the literal search passes over held no literal of
+        // the sink's anywhere (the search reads whole lines): searched too.
+        self.out.windowed |= windows;
         let mut pos = 0;
         while pos < region.len() {
             let next = if self.every_line {
@@ -479,6 +617,20 @@ impl State {
             // A line longer than the cap that still fits the buffer is cut
             // the same way as one that does not.
             let truncated = le - ls > self.max_line;
+            if truncated && windows {
+                self.out.windowed = true;
+                let number = self.line_no;
+                if self
+                    .windows(&region[ls..le], number, offset, &mut 0, true, sink)
+                    .is_none()
+                {
+                    self.out.stopped = true;
+                    return false;
+                }
+                self.line_no += 1;
+                pos = le + 1;
+                continue;
+            }
             let raw = &region[ls..if truncated { ls + self.max_line } else { le }];
             let line = Line {
                 number: self.line_no,
@@ -486,6 +638,8 @@ impl State {
                 raw,
                 hay: &region[ls..],
                 truncated,
+                window: 0,
+                shared: 0,
             };
             if !sink.line(&line) {
                 self.out.stopped = true;
@@ -1400,5 +1554,108 @@ mod tests {
         );
         let mut s = Vec::new();
         assert_eq!(clean(b"50%|\r60%|\r", &mut s), b"50%|\r60%|");
+    }
+}
+
+#[cfg(test)]
+mod window_tests {
+    //! Lines longer than the cap, read in overlapping windows.
+    use super::*;
+
+    /// Every window handed over, and the starts (in the line) of the
+    /// matches of `needle` each window owns.
+    struct Windows {
+        needle: &'static [u8],
+        found: Vec<(u64, u64)>,
+        windows: usize,
+        longest: usize,
+    }
+
+    impl LineSink for Windows {
+        fn windows(&self) -> bool {
+            true
+        }
+        fn line(&mut self, l: &Line<'_>) -> bool {
+            self.windows += 1;
+            self.longest = self.longest.max(l.raw.len());
+            let n = self.needle.len();
+            for i in 0..l.raw.len().saturating_sub(n - 1) {
+                if &l.raw[i..i + n] == self.needle && l.owns(i) {
+                    self.found.push((l.number, l.window + i as u64));
+                }
+            }
+            true
+        }
+    }
+
+    fn run(data: &[u8], max_line: usize, in_memory: bool) -> (Windows, LinesRead) {
+        let mut w = Windows {
+            needle: b"CUDA out of memory",
+            found: Vec::new(),
+            windows: 0,
+            longest: 0,
+        };
+        let mut reader = LineReader::new(LineLimits {
+            max_line,
+            binary: false,
+        });
+        let out = if in_memory {
+            reader.scan_slice(data, 0, 1, &mut w)
+        } else {
+            reader.scan(&mut &data[..], &mut w).unwrap()
+        };
+        (w, out)
+    }
+
+    /// A match far past the first window and one across a window's end
+    /// are each found once, on the line's number, at their place in the
+    /// line; no window is longer than the cap; the lines after it keep
+    /// their numbers. Streamed and in memory alike, whatever the cap.
+    #[test]
+    fn a_long_line_is_searched_whole_in_bounded_windows() {
+        let needle = "CUDA out of memory";
+        for max_line in [64, 100, 1000, 4096] {
+            let mut line = "x".repeat(max_line * 7);
+            // Across the first window's end, then far past it.
+            let across = max_line - needle.len() / 2;
+            line.replace_range(across..across + needle.len(), needle);
+            let far = max_line * 6 + 3;
+            line.replace_range(far..far + needle.len(), needle);
+            let data = format!("first\n{line}\nlast {needle}\n");
+            for in_memory in [false, true] {
+                let (w, out) = run(data.as_bytes(), max_line, in_memory);
+                assert_eq!(
+                    w.found,
+                    vec![(2, across as u64), (2, far as u64), (3, 5)],
+                    "cap {max_line} in memory {in_memory}"
+                );
+                assert!(w.longest <= max_line);
+                assert!(w.windows > 7, "{}", w.windows);
+                assert!(out.windowed);
+                assert_eq!((out.long_lines, out.first_long_line, out.lines), (1, 2, 3));
+            }
+        }
+    }
+
+    /// Without the window reading (`show`, `cite`), a long line is still
+    /// handed over cut at the cap, as before.
+    #[test]
+    fn a_sink_without_windows_sees_the_first_window_only() {
+        struct First(Vec<(u64, usize, bool)>);
+        impl LineSink for First {
+            fn line(&mut self, l: &Line<'_>) -> bool {
+                self.0.push((l.number, l.raw.len(), l.truncated));
+                true
+            }
+        }
+        let data = format!("a\n{}\nb\n", "y".repeat(500));
+        let mut f = First(Vec::new());
+        let mut reader = LineReader::new(LineLimits {
+            max_line: 100,
+            binary: false,
+        });
+        let out = reader.scan(&mut data.as_bytes(), &mut f).unwrap();
+        assert_eq!(f.0, vec![(1, 1, false), (2, 100, true), (3, 1, false)]);
+        assert!(!out.windowed);
     }
 }

@@ -66,7 +66,7 @@ fn not_applicable(v: &mut Verdict, cx: &Ctx, a: &super::Applies, what: String) {
 /// Names the records set aside by when they were printed.
 fn note_benign(v: &mut Verdict, benign: &[(&Evidence, super::crash::Benign)]) {
     use super::crash::Benign;
-    for why in [Benign::AfterShutdown, Benign::HealthCheck] {
+    for why in Benign::NOTED {
         let these: Vec<String> = benign
             .iter()
             .filter(|(_, b)| *b == why)
@@ -193,6 +193,13 @@ impl Check {
             v.reason = format!("{}; {}", v.reason, used.join("; "));
         }
         self.note_aside(&mut v, &cx);
+        if self.crash_timing && v.status == Status::Fail {
+            // Which point the crash spoiled, and when.
+            let first = super::window::classify(scope, &matching[..matching.len().min(1)]);
+            if let Some(c) = first.first() {
+                v.reason.push_str(&format!("; {}", c.describe()));
+            }
+        }
         note_benign(&mut v, &benign);
         if v.status == Status::Pass
             && let Some(note) = &self.pass_note

@@ -13,6 +13,7 @@ pub(crate) mod load;
 pub(crate) mod run_id;
 pub(crate) mod scope;
 pub(crate) mod thresholds;
+pub(crate) mod window;
 
 use crate::domain::Evidence;
 use cond::Cond;
@@ -390,6 +391,7 @@ pub(crate) fn needed_rules<'c>(checks: impl IntoIterator<Item = &'c Check>) -> B
         out.extend(c.within.iter().cloned());
         if c.crash_timing {
             out.insert(crash::LIFECYCLE.to_string());
+            out.insert(crash::WINDOW.to_string());
         }
         match &c.ranks {
             Some(Ranks::Seen(r)) | Some(Ranks::Capture { rule: r, .. }) => {

@@ -626,7 +626,7 @@ impl<'a> MemberScan<'a> {
             members: self.members.clone(),
             line: line.number,
             byte_offset: line.offset,
-            column: Some(column as u64 + 1),
+            column: Some(line.window + column as u64 + 1),
         };
         // Every record of one line shares its text; a long line is quoted
         // by an excerpt around each match.
@@ -646,7 +646,7 @@ impl<'a> MemberScan<'a> {
             text,
             text_start,
             lossy,
-            truncated: line.truncated,
+            truncated: line.truncated || line.window > 0,
             captures: Some(captures),
             rank,
             id: None,
@@ -814,6 +814,8 @@ impl<'a> MemberScan<'a> {
                     raw,
                     hay: raw,
                     truncated: false,
+                    window: 0,
+                    shared: 0,
                 };
                 let mut caps = h.captures;
                 for (k, val) in &v.set {
@@ -1090,7 +1092,7 @@ impl<'a> MemberScan<'a> {
                     .filter(|&v| self.active[v])
                     .map(|variant| Hit { variant, place: 0 }),
             );
-        } else if raw {
+        } else if raw && line.shared == 0 {
             self.literals.hits_at(
                 &mut self.cursor,
                 line.hay,
@@ -1098,7 +1100,9 @@ impl<'a> MemberScan<'a> {
                 line.offset,
                 &mut hits,
             );
-        } else if line.raw.starts_with(crate::lines::JSON_FILE) {
+        } else if line.shared > 0 || line.raw.starts_with(crate::lines::JSON_FILE) {
+            // A window of a long line: its place in the member is not
+            // where the cursor's raw search looks.
             self.literals.hits(text, &mut hits);
         } else {
             self.literals.hits_cleaned(
@@ -1121,7 +1125,10 @@ impl<'a> MemberScan<'a> {
                 Matcher::Line(l) if l.anchored.is_some() && self.aggregates(vi) => {
                     let a = l.anchored.as_ref().expect("anchored");
                     // No match begins more than `lead` before the literal.
-                    let from = l.lead.map_or(0, |lead| place.saturating_sub(lead));
+                    let from = l
+                        .lead
+                        .map_or(0, |lead| place.saturating_sub(lead))
+                        .max(line.owned_from());
                     let caps = self.anchored_caps[vi].get_or_insert_with(|| a.new_captures());
                     let found = a.captures(text, from, caps);
                     if found {
@@ -1135,7 +1142,12 @@ impl<'a> MemberScan<'a> {
                 }
                 Matcher::Line(l) => {
                     let re = &l.regex;
-                    match re.captures(text) {
+                    // In a window of a long line, the first match it owns
+                    // (the one before it reports what starts earlier).
+                    let found = re
+                        .captures_at(text, line.owned_from())
+                        .filter(|c| c.get(0).is_none_or(|m| line.owns(m.start())));
+                    match found {
                         None => false,
                         Some(c) => match &l.each {
                             None if self.aggregates(vi) => {
@@ -1173,7 +1185,7 @@ impl<'a> MemberScan<'a> {
                     }
                 }
                 Matcher::Block(b) => {
-                    if b.start.is_match(text) {
+                    if line.window == 0 && b.start.is_match(text) {
                         let indent = b.indent.as_ref().map(|re| {
                             crate::pack::kind::indent::IndentState::new(indentation(re, text).0)
                         });
@@ -1208,9 +1220,21 @@ impl LineSink for MemberScan<'_> {
         self.literals.candidate(&mut self.cursor, hay, offset)
     }
 
+    fn windows(&self) -> bool {
+        true
+    }
+
     fn line(&mut self, line: &Line<'_>) -> bool {
         let mut scratch = std::mem::take(&mut self.scratch);
         let text = clean(line.raw, &mut scratch);
+        if line.window > 0 {
+            // A later window of a long line: the rules' matches in it. No
+            // line starts here (blocks, waits and documents saw the first).
+            self.line_text = None;
+            self.rules(line, text, false);
+            self.scratch = scratch;
+            return !self.aborted;
+        }
         if !self.pending.is_empty() {
             self.follow(text);
         }

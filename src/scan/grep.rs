@@ -409,6 +409,9 @@ pub(crate) struct GrepSink<'a> {
     before: VecDeque<(u64, u64, Vec<u8>)>,
     after_left: usize,
     last_printed: u64,
+    /// The number of the last line that matched: a later window of the
+    /// same long line adds matches to `-o`/count-matches, not a line.
+    last_hit: u64,
 }
 
 impl<'a> GrepSink<'a> {
@@ -431,6 +434,7 @@ impl<'a> GrepSink<'a> {
             before: VecDeque::new(),
             after_left: 0,
             last_printed: 0,
+            last_hit: 0,
         }
     }
 
@@ -466,6 +470,12 @@ impl<'a> GrepSink<'a> {
 impl LineSink for GrepSink<'_> {
     fn max_line(&mut self, max_line: usize) {
         self.max_line = max_line;
+    }
+
+    /// A long line is matched whole, window by window, as `check` reads
+    /// it; with `-v` or context a line is judged by its first window.
+    fn windows(&self) -> bool {
+        !self.every_line()
     }
 
     fn candidate(&mut self, hay: &[u8], offset: u64) -> Option<usize> {
@@ -517,11 +527,24 @@ impl LineSink for GrepSink<'_> {
             clean(line.raw, &mut scratch)
         };
         let hit = surely || (!self.maxed && self.matcher.is_match(text) != self.opts.invert);
+        if hit && line.window > 0 && self.last_hit == line.number {
+            // The line matched in an earlier window: only its further
+            // matches count.
+            if self.opts.count_matches && !self.opts.invert {
+                let found = self.matcher.re.find_iter(text);
+                let owned = found.filter(|m| !m.is_empty() && line.owns(m.start()));
+                self.occurrences += owned.count() as u64;
+            }
+            self.scratch = scratch;
+            return self.printer.spill();
+        }
         if hit {
+            self.last_hit = line.number;
             self.matches += 1;
             if self.opts.count_matches && !self.opts.invert {
-                let found = self.matcher.re.find_iter(text).filter(|m| !m.is_empty());
-                self.occurrences += found.count() as u64;
+                let found = self.matcher.re.find_iter(text);
+                let owned = found.filter(|m| !m.is_empty() && line.owns(m.start()));
+                self.occurrences += owned.count() as u64;
             }
             if self.opts.quiet || self.opts.files_without_match {
                 self.scratch = scratch;

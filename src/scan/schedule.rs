@@ -493,6 +493,7 @@ fn scan_parts(
         total.bytes += out.bytes;
         total.lines += out.lines;
         total.long_lines += out.long_lines;
+        total.windowed |= out.windowed;
         if total.first_long_line == 0 {
             total.first_long_line = out.first_long_line;
         }

@@ -1,0 +1,189 @@
+//! Crashes judged by when they happened (issue 42): inside a point's
+//! measurement window (its client's own lines) a crash FAILs the crash
+//! claims naming the point and time; before the server first served (and
+//! it came up), after the window or after shutdown it is named, not
+//! counted; a server that never came up measured nothing (FAIL).
+
+use crate::harness::*;
+use serde_json::Value;
+use std::path::Path;
+
+/// The point's artifact folder as InferenceX's agentic job uploads it.
+const RF: &str = "agentic_glm5.1_tp2_conc16_offloadhicache_fp4_sglang_tp2-ep1-dpafalse_disagg-false_spec-none_conc16_mi355x-amds_08";
+
+/// Real SGLang lines (glm5.1 conc16 hicache server.log, InferenceX June
+/// 2026): weights loaded, then serving.
+const SERVING: &str = "\
+[2026-06-03 17:32:28 TP0] Load weight end. elapsed=259.47 s, type=GlmMoeDsaForCausalLM, quant=quark, avail mem=79.62 GB, mem usage=199.52 GB.
+[2026-06-03 17:37:40] INFO:     The server is fired up and ready to roll!
+[2026-06-03 17:37:40] INFO:     Application startup complete.
+";
+
+/// SGLang's KV pool running dry (srt/mem_cache/common.py alloc_token_slots:
+/// `logger.error(error_msg)` then `raise RuntimeError(error_msg)`, v0.5.x)
+/// and the scheduler dying of it, at `time`.
+fn sglang_oom(time: &str) -> String {
+    format!(
+        "[2026-06-03 {time} TP0] Out of memory. Try to lower your batch size.
+Try to allocate 8192 tokens.
+[2026-06-03 {time} TP0] Scheduler hit an exception: Traceback (most recent call last):
+  File \"/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py\", line 2816, in run_scheduler_process
+    scheduler.event_loop_overlap()
+  File \"/sgl-workspace/sglang/python/sglang/srt/mem_cache/common.py\", line 312, in alloc_token_slots
+    raise RuntimeError(error_msg)
+RuntimeError: Out of memory. Try to lower your batch size.
+"
+    )
+}
+
+/// aiperf's own lines in benchmark.log (the same run): the profiling
+/// phase 17:44:44.293-18:15:14.295, its epoch stats; `ended` false: the
+/// client never finished the phase.
+fn aiperf(ended: bool) -> String {
+    let mut s = String::from(
+        "17:38:01.192 NOTICE   Phase warmup started | target: 16 requests (runner.py:303)
+17:44:44.277 NOTICE   Phase warmup complete | completed=16, cancelled=0, errors=0 | elapsed=403.08s (runner.py:662)
+17:44:44.293 NOTICE   Phase profiling started | target: 1800.0s duration (runner.py:303)
+17:44:59.807 INFO     [realtime 00:15 profiling] rps=0.2 (avg 0.2) tput_in=5121/s tput_out=5/s done=3 ok=3 err=0
+",
+    );
+    if ended {
+        s.push_str("18:15:14.295 NOTICE   Phase profiling complete | completed=59, cancelled=16, errors=0 | sessions: completed=0, cancelled=1 | elapsed=1830.00s | grace_period_timeout=True (runner.py:662)
+18:15:14.296 INFO     Received CREDIT_PHASE_COMPLETE message, Phase complete: PhaseRecordsStats(phase=CreditPhase.PROFILING, start_ns=1780508684293002574, sent_end_ns=1780510484293119557, requests_end_ns=1780510514295200691, total_expected_requests=None, expected_duration_sec=None, expected_num_sessions=None, expected_grace_period_sec=None, final_requests_sent=None, final_requests_completed=59, final_requests_cancelled=16, final_request_errors=0, final_sent_sessions=None, final_completed_sessions=None, final_cancelled_sessions=None, timeout_triggered=True, grace_period_timeout_triggered=True, was_cancelled=False, records_end_ns=None, success_records=59, error_records=0) (records_manager.py:763)
+");
+    }
+    s
+}
+
+/// `check --set inferencex` on a run folder holding the point `RF` with
+/// these files: the (no-traceback, no-oom) verdicts of the point.
+fn crash_verdicts(dir: &Path, files: &[(&str, &str)]) -> (Value, Value) {
+    let point = dir.join("run").join(RF);
+    std::fs::create_dir_all(&point).unwrap();
+    for (name, text) in files {
+        std::fs::write(point.join(name), text).unwrap();
+    }
+    let run = artiscan_in(dir, &["check", "--set", "inferencex", "run"]);
+    let find = |check: &str| {
+        run.of_type("verdict")
+            .into_iter()
+            .find(|v| v["check"] == check && v["scope"].as_str().unwrap().ends_with(RF))
+            .unwrap_or_else(|| panic!("no {check} verdict: {}\n{}", run.stdout, run.stderr))
+    };
+    (find("no-traceback"), find("no-oom"))
+}
+
+fn reason(v: &Value) -> &str {
+    v["reason"].as_str().unwrap()
+}
+
+#[test]
+fn an_oom_inside_the_measurement_window_fails_naming_the_point_and_time() {
+    let d = tempfile::tempdir().unwrap();
+    let log = format!("{SERVING}{}", sglang_oom("17:50:02"));
+    let (tb, oom) = crash_verdicts(
+        d.path(),
+        &[("server.log", &log), ("benchmark.log", &aiperf(true))],
+    );
+    for v in [&tb, &oom] {
+        assert_eq!(v["status"], "fail", "{v}");
+        let r = reason(v);
+        assert!(r.contains("inside the measurement window of"), "{r}");
+        assert!(r.contains(RF), "{r}");
+        assert!(r.contains("at 2026-06-03 17:50:02"), "{r}");
+    }
+}
+
+#[test]
+fn a_crash_after_the_window_or_before_the_server_came_up_is_named_not_counted() {
+    let d = tempfile::tempdir().unwrap();
+    let log = format!("{SERVING}{}", sglang_oom("18:20:31"));
+    let (tb, oom) = crash_verdicts(
+        d.path(),
+        &[("server.log", &log), ("benchmark.log", &aiperf(true))],
+    );
+    for v in [&tb, &oom] {
+        assert_eq!(v["status"], "pass", "{v}");
+        assert!(
+            reason(v).contains("printed after the client's measured phase ended"),
+            "{v}"
+        );
+    }
+    // The same crash while the client never finished: the window is open.
+    let d = tempfile::tempdir().unwrap();
+    let (tb, oom) = crash_verdicts(
+        d.path(),
+        &[("server.log", &log), ("benchmark.log", &aiperf(false))],
+    );
+    assert_eq!(tb["status"], "fail", "{tb}");
+    assert_eq!(oom["status"], "fail", "{oom}");
+    // A first launch that ran out of memory, then a server that came up
+    // and served the whole window.
+    let d = tempfile::tempdir().unwrap();
+    let log = format!("{}{SERVING}", sglang_oom("17:20:00"));
+    let (tb, oom) = crash_verdicts(
+        d.path(),
+        &[("server.log", &log), ("benchmark.log", &aiperf(true))],
+    );
+    for v in [&tb, &oom] {
+        assert_eq!(v["status"], "pass", "{v}");
+        assert!(reason(v).contains("before the server first served"), "{v}");
+    }
+}
+
+#[test]
+fn a_server_that_never_came_up_fails_and_a_server_log_alone_cannot_place_a_crash() {
+    // vLLM's engine core dying at start-up (v1/engine/core.py and
+    // v1/engine/utils.py wording, 0.10-0.21): no `Application startup
+    // complete.`, the point measured nothing.
+    let d = tempfile::tempdir().unwrap();
+    let log = "\
+(EngineCore pid=205186) INFO 06-04 05:06:04 [core.py:112] Initializing a V1 LLM engine (v0.22.0) with config: model='MiniMaxAI/MiniMax-M2.5', speculative_config=None, tokenizer='MiniMaxAI/MiniMax-M2.5', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, tokenizer_revision=None, trust_remote_code=True, dtype=torch.bfloat16, max_seq_len=196608, download_dir=None, load_format=auto, tensor_parallel_size=2, pipeline_parallel_size=1, data_parallel_size=1, quantization=fp8
+(EngineCore_DP0 pid=163) ERROR 06-04 05:01:02 [core.py:710] EngineCore failed to start.
+(EngineCore_DP0 pid=163) ERROR 06-04 05:01:02 [core.py:710] Traceback (most recent call last):
+(EngineCore_DP0 pid=163) ERROR 06-04 05:01:02 [core.py:710]   File \"/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py\", line 701, in run_engine_core
+(EngineCore_DP0 pid=163) ERROR 06-04 05:01:02 [core.py:710] torch.OutOfMemoryError: HIP out of memory. Tried to allocate 1.50 GiB.
+(APIServer pid=91877) Traceback (most recent call last):
+(APIServer pid=91877)   File \"/usr/local/bin/vllm\", line 10, in <module>
+(APIServer pid=91877) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}
+";
+    let (tb, oom) = crash_verdicts(d.path(), &[("server.log", log)]);
+    for v in [&tb, &oom] {
+        assert_eq!(v["status"], "fail", "{v}");
+        assert!(reason(v).contains("the point measured nothing"), "{v}");
+    }
+    // Serving, then a crash, and no client lines beside the log (a
+    // `server_logs_` twin): it may have been inside the window, so it
+    // counts.
+    let d = tempfile::tempdir().unwrap();
+    let log = format!("{SERVING}{}", sglang_oom("18:20:31"));
+    let (tb, _) = crash_verdicts(d.path(), &[("server.log", &log)]);
+    assert_eq!(tb["status"], "fail", "{tb}");
+    assert!(reason(&tb).contains("not placeable"), "{tb}");
+}
+
+#[test]
+fn worker_tracebacks_after_finished_server_process_and_finalizers_at_exit_are_not_crashes() {
+    // vLLM: uvicorn's `Finished server process [N]`, then a worker's
+    // traceback as the engine tears down; CPython's unraisable hook for a
+    // failing `__del__` at interpreter exit.
+    let d = tempfile::tempdir().unwrap();
+    let log = "\
+(EngineCore pid=205186) INFO 06-04 05:06:04 [core.py:112] Initializing a V1 LLM engine (v0.22.0) with config: model='MiniMaxAI/MiniMax-M2.5', speculative_config=None, tokenizer='MiniMaxAI/MiniMax-M2.5', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, tokenizer_revision=None, trust_remote_code=True, dtype=torch.bfloat16, max_seq_len=196608, download_dir=None, load_format=auto, tensor_parallel_size=2, pipeline_parallel_size=1, data_parallel_size=1, quantization=fp8
+(APIServer pid=204529) INFO:     Application startup complete.
+(APIServer pid=204529) INFO:     Shutting down
+(APIServer pid=204529) INFO:     Finished server process [204529]
+(Worker_TP1 pid=204780) ERROR 06-04 05:46:12 [multiproc_executor.py:671] WorkerProc hit an exception.
+(Worker_TP1 pid=204780) ERROR 06-04 05:46:12 [multiproc_executor.py:671] Traceback (most recent call last):
+(Worker_TP1 pid=204780) ERROR 06-04 05:46:12 [multiproc_executor.py:671]   File \"/usr/local/lib/python3.12/dist-packages/vllm/v1/executor/multiproc_executor.py\", line 666, in worker_busy_loop
+(Worker_TP1 pid=204780) ERROR 06-04 05:46:12 [multiproc_executor.py:671] RuntimeError: cancelled
+Exception ignored in: <function ZmqSocket.__del__ at 0x7f3b2c1d8e50>
+Traceback (most recent call last):
+  File \"/usr/local/lib/python3.12/dist-packages/zmq/sugar/socket.py\", line 185, in __del__
+TypeError: 'NoneType' object is not callable
+";
+    let (tb, _) = crash_verdicts(d.path(), &[("server.log", log)]);
+    let r = reason(&tb);
+    assert!(r.contains("printed after the server shut down"), "{tb}");
+    assert!(r.contains("a finalizer at interpreter exit"), "{tb}");
+}
