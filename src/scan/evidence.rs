@@ -1008,6 +1008,8 @@ impl<'a> MemberScan<'a> {
                                         raw: &a.text,
                                         hay: &a.text,
                                         truncated: false,
+                                        window: 0,
+                                        shared: 0,
                                     };
                                     self.emit(vi, &cited, &a.text, 0, caps);
                                 }
