@@ -140,6 +140,9 @@ struct CheckArgs {
     /// InferenceX's eval thresholds file (utils/evals/thresholds.yaml of the checkout judged; YAML, JSON or the flat form): each eval task's bar for the eval's model prefix (meta_env.json), as validate_scores.py picks it; --param <task>_min wins
     #[arg(long = "thresholds", value_name = "PATH", value_hint = clap::ValueHint::FilePath)]
     thresholds: Option<PathBuf>,
+    /// Write the Pareto curves read (Check 14) to PATH as InferenceX's `python -m infx.workflows.pareto_coverage` takes them: [{"key": "<model/scenario/hwKey/precision/run/percentile/image>", "points": [{"x": E2EL, "y": tput_per_gpu}]}]
+    #[arg(long = "curves", value_name = "PATH", value_hint = clap::ValueHint::FilePath)]
+    curves: Option<PathBuf>,
     /// Extra pack file or folder
     #[arg(long = "pack")]
     packs: Vec<PathBuf>,
@@ -859,7 +862,8 @@ fn check(a: CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
         a.input.threads(),
         format,
         &commands::check::CheckView::new(a.grouped, a.status.as_deref())
-            .map_err(anyhow::Error::msg)?,
+            .map_err(anyhow::Error::msg)?
+            .with_curves(a.curves.clone()),
         out,
         err,
     )

@@ -8,6 +8,7 @@ pub(crate) mod by_run;
 mod cond;
 pub(crate) mod crash;
 mod expect;
+mod image;
 mod judge;
 pub(crate) mod load;
 pub(crate) mod run_id;
@@ -245,6 +246,13 @@ pub(crate) struct Same {
     /// The left and right records in words, for reasons ("the eval").
     left_what: String,
     right_what: String,
+    /// Records of a rule on both sides are left where a folder or archive
+    /// in their path is named like one of these (`eval_*`: the eval job's
+    /// srt config.yaml), right otherwise.
+    left_in: Vec<String>,
+    /// `compare = "image"`: values are container image references,
+    /// compared as Docker resolves them (`image.rs`).
+    images: bool,
 }
 
 /// `expect = { pareto = { x, y, curve = [...], min } }`.
@@ -572,13 +580,20 @@ fn parse_same(p: &toml::Table) -> Result<Same, String> {
             "absent",
             "left_what",
             "right_what",
+            "left_in",
+            "compare",
         ]
         .contains(&k.as_str())
     }) {
         return Err(format!(
-            "same: unknown key {k:?} (capture, left, right, by, absent, left_what, right_what)"
+            "same: unknown key {k:?} (capture, left, right, by, absent, left_what, right_what, left_in, compare)"
         ));
     }
+    let images = match p.get("compare") {
+        None => false,
+        Some(toml::Value::String(s)) if s == "image" => true,
+        Some(_) => return Err("same `compare` is \"image\" (or absent: as text)".into()),
+    };
     let what = |k: &str, side: &[String]| -> Result<String, String> {
         match p.get(k) {
             None => Ok(side.join(" / ")),
@@ -601,6 +616,12 @@ fn parse_same(p: &toml::Table) -> Result<Same, String> {
         right,
         by: list("by", false)?,
         absent: list("absent", false)?,
+        left_in: {
+            let l = list("left_in", false)?;
+            globs(&l).map_err(|e| format!("same `left_in`: {e}"))?;
+            l
+        },
+        images,
     })
 }
 
@@ -791,9 +812,14 @@ impl Check {
         }
         let mut out = vec![(self.rule.as_str(), own)];
         if let Expect::Same(s) = &self.expect {
+            // A configuration capture counts where both records hold it:
+            // only the check's own rule must record every one (the eval's
+            // srt config.yaml records the image alone).
             for r in s.left.iter().chain(&s.right) {
                 let mut caps = vec![s.capture.as_str()];
-                caps.extend(s.by.iter().map(String::as_str));
+                if *r == self.rule {
+                    caps.extend(s.by.iter().map(String::as_str));
+                }
                 out.push((r.as_str(), caps));
             }
         }
@@ -850,6 +876,11 @@ impl Check {
             && let Some(k) = s.strip_prefix("@param:")
         {
             add(k.to_string(), true, None);
+        }
+        // `--param <capture>=V`: the value both sides must hold (the PR's
+        // image, read from its diff).
+        if let Expect::Same(s) = &self.expect {
+            add(s.capture.clone(), false, None);
         }
         for (k, v) in &self.defaults {
             if let Some(p) = out.get_mut(k) {

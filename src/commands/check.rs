@@ -121,6 +121,10 @@ pub fn run(
         sink: output::sink::check_sink(format, out, run_checks.clone(), view),
         standing: Checklist::new(run_checks),
         written: Ok(()),
+        curves: view
+            .curves
+            .as_ref()
+            .map(|_| output::curves::Curves::default()),
     };
     let mut judging = Judging::new(checks, params, &units, artifacts.len());
     // An input that could not be read is grep's exit 2, after the rest is
@@ -142,6 +146,14 @@ pub fn run(
     judging.finish(&mut |v| printer.verdict(v));
     printer.written?;
     printer.sink.end()?;
+    if let (Some(path), Some(curves)) = (&view.curves, &printer.curves) {
+        curves.write(path).map_err(|e| {
+            anyhow::anyhow!(
+                "--curves {}: {e}",
+                escape::text(&path.display().to_string())
+            )
+        })?;
+    }
     for (path, errors) in &unreadable {
         drive::report_coverage_errors(err, path, errors)?;
     }
@@ -158,11 +170,16 @@ struct Printer<'w> {
     sink: Box<dyn output::sink::VerdictSink + 'w>,
     standing: Checklist,
     written: std::io::Result<()>,
+    /// `--curves`: the Pareto curves for InferenceX's helper.
+    curves: Option<output::curves::Curves>,
 }
 
 impl Printer<'_> {
     fn verdict(&mut self, v: &Verdict) {
         self.standing.verdict(v);
+        if let Some(c) = &mut self.curves {
+            c.verdict(v);
+        }
         if self.written.is_ok() {
             self.written = self.sink.verdict(v);
         }

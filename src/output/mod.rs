@@ -11,6 +11,7 @@
 //! check's exit code) and reasons in plain words ([`plain`]).
 
 pub(crate) mod checklist;
+pub(crate) mod curves;
 pub(crate) mod grep;
 pub(crate) mod grep_json;
 pub(crate) mod plain;

@@ -106,6 +106,9 @@ pub struct CheckView {
     pub grouped: bool,
     /// `text`: the statuses listed (empty: all); totals count all.
     pub(crate) shown: Vec<crate::domain::Status>,
+    /// `--curves PATH`: where to write the Pareto curves as InferenceX's
+    /// `pareto_coverage.py` takes them (`output::curves`).
+    pub curves: Option<std::path::PathBuf>,
 }
 
 impl CheckView {
@@ -131,7 +134,16 @@ impl CheckView {
                 shown.push(st);
             }
         }
-        Ok(CheckView { grouped, shown })
+        Ok(CheckView {
+            grouped,
+            shown,
+            curves: None,
+        })
+    }
+
+    /// With `--curves PATH`.
+    pub fn with_curves(self, curves: Option<std::path::PathBuf>) -> CheckView {
+        CheckView { curves, ..self }
     }
 }
 

@@ -521,7 +521,7 @@ torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB\n",
         others[0]["reason"]
             .as_str()
             .unwrap()
-            .contains("no result.point record of its configuration"),
+            .contains("no result.point / result.srt_image record of its configuration"),
         "{}",
         others[0]
     );

@@ -9,12 +9,12 @@ use crate::results::{verdict, verdicts, zip_artifacts};
 use serde_json::{Value, json};
 use std::path::Path;
 
-const EXP: &str =
+pub(crate) const EXP: &str =
     "dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc64_mi355x-amds_03";
 
 /// An lm-eval results file (evaluation_tracker.py: `json.dumps(indent=2)`),
 /// abridged to the keys validate_scores.py and collect_eval_results.py read.
-fn lm_eval(strict: Value, flexible: Value, effective: u64) -> String {
+pub(crate) fn lm_eval(strict: Value, flexible: Value, effective: u64) -> String {
     serde_json::to_string_pretty(&json!({
         "results": {
             "gsm8k": {
@@ -38,7 +38,7 @@ fn lm_eval(strict: Value, flexible: Value, effective: u64) -> String {
 
 /// meta_env.json as benchmark_lib.sh `_write_lm_eval_meta_json` writes it
 /// (abridged), with the batched keys when `batch` is given.
-fn meta_env(batch: Option<(&str, &str, &str)>) -> String {
+pub(crate) fn meta_env(batch: Option<(&str, &str, &str)>) -> String {
     let b = batch.map_or(String::new(), |(e, c, f)| {
         format!("  \"eval_concs\": {e},\n  \"completed_eval_concs\": {c},\n  \"failed_eval_concs\": {f},\n")
     });

@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// An agentic result (`agg` of process_agentic_result.py, abridged): the
 /// request metrics nested, as `compute_request_metrics` nests them.
-fn nested(conc: u32, p90: Value, tput: Value, total: u64, ok: u64) -> String {
+pub(crate) fn nested(conc: u32, p90: Value, tput: Value, total: u64, ok: u64) -> String {
     serde_json::to_string_pretty(&json!({
         "hw": "mi355x",
         "conc": conc,
@@ -71,7 +71,7 @@ fn agentic(dir: &Path) -> (String, String) {
 }
 
 /// A frontier of `n` points: x and y both rise with concurrency.
-fn frontier(n: u32) -> Vec<String> {
+pub(crate) fn frontier(n: u32) -> Vec<String> {
     (1..=n)
         .map(|i| {
             nested(

@@ -2,3 +2,4 @@
 //! from the general judging in `judge.rs`.
 
 pub(super) mod pareto;
+pub(super) mod same;

@@ -8,12 +8,28 @@
 //! Points that are no points (missing, not finite, not positive) make the
 //! answer unverifiable, kept apart from a short count; points measured on
 //! fewer requests than they sent are left out and listed.
+//!
+//! Written once here, after the CI files each rule follows:
+//! - frontier, identical coordinates once, invalid points:
+//!   `inferencex-e2e/infx/workflows/pareto_coverage.py` (`assess_curve`);
+//! - one curve per app series, never pooling runs, percentiles or images:
+//!   `.github/codeowner-signoff-verify-prompt.md` Check 14 (its helper key
+//!   `<model/scenario/hwKey/precision/run/percentile/image>`, built by
+//!   [`helper_key`]); a curve is also kept per run (`run_id.rs`);
+//! - the same result read twice (an artifact's zip and its extracted copy,
+//!   a `server_logs_` twin of a `bmk_` artifact) is one point: the prompt's
+//!   "Deduplicate identical coordinates" and "Require raw measured result
+//!   evidence"; a copy whose values differ from its zip leaves the curve
+//!   unverifiable (which one the app shows cannot be told);
+//! - points measured on fewer requests than sent: process_agentic_result.py
+//!   writes `num_requests_total` and `num_requests_successful`.
 
 use crate::check::judge::{Ctx, MAX_CITES, cited};
+use crate::check::run_id::run_of_artifact;
 use crate::check::{Check, Pareto, Status, Verdict};
 use crate::domain::Evidence;
-use serde_json::Value;
-use std::collections::BTreeMap;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, HashMap};
 
 /// Left-out points named in a reason.
 const MAX_LISTED: usize = 5;
@@ -36,7 +52,15 @@ impl Check {
         let mut curves: BTreeMap<String, Vec<(f64, f64, &Evidence)>> = BTreeMap::new();
         let mut invalid = Vec::new();
         let mut partial = Vec::new();
-        for r in m {
+        let (m, differing) = one_copy_each(cx, m);
+        let mut invalid_by_curve: BTreeMap<String, Vec<&Evidence>> = BTreeMap::new();
+        let runs: Vec<String> = {
+            let mut r: Vec<String> = m.iter().map(|e| run_of(cx, e)).collect();
+            r.sort();
+            r.dedup();
+            r
+        };
+        for r in &m {
             // A point measured on fewer requests than it sent (a server
             // that failed mid-run, requests cancelled) is not a point of
             // the curve (process_agentic_result.py records both counts).
@@ -65,10 +89,19 @@ impl Check {
                     format!("{k}={text}")
                 })
                 .collect();
+            // Runs are never pooled (the prompt: "Never pool ... run/date
+            // selection"): with several runs in scope each has its curves.
+            let mut key = key;
+            if runs.len() > 1 {
+                key.insert(0, format!("run={}", run_of(cx, r)));
+            }
             let entry = curves.entry(key.join(", ")).or_default();
             match (num(r, &p.x), num(r, &p.y)) {
                 (Some(x), Some(y)) => entry.push((x, y, r)),
-                _ => invalid.push(*r),
+                _ => {
+                    invalid.push(*r);
+                    invalid_by_curve.entry(key.join(", ")).or_default().push(*r);
+                }
             }
         }
         // `observed` values are lists (the output schema): one entry per curve.
@@ -89,11 +122,11 @@ impl Check {
                 }
             }
             let n = kept.len() as u64;
-            counts.push(serde_json::json!({
-                "curve": curve,
-                "frontier": n,
-                "measured": pts.len(),
-            }));
+            let first = pts.first().map(|p| p.2);
+            let bad = invalid_by_curve
+                .get(curve.as_str())
+                .map_or(&[][..], Vec::as_slice);
+            counts.push(helper_entry(cx, p, curve, first, pts, bad, n));
             if n < p.min {
                 short.push(format!("{curve}: {n}/{} ({} measured)", p.min, pts.len()));
             }
@@ -132,6 +165,25 @@ impl Check {
                 }
             )
         };
+        let copy_note = if differing.is_empty() {
+            String::new()
+        } else {
+            let list: Vec<String> = differing
+                .iter()
+                .take(MAX_LISTED)
+                .map(|(copy, kept)| format!("{} differs from {}", copy.citation, kept.citation))
+                .collect();
+            format!(
+                "; the same result read twice with different values (a copy edited after download?): {}{}",
+                list.join(", "),
+                if differing.len() > MAX_LISTED {
+                    format!(" and {} more", differing.len() - MAX_LISTED)
+                } else {
+                    String::new()
+                }
+            )
+        };
+        let partial_note = format!("{partial_note}{copy_note}");
         if curves.is_empty() {
             self.nothing_found(v, cx);
             v.reason.push_str(&invalid_note);
@@ -163,7 +215,7 @@ impl Check {
         }
         v.status = if !short.is_empty() {
             Status::Fail
-        } else if !invalid.is_empty() {
+        } else if !invalid.is_empty() || !differing.is_empty() {
             // Records that are no points (NaN, negative, a string, null)
             // leave the curve unverifiable, apart from a short count.
             Status::Unknown
@@ -176,4 +228,184 @@ impl Check {
             what
         };
     }
+}
+
+/// The run of a record: the folder that holds its artifact (`run_id.rs`).
+fn run_of(cx: &Ctx, r: &Evidence) -> String {
+    run_of_artifact(unit_of(cx, r))
+}
+
+/// The artifact (as walked) a record lies in: the longest artifact name
+/// that is its path or a folder above it.
+fn unit_of<'a>(cx: &'a Ctx, r: &'a Evidence) -> &'a str {
+    let path: &str = &r.location.path;
+    cx.scope
+        .artifacts
+        .iter()
+        .filter(|a| {
+            path == a.as_str()
+                || path
+                    .strip_prefix(a.as_str())
+                    .is_some_and(|rest| rest.starts_with('/'))
+        })
+        .max_by_key(|a| a.len())
+        .map_or(path, String::as_str)
+}
+
+/// Where a result lies, the same for its copies: the run, the artifact's
+/// name without archive suffix or kind prefix (`bmk_`, `server_logs_`,
+/// `agentic_`: a `server_logs_<RF>` holding `bmk_<RF>`'s result is its
+/// twin), the file inside the artifact, and the record's order in it.
+fn copy_key(cx: &Ctx, r: &Evidence) -> (String, String, String) {
+    let unit = unit_of(cx, r);
+    let base = unit.rsplit('/').next().unwrap_or(unit);
+    let mut stem = crate::names::stem(base);
+    while let Some(rest) = ["bmk_", "server_logs_", "agentic_"]
+        .iter()
+        .find_map(|p| stem.strip_prefix(p))
+    {
+        stem = rest;
+    }
+    let path: &str = &r.location.path;
+    let mut inside: Vec<&str> = Vec::new();
+    if let Some(rest) = path.strip_prefix(unit).and_then(|p| p.strip_prefix('/')) {
+        inside.push(rest);
+    }
+    inside.extend(r.location.members.iter().map(String::as_str));
+    (run_of_artifact(unit), stem.to_string(), inside.join("!"))
+}
+
+/// One record per result however often the download holds it; with the
+/// copies whose values differ from the one kept (an archive's record is
+/// kept: the extracted folder is the copy).
+fn one_copy_each<'a>(
+    cx: &Ctx,
+    m: &[&'a Evidence],
+) -> (Vec<&'a Evidence>, Vec<(&'a Evidence, &'a Evidence)>) {
+    // The n-th record of a file is the n-th of its copy.
+    let mut nth: HashMap<(String, String, String, String), usize> = HashMap::new();
+    let mut slot: HashMap<(String, String, String, usize), usize> = HashMap::new();
+    let mut kept: Vec<&'a Evidence> = Vec::new();
+    let mut differing = Vec::new();
+    for r in m {
+        let (run, stem, inside) = copy_key(cx, r);
+        let unit = unit_of(cx, r).to_string();
+        let n = nth
+            .entry((unit, run.clone(), stem.clone(), inside.clone()))
+            .or_default();
+        let key = (run, stem, inside, *n);
+        *n += 1;
+        match slot.get(&key) {
+            None => {
+                slot.insert(key, kept.len());
+                kept.push(r);
+            }
+            Some(&i) => {
+                let first = kept[i];
+                let archive = |e: &Evidence| !e.location.members.is_empty();
+                let (copy, orig) = if archive(r) && !archive(first) {
+                    kept[i] = r;
+                    (first, *r)
+                } else {
+                    (*r, first)
+                };
+                if copy.captures != orig.captures {
+                    differing.push((copy, orig));
+                }
+            }
+        }
+    }
+    (kept, differing)
+}
+
+/// The key `pareto_coverage.py` takes for a curve, as the prompt's Check 14
+/// spells it: `<model/scenario/hwKey/precision/run/percentile/image>`.
+/// scenario: AgentX's `scenario_type`, else ISL/OSL as the app names them
+/// (`1k1k`, `8k1k`); hwKey: hardware and framework, and for fixed-sequence
+/// curves the speculative method (the app keeps them apart).
+fn helper_key(r: &Evidence, x: &str, run: &str) -> (String, String, String) {
+    let cap = |k: &str| -> String {
+        match r.captures.as_ref().and_then(|c| c.get(k)) {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Null) | None => String::new(),
+            Some(v) => v.to_string(),
+        }
+    };
+    let scenario = match cap("scenario_type") {
+        s if !s.is_empty() => s,
+        _ => {
+            let k = |n: String| match n.parse::<u64>() {
+                Ok(v) if v >= 1024 && v % 1024 == 0 => format!("{}k", v / 1024),
+                _ => n,
+            };
+            format!("{}{}", k(cap("isl")), k(cap("osl")))
+        }
+    };
+    let mut hw_key = format!("{}_{}", cap("hw"), cap("framework")).to_lowercase();
+    let spec = cap("spec_decoding");
+    if cap("scenario_type").is_empty() && !spec.is_empty() && spec != "none" {
+        hw_key = format!("{hw_key}_{spec}");
+    }
+    let percentile = match x {
+        "median_e2el" => "p50".to_string(),
+        other => other.strip_suffix("_e2el").unwrap_or(other).to_string(),
+    };
+    let image = cap("image");
+    (
+        format!(
+            "{}/{scenario}/{hw_key}/{}/{run}/{percentile}/{image}",
+            cap("model"),
+            cap("precision")
+        ),
+        percentile,
+        image,
+    )
+}
+
+/// A curve's entry in `observed.curves`: its counts, and what the
+/// verifier's helper takes (`key`, `points`) with the run, image,
+/// percentile and the points' citations.
+fn helper_entry(
+    cx: &Ctx,
+    p: &Pareto,
+    curve: &str,
+    first: Option<&Evidence>,
+    pts: &[(f64, f64, &Evidence)],
+    bad: &[&Evidence],
+    frontier: u64,
+) -> Value {
+    let any = first.or(bad.first().copied());
+    let run = any.map(|r| run_of(cx, r)).unwrap_or_default();
+    let (key, percentile, image) = any.map_or_else(Default::default, |r| helper_key(r, &p.x, &run));
+    let raw = |r: &Evidence, k: &str| {
+        r.captures
+            .as_ref()
+            .and_then(|c| c.get(k))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    let points: Vec<Value> = pts
+        .iter()
+        .map(|(x, y, _)| json!({"x": x, "y": y}))
+        .chain(
+            bad.iter()
+                .map(|r| json!({"x": raw(r, &p.x), "y": raw(r, &p.y)})),
+        )
+        .collect();
+    let citations: Vec<String> = pts
+        .iter()
+        .map(|(_, _, r)| r.citation.to_string())
+        .chain(bad.iter().map(|r| r.citation.to_string()))
+        .collect();
+    json!({
+        "curve": curve,
+        "frontier": frontier,
+        "measured": pts.len(),
+        "key": key,
+        "run": run,
+        "image": image,
+        "percentile": percentile,
+        "points": points,
+        "citations": citations,
+    })
 }
