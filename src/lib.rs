@@ -43,6 +43,7 @@ pub mod commands;
 
 mod audit;
 mod check;
+mod diff;
 mod domain;
 mod drive;
 mod embedded;

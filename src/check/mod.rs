@@ -13,6 +13,7 @@ pub(crate) mod load;
 pub(crate) mod run_id;
 pub(crate) mod scope;
 pub(crate) mod thresholds;
+pub(crate) mod what_ran;
 
 use crate::domain::Evidence;
 use cond::Cond;
