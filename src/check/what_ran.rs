@@ -185,10 +185,18 @@ impl RunFacts {
             }
             _ => {}
         }
-        if e.rule.starts_with("server.")
+        // A log's lines (not a result JSON's image tag, which
+        // version.framework also reads) say a server log is there, and when.
+        let file = e
+            .location
+            .members
+            .last()
+            .map_or(&*e.location.path, String::as_str);
+        if (e.rule.starts_with("server.")
             || e.rule.ends_with(".server_args")
             || e.rule == "version.framework"
-            || e.rule == "vllm.non_default_args"
+            || e.rule == "vllm.non_default_args")
+            && !file.ends_with(".json")
         {
             if let Some(s) = result_stem(e) {
                 self.log_stems.insert(s);
@@ -424,7 +432,13 @@ pub(crate) fn what_ran(facts: &RunFacts) -> WhatRan {
         });
     }
     if f.points + f.agg_rows > 0 {
-        let mut s = format!("points: {} result file(s)", f.points);
+        // A point's result read twice (its zip and the extracted copy) is one.
+        let points = if f.point_stems.is_empty() {
+            f.points
+        } else {
+            f.point_stems.len() as u64
+        };
+        let mut s = format!("points: {points} result file(s)");
         if f.agg_rows > 0 {
             s.push_str(&format!(", {} aggregated row(s)", f.agg_rows));
         }

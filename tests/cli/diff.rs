@@ -108,5 +108,7 @@ fn two_real_runs_name_their_differences() {
     ] {
         assert!(r.stdout.contains(want), "{want}\n{}", r.stdout);
     }
-    assert!(r.stdout.len() < 64 << 10, "{}", r.stdout.len());
+    // Two configs differ in every launch argument of every point: long,
+    // but bounded by their keys.
+    assert!(r.stdout.len() < 512 << 10, "{}", r.stdout.len());
 }
