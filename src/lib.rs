@@ -91,6 +91,7 @@ mod tests {
         "audit",
         "output",
         "check",
+        "diff",
         "scan",
         "pack",
         "drive",

@@ -600,7 +600,7 @@ mod tests {
     use super::*;
 
     /// Every kind this module writes, with its `$defs` entry in the schema.
-    const KINDS: [&str; 15] = [
+    const KINDS: [&str; 16] = [
         EvidenceRecord::KIND,
         ContextRecord::KIND,
         AggregateRecord::KIND,
@@ -616,6 +616,7 @@ mod tests {
         AuditCheckRecord::KIND,
         AuditFailRecord::KIND,
         AuditIncompleteRecord::KIND,
+        DiffRecord::KIND,
     ];
 
     #[test]
