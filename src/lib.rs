@@ -43,6 +43,7 @@ pub mod commands;
 
 mod audit;
 mod check;
+mod diff;
 mod domain;
 mod drive;
 mod embedded;
@@ -90,6 +91,7 @@ mod tests {
         "audit",
         "output",
         "check",
+        "diff",
         "scan",
         "pack",
         "drive",

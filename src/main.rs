@@ -52,6 +52,8 @@ enum Command {
         /// its path: `artiscan man audit report`
         command: Vec<String>,
     },
+    /// What two runs ran and measured, side by side: only what differs, each side cited
+    Diff(DiffArgs),
     /// Audit many runs into an SQLite store: resumable, sharded, queryable
     Audit(commands::audit::AuditArgs),
     /// List, show, test and lint pattern packs
@@ -198,6 +200,19 @@ struct LsArgs {
     /// No column header (text output prints one only on a terminal)
     #[arg(long)]
     no_header: bool,
+    #[command(flatten)]
+    input: InputArgs,
+}
+
+#[derive(Args)]
+struct DiffArgs {
+    /// The first run (a downloaded run folder, or an archive of one): the baseline
+    a: String,
+    /// The second run: the PR's
+    b: String,
+    /// JSON Lines: one `diff` record per key that differs
+    #[arg(long)]
+    json: bool,
     #[command(flatten)]
     input: InputArgs,
 }
@@ -567,6 +582,7 @@ fn main() -> ExitCode {
         Command::Audit(a) => Some(&a.limits),
         Command::Ls(a) => Some(&a.input),
         Command::Show(a) => Some(&a.input),
+        Command::Diff(a) => Some(&a.input),
         Command::Packs { .. } | Command::Completions { .. } | Command::Man { .. } => None,
     };
     if let Some(note) = input.and_then(InputArgs::clamp_note) {
@@ -595,6 +611,15 @@ fn main() -> ExitCode {
         }
         Command::Show(a) => show(a, &mut out, &mut err),
         Command::Audit(a) => commands::audit::run(a, &mut out, &mut err),
+        Command::Diff(a) => commands::diff::run(
+            &a.a,
+            &a.b,
+            &a.input.limits(),
+            a.input.threads(),
+            a.json,
+            &mut out,
+            &mut err,
+        ),
         Command::Packs { command } => packs(command, &mut out),
     };
     match result {

@@ -34,6 +34,11 @@ impl<V> ByRun<V> {
         &mut self.runs[at].1
     }
 
+    /// The value of `run`, if it was seen.
+    pub(crate) fn get(&self, run: &str) -> Option<&V> {
+        self.index.get(run).map(|&at| &self.runs[at].1)
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         self.runs.is_empty()
     }

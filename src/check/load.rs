@@ -127,7 +127,9 @@ fn params_file_pairs(src: &str) -> Result<Vec<String>, String> {
 
 /// The rules the checks need, from the built-in and extra packs.
 pub fn rules_for(checks: &[Check], extra_packs: &[PathBuf]) -> anyhow::Result<RuleSet> {
-    let only: Vec<String> = super::selected_rules(checks).into_iter().collect();
+    let mut only: Vec<String> = super::selected_rules(checks).into_iter().collect();
+    // What ran under the verifier's rows reads these whatever the checks.
+    only.extend(super::what_ran::RULES.iter().map(|r| r.to_string()));
     let rules = crate::pack::load_rules(
         extra_packs,
         // A check's rule runs even when it is opt-in: `only` names it.

@@ -14,6 +14,7 @@ pub(crate) mod load;
 pub(crate) mod run_id;
 pub(crate) mod scope;
 pub(crate) mod thresholds;
+pub(crate) mod what_ran;
 pub(crate) mod window;
 
 use crate::domain::Evidence;

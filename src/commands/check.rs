@@ -126,6 +126,13 @@ pub fn run(
             .as_ref()
             .map(|_| output::curves::Curves::default()),
     };
+    // Each file's run, for what ran under the rows.
+    let mut run_of_file: Vec<Option<String>> = vec![None; artifacts.len()];
+    for u in &units {
+        for &i in &u.files {
+            run_of_file[i] = Some(u.run());
+        }
+    }
     let mut judging = Judging::new(checks, params, &units, artifacts.len());
     // An input that could not be read is grep's exit 2, after the rest is
     // judged, with a message: its verdicts alone would only say unknown.
@@ -136,6 +143,9 @@ pub fn run(
             unreadable.push((a.path.clone(), s.coverage.errors.clone()));
         }
         printer.coverage(&CoverageRecord::new(&a.path, s.sha256.clone(), &s.coverage));
+        if let Some(run) = run_of_file.get(i).and_then(Option::as_deref) {
+            printer.sink.records(run, &a.path, &s.records);
+        }
         judging.scanned(i, a.path.clone(), s, &mut |v| printer.verdict(v));
         // Output that cannot be written ends the check.
         match printer.written {

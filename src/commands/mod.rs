@@ -3,6 +3,7 @@
 pub mod audit;
 pub mod check;
 pub mod cite;
+pub mod diff;
 pub mod grep;
 pub mod ls;
 pub mod packs;

@@ -351,6 +351,32 @@ impl SummaryRecord {
     }
 }
 
+/// `diff --format jsonl`: one key whose values differ between two runs.
+#[derive(Debug, Serialize)]
+pub(crate) struct DiffRecord<'a> {
+    /// Always [`Self::KIND`].
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// What differs: `run image`, `engine sglang`, `launch tp_size`,
+    /// `env NAME`, `eval <task> ...`, `point conc=16 tput_per_gpu`.
+    pub key: &'a str,
+    /// Run A's value, absent when A has none.
+    pub a: Option<DiffSide<'a>>,
+    /// Run B's value, absent when B has none.
+    pub b: Option<DiffSide<'a>>,
+}
+
+/// One side of a difference: the value and where it was read.
+#[derive(Debug, Serialize)]
+pub(crate) struct DiffSide<'a> {
+    pub value: &'a str,
+    pub citation: &'a str,
+}
+
+impl DiffRecord<'_> {
+    pub(crate) const KIND: &'static str = "diff";
+}
+
 /// `grep --format jsonl -c` (every member read) or `-l` (members with a match;
 /// reading stops at the first, so `count` is 1): one record per member.
 #[derive(Serialize)]
@@ -574,7 +600,7 @@ mod tests {
     use super::*;
 
     /// Every kind this module writes, with its `$defs` entry in the schema.
-    const KINDS: [&str; 15] = [
+    const KINDS: [&str; 16] = [
         EvidenceRecord::KIND,
         ContextRecord::KIND,
         AggregateRecord::KIND,
@@ -590,6 +616,7 @@ mod tests {
         AuditCheckRecord::KIND,
         AuditFailRecord::KIND,
         AuditIncompleteRecord::KIND,
+        DiffRecord::KIND,
     ];
 
     #[test]

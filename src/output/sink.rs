@@ -96,6 +96,11 @@ pub(crate) trait VerdictSink {
     }
     fn verdict(&mut self, verdict: &Verdict) -> io::Result<()>;
     fn end(&mut self) -> io::Result<()>;
+    /// One scanned file of run `run`, at `path`, and its records: what ran
+    /// (the row and Markdown formats write it under the rows).
+    fn records(&mut self, run: &str, path: &str, records: &[crate::scan::Record]) {
+        let _ = (run, path, records);
+    }
 }
 
 /// How `check` shows its verdicts beyond the format.
@@ -310,6 +315,10 @@ impl VerdictSink for MarkdownVerdicts<'_> {
         Ok(())
     }
 
+    fn records(&mut self, run: &str, path: &str, records: &[crate::scan::Record]) {
+        self.report.facts.records(run, path, records);
+    }
+
     fn end(&mut self) -> io::Result<()> {
         self.report.finish(&mut self.out.buf);
         self.out.end()
@@ -326,6 +335,10 @@ impl VerdictSink for RowsVerdicts<'_> {
     fn verdict(&mut self, v: &Verdict) -> io::Result<()> {
         self.rows.verdict(v);
         Ok(())
+    }
+
+    fn records(&mut self, run: &str, path: &str, records: &[crate::scan::Record]) {
+        self.rows.facts.records(run, path, records);
     }
 
     fn end(&mut self) -> io::Result<()> {

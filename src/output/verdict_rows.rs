@@ -13,6 +13,7 @@ use super::checklist::{ADVISORY, Checklist, RowStatus, RunRow, check_name};
 use super::plain;
 use super::records::{Status, Verdict};
 use super::verdicts::cut_chars;
+use crate::check::what_ran::{Facts, what_ran};
 use crate::escape;
 use std::fmt::Write;
 
@@ -29,6 +30,8 @@ const NOTES_PER_RUN: usize = 2_000;
 pub(crate) struct VerdictRows {
     list: Checklist,
     grouped: bool,
+    /// What ran, per run (written under the rows).
+    pub(crate) facts: Facts,
 }
 
 impl VerdictRows {
@@ -36,6 +39,7 @@ impl VerdictRows {
         VerdictRows {
             list: Checklist::new(run_checks),
             grouped,
+            facts: Facts::default(),
         }
     }
 
@@ -44,12 +48,12 @@ impl VerdictRows {
     }
 
     pub(crate) fn finish(&self) -> String {
-        render(&self.list, self.grouped)
+        render(&self.list, Some(&self.facts), self.grouped)
     }
 }
 
 /// The block for `list`.
-pub(crate) fn render(list: &Checklist, grouped: bool) -> String {
+pub(crate) fn render(list: &Checklist, facts: Option<&Facts>, grouped: bool) -> String {
     let runs = list.runs.iter().count();
     let rows: Vec<(RowStatus, String)> = list
         .numbers()
@@ -84,6 +88,24 @@ pub(crate) fn render(list: &Checklist, grouped: bool) -> String {
     }
     for (run, standing) in list.runs.iter() {
         let mut notes = String::new();
+        if let Some(f) = facts.and_then(|f| f.get(run)) {
+            let w = what_ran(f);
+            if !w.lines.is_empty() {
+                let _ = writeln!(out, "**What ran** in run {}:", run_label(run));
+                for l in &w.lines {
+                    let _ = writeln!(out, "- {l}");
+                }
+                out.push('\n');
+            }
+            for n in &w.notes {
+                let at = if runs > 1 {
+                    format!(" (run {})", run_label(run))
+                } else {
+                    String::new()
+                };
+                let _ = writeln!(notes, "Note{at}: {n}");
+            }
+        }
         for v in &standing.unnumbered {
             let line = note(v, run, runs > 1);
             if notes.len() + line.len() > NOTES_PER_RUN {

@@ -125,6 +125,8 @@ pub(crate) struct MarkdownReport {
     rows: [HeldRows; 2],
     /// Where the verifier's checklist stands: the summary on top.
     checklist: super::checklist::Checklist,
+    /// What ran, per run (under the summary's rows).
+    pub(crate) facts: crate::check::what_ran::Facts,
 }
 
 #[derive(Default)]
@@ -153,6 +155,7 @@ impl MarkdownReport {
             total: Tally::default(),
             runs: ByRun::default(),
             rows: Default::default(),
+            facts: Default::default(),
         }
     }
 
@@ -196,7 +199,7 @@ impl MarkdownReport {
             let _ = writeln!(
                 buf,
                 "\n{}",
-                super::verdict_rows::render(&self.checklist, false)
+                super::verdict_rows::render(&self.checklist, Some(&self.facts), false)
             );
         }
         let mut tail = 0;
