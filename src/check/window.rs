@@ -473,10 +473,18 @@ fn when(life: &Life, r: &Evidence, at: Option<Stamp>, window: Option<&Window>) -
         return When::HealthCheck;
     }
     if !life.serving.iter().any(|&s| s < line) {
-        return if served_after {
-            When::BeforeServing
-        } else {
-            When::NeverServed
+        if !served_after {
+            return When::NeverServed;
+        }
+        // A failed first launch, then a server that came up: set aside only
+        // where its own time is before the measured phase began (a log's
+        // line order alone can hide a crash printed out of order).
+        let start = window.and_then(|w| w.start.as_ref()).and_then(|m| m.at);
+        return match (at, start) {
+            (Some(at), Some(start)) if at.cmp_to(&start) == Some(Ordering::Less) => {
+                When::BeforeServing
+            }
+            _ => When::Unplaced,
         };
     }
     let Some(w) = window else {
@@ -564,10 +572,11 @@ mod tests {
         );
         assert_eq!(w, When::NeverServed);
         assert!(w.spoils());
-        // A failed first launch, then a server that came up: noted.
+        // A failed first launch, then a server that came up: counted while
+        // nothing places it before the measured phase.
         let w = when(&life(&[90], &[]), &tb(40, "CUDA error"), None, None);
-        assert_eq!(w, When::BeforeServing);
-        assert!(!w.spoils());
+        assert_eq!(w, When::Unplaced);
+        assert!(w.spoils());
     }
 
     /// The window of a real agentic run (benchmark.log of

@@ -53,13 +53,17 @@ use std::collections::BTreeMap;
 /// string). The audit store's own SQLite schema is versioned apart
 /// (`audit::store::STORE_SCHEMA_VERSION`).
 ///
+/// 5: record type `diff` (`artiscan diff`); coverage notes of kind
+/// `core_dump`, errors of kind `empty`; a match in a later window of a long
+/// line has `truncated` true and its `column` counted from the line's start.
+///
 /// 4: a verdict's `checklist`: the InferenceX verifier's check number
 /// (0-15) the check answers, where its check file gives one.
 ///
 /// 3: coverage notes of kind `image`; coverage errors of kind
 /// `not_an_archive`; notes `after_end` and `name_mismatch`; a verdict's
 /// per-server ranks may be `"DP1 TP3"` strings where replicas name them.
-pub(crate) const SCHEMA_VERSION: &str = "4";
+pub(crate) const SCHEMA_VERSION: &str = "5";
 
 // The domain's text types print as their strings.
 impl Serialize for Citation {

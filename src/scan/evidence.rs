@@ -981,58 +981,77 @@ impl<'a> MemberScan<'a> {
                 // which lines are its entries (src/pack/kind/indent.rs).
                 use crate::pack::kind::indent::{LineAt, Made, Then};
                 let (at, rest) = indentation(re, text);
-                let read = b.each.captures(text);
-                let pair = read.as_ref().and_then(|c| {
-                    let value = c.name("value").map_or(&b""[..], |m| m.as_bytes());
-                    Some((c.name("name")?.as_bytes(), value))
-                });
-                let (made, then) =
-                    state.step(is_blank_or_comment(text), at, rest, pair, || LineAt {
-                        number: line.number,
-                        offset: line.offset,
-                        text: text.into(),
-                    });
-                for m in made {
-                    match m {
-                        Made::Record { name, value, at } => {
-                            let mut caps = self.blocks[i].caps(self.set).clone();
-                            caps.extend(
-                                self.set
-                                    .named_captures(v, &[("name", &name), ("value", &value)]),
-                            );
-                            match &at {
-                                Some(a) => {
-                                    let cited = Line {
-                                        number: a.number,
-                                        offset: a.offset,
-                                        raw: &a.text,
-                                        hay: &a.text,
-                                        truncated: false,
-                                        window: 0,
-                                        shared: 0,
-                                    };
-                                    self.emit(vi, &cited, &a.text, 0, caps);
-                                }
-                                None => self.emit(vi, line, text, at_column(text, rest), caps),
-                            }
-                            self.block_rules.push(v.rule);
+                if !b.each.capture_names().any(|n| n == Some("name")) {
+                    match state.step_keys(
+                        is_blank_or_comment(text),
+                        at,
+                        rest,
+                        b.each.is_match(text),
+                    ) {
+                        Then::End => {
+                            self.blocks.remove(i);
+                            continue;
                         }
-                        Made::Unreadable(what) => self.cuts.push(format!(
-                            "{}: line {}: {what}: the block is read in part",
-                            self.set.rules[v.rule].id, line.number
-                        )),
+                        Then::Done => {
+                            i += 1;
+                            continue;
+                        }
+                        Then::Entry => {}
                     }
-                }
-                match then {
-                    Then::End => {
-                        self.blocks.remove(i);
-                        continue;
+                } else {
+                    let read = b.each.captures(text);
+                    let pair = read.as_ref().and_then(|c| {
+                        let value = c.name("value").map_or(&b""[..], |m| m.as_bytes());
+                        Some((c.name("name")?.as_bytes(), value))
+                    });
+                    let (made, then) =
+                        state.step(is_blank_or_comment(text), at, rest, pair, || LineAt {
+                            number: line.number,
+                            offset: line.offset,
+                            text: text.into(),
+                        });
+                    for m in made {
+                        match m {
+                            Made::Record { name, value, at } => {
+                                let mut caps = self.blocks[i].caps(self.set).clone();
+                                caps.extend(
+                                    self.set
+                                        .named_captures(v, &[("name", &name), ("value", &value)]),
+                                );
+                                match &at {
+                                    Some(a) => {
+                                        let cited = Line {
+                                            number: a.number,
+                                            offset: a.offset,
+                                            raw: &a.text,
+                                            hay: &a.text,
+                                            truncated: false,
+                                            window: 0,
+                                            shared: 0,
+                                        };
+                                        self.emit(vi, &cited, &a.text, 0, caps);
+                                    }
+                                    None => self.emit(vi, line, text, at_column(text, rest), caps),
+                                }
+                                self.block_rules.push(v.rule);
+                            }
+                            Made::Unreadable(what) => self.cuts.push(format!(
+                                "{}: line {}: {what}: the block is read in part",
+                                self.set.rules[v.rule].id, line.number
+                            )),
+                        }
                     }
-                    Then::Done => {
-                        i += 1;
-                        continue;
+                    match then {
+                        Then::End => {
+                            self.blocks.remove(i);
+                            continue;
+                        }
+                        Then::Done => {
+                            i += 1;
+                            continue;
+                        }
+                        Then::Entry => {}
                     }
-                    Then::Entry => {}
                 }
             }
             if b.end.as_ref().is_some_and(|e| e.is_match(text)) {

@@ -2410,10 +2410,11 @@ fn aggregated_lines_make_claims_apply_in_audit_as_in_check() {
     let checked =
         crate::harness::artiscan_in(dir.path(), &["check", "--set", "inferencex", "runs/1"]);
     assert_eq!(from_audit, crate::harness::checked_verdicts(&checked));
-    // The claim applies: it is judged, not set aside.
+    // The claim applies: it is judged, not set aside (the server log, a
+    // twin, does not vote; the run's claim that a client was read does).
     let chat = from_audit
         .iter()
-        .find(|(_, c, _)| c == "spec-decode-chat-template")
+        .find(|(_, c, _)| c == "spec-decode-client-in-run")
         .expect("judged");
     assert_ne!(chat.2, "not_applicable", "{chat:?}");
 }

@@ -228,15 +228,20 @@ fn cut_downloads_and_missing_sources_are_unknown() {
             "{v}"
         );
     }
-    // A server log alone: the client ran elsewhere, no env dump was read.
+    // A server log alone: the client ran elsewhere (a server-log twin does
+    // not vote on Check 9; the run's artifacts that hold a client answer),
+    // no env dump was read.
     let sgl = format!("server_logs_{SGL}");
     let r = reason(&m, &sgl, "spec-decode-chat-template");
     assert_eq!(
         status(&m, &sgl, "spec-decode-chat-template"),
-        "unknown",
+        "not_applicable",
         "{r}"
     );
-    assert!(r.contains("bench.client"), "{r}");
+    assert!(
+        r.contains("does not vote") && r.contains("bench.client"),
+        "{r}"
+    );
     assert_eq!(status(&m, &sgl, "nextn-fp8-moe-unset"), "unknown");
     // Agentic or not cannot be told from it: Check 11 does not judge it.
     assert_eq!(

@@ -117,6 +117,24 @@ impl IndentState {
         }
     }
 
+    /// Reads one line of a block whose `each` picks values out of a YAML
+    /// mapping rather than reading name/value entries (`container:` under
+    /// `model:`): lines `each` does not match are other keys, passed over.
+    pub(crate) fn step_keys(&mut self, blank: bool, at: usize, rest: &[u8], matched: bool) -> Then {
+        if blank {
+            return Then::Done;
+        }
+        if at < self.start || (at == self.start && !rest.starts_with(b"- ")) {
+            return Then::End;
+        }
+        let entry = *self.entry.get_or_insert(at);
+        if at > entry || !matched {
+            Then::Done
+        } else {
+            Then::Entry
+        }
+    }
+
     /// Reads one line: `blank` (blank or a comment), its indentation `at`,
     /// the text after it `rest`, and what `each` read on it (name and
     /// value), if it did. `line` is the line itself, kept if it opens a
