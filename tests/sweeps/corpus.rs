@@ -67,8 +67,8 @@ fn read(path: &str) -> Read {
     }
 }
 
-/// libarchive's members with lines, as artiscan names them (a leading
-/// `./` dropped).
+/// libarchive's members with lines, named as the archive spells them (as
+/// artiscan cites them, a leading `./` kept).
 fn golden_members(g: &Value) -> BTreeMap<String, (u64, String)> {
     let mut out = BTreeMap::new();
     for m in g["members"].as_array().unwrap() {
@@ -78,10 +78,7 @@ fn golden_members(g: &Value) -> BTreeMap<String, (u64, String)> {
         if lines == 0 {
             continue;
         }
-        let mut name = m["name"].as_str().unwrap();
-        while let Some(rest) = name.strip_prefix("./") {
-            name = rest;
-        }
+        let name = m["name"].as_str().unwrap();
         out.insert(
             name.to_string(),
             (lines, m["lines_sha256"].as_str().unwrap().to_string()),
