@@ -583,13 +583,6 @@ open(sys.argv[1] + '/a.log.bz2', 'wb').write(bz2.compress(data) + bz2.compress(b
     let run = grep_json(d.path(), "Traceback", "a.log.bz2");
     assert_eq!(hits(&run).len(), 4);
     assert_eq!(coverage(&run)["complete"], true);
-    let Some(corpus) = super::harness::shared_corpus() else {
-        return;
-    };
-    let lz4 = corpus.join("libarchive/cat/test_expand.lz4");
-    let run = artiscan(&["grep", "--format", "jsonl", "-c", "", lz4.to_str().unwrap()]);
-    assert_eq!(run.of_type("count")[0]["count"], 1, "{}", run.stdout);
-    assert_eq!(coverage(&run)["complete"], true);
 }
 
 // ------------------------------------------------------------------ inputs

@@ -369,44 +369,6 @@ pub fn artifact_verdicts(vs: Vec<Value>) -> Vec<Value> {
         .collect()
 }
 
-/// Whether a test whose shared input (`../shared/`) is absent fails: in
-/// CI (`ARTISCAN_CI`) and in the sweeps, which are asked for by name; in
-/// the default suite it prints `SKIP` and returns early.
-pub fn missing_shared(what: &Path) {
-    let why = format!("no {} (lay shared/ beside the clone)", what.display());
-    if std::env::var_os("ARTISCAN_CI").is_some() || module_path!().starts_with("sweeps::") {
-        panic!("{why}");
-    }
-    eprintln!("SKIP: {why}");
-}
-
-/// The shared corpus (`shared/corpus/` laid beside the clone), or None
-/// where it is absent (see `missing_shared`).
-pub fn shared_corpus() -> Option<PathBuf> {
-    let dir = root().join("../shared/corpus");
-    if dir.join("libarchive").is_dir() {
-        Some(dir)
-    } else {
-        missing_shared(&dir);
-        None
-    }
-}
-
-/// The real run `name` (a `.tar.zst` of `../shared/corpus/real-runs`)
-/// unpacked under `into`; `None` where `shared/` is absent (see
-/// `missing_shared`).
-pub fn unpack_real_run(name: &str, into: &Path) -> Option<PathBuf> {
-    let archive = root().join("../shared/corpus/real-runs").join(name);
-    if !archive.is_file() {
-        missing_shared(&archive);
-        return None;
-    }
-    let file = std::fs::File::open(&archive).unwrap();
-    let dec = zstd::stream::read::Decoder::new(file).unwrap();
-    tar::Archive::new(dec).unpack(into).unwrap();
-    Some(into.to_path_buf())
-}
-
 /// A verdict as (scope, check, status).
 pub type VerdictRow = (String, String, String);
 

@@ -15,7 +15,8 @@
 //! A truncation sweep cuts archives at many points: never `complete` when
 //! something was lost, never a line the whole archive does not have.
 
-use super::harness::{artiscan, root, shared_corpus};
+use crate::harness::{artiscan, root};
+use crate::shared::shared_corpus;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
@@ -229,4 +230,18 @@ fn truncation_sweep_never_claims_complete() {
         }
     }
     println!("{cuts} cuts");
+}
+
+/// libarchive's lz4 frame sample is read whole (the lz4 reader's case on
+/// real input; its synthetic cases are in the `cli` target's archives.rs).
+#[test]
+fn libarchive_lz4_frame_is_read_whole() {
+    let Some(corpus) = shared_corpus() else {
+        return;
+    };
+    let lz4 = corpus.join("libarchive/cat/test_expand.lz4");
+    let run = artiscan(&["grep", "--format", "jsonl", "-c", "", lz4.to_str().unwrap()]);
+    assert_eq!(run.of_type("count")[0]["count"], 1, "{}", run.stdout);
+    let cov = &run.of_type("coverage")[0];
+    assert_eq!(cov["complete"], true, "{cov}");
 }

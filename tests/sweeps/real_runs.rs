@@ -6,6 +6,7 @@
 //! name. Tests skip with a message where `shared/` is absent.
 
 use crate::harness::*;
+use crate::shared::unpack_real_run;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

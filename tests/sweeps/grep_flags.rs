@@ -5,7 +5,8 @@
 //! `\r` or escape codes, which artiscan escapes or cleans and the others
 //! print raw.
 
-use crate::harness::{artiscan_in, missing_shared, root};
+use crate::harness::{artiscan_in, root};
+use crate::shared::missing_shared;
 use serde_json::Value;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -13,12 +14,10 @@ use std::process::Command;
 
 fn rg() -> Option<PathBuf> {
     let rg = root().join("../shared/tools/rg");
-    if rg.is_file() {
-        Some(rg)
-    } else {
+    if !rg.is_file() {
         missing_shared(&rg);
-        None
     }
+    Some(rg)
 }
 
 /// A folder with `server.log` (plain text, realistic lines), `notes.txt`
