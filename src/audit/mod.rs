@@ -703,7 +703,11 @@ impl Work<'_> {
             (Err(e), _) => return ArtifactWork::Failed(e.clone()),
             (Ok(_), _) => unreachable!("only files are stat'ed"),
         };
-        let fields = crate::names::fields_for(&a.path, opts.run_id.as_deref());
+        let mut fields = crate::names::fields_for(&a.path, opts.run_id.as_deref());
+        // A run folder not named by a number (`glm5.1-fp4-...-hicache`, as a
+        // person names a download) is named by its path, as the report
+        // names it: never NULL in the tables.
+        fields.run_id.get_or_insert_with(|| of.run_dir.clone());
         // A file now grouped otherwise (files added beside it) is scanned
         // again, so that its rows and its artifact's verdicts move with it.
         if let Some(((st, file), p)) = st.zip(self.prior.get(&a.path)).filter(|(_, p)| {
