@@ -22,8 +22,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
 /// The rules what ran reads (scanned by `check` whatever its checks).
-pub(crate) const RULES: [&str; 5] = [
+pub(crate) const RULES: [&str; 6] = [
     "result.point",
+    "launch.role",
     "version.framework",
     "sglang.server_args",
     "vllm.non_default_args",
@@ -81,6 +82,9 @@ pub(crate) struct RunFacts {
     results: u64,
     pub engines: Values,
     pub models: Values,
+    /// Each role's launch (`prefill sglang.launch_server`), from
+    /// `launch.role`: the command itself is in the JSON records.
+    pub launches: Values,
     pub hardware: Values,
     pub topology: Values,
     pub spec: Values,
@@ -181,6 +185,11 @@ impl RunFacts {
             "vllm.non_default_args" => {
                 if let Some(m) = cap("model") {
                     self.models.add(&m, &cite);
+                }
+            }
+            "launch.role" => {
+                if let (Some(role), Some(engine)) = (cap("role"), cap("engine")) {
+                    self.launches.add(&format!("{role} {engine}"), &cite);
                 }
             }
             _ => {}
@@ -384,7 +393,11 @@ pub(crate) fn what_ran(facts: &RunFacts) -> WhatRan {
             ))
         ));
     }
-    for (label, v) in [("engine", &f.engines), ("model", &f.models)] {
+    for (label, v) in [
+        ("engine", &f.engines),
+        ("model", &f.models),
+        ("launched", &f.launches),
+    ] {
         if !v.is_empty() {
             w.lines.push(format!("{label}: {}", listed(v, code)));
         }
@@ -445,13 +458,15 @@ pub(crate) fn what_ran(facts: &RunFacts) -> WhatRan {
         w.lines.push(s);
     }
     // Notes.
-    if f.models.distinct() > 1 {
-        let v: Vec<(&str, &str)> = f
-            .models
+    let first_model = f.models.seen.first();
+    let other_model = first_model.and_then(|(m0, _)| {
+        f.models
             .seen
             .iter()
-            .map(|(a, b)| (a.as_str(), b.as_str()))
-            .collect();
+            .find(|(m, _)| model_name(m) != model_name(m0))
+    });
+    if let (Some(a), Some(b)) = (first_model, other_model) {
+        let v = [(a.0.as_str(), a.1.as_str()), (b.0.as_str(), b.1.as_str())];
         w.notes.push(format!(
             "runs mixed in one folder: the model path differs ({} at {}; {} at {}): its verdicts are judged together; give each run's artifacts separately to judge them apart",
             code(v[0].0),
@@ -504,6 +519,23 @@ pub(crate) fn what_ran(facts: &RunFacts) -> WhatRan {
         ));
     }
     w
+}
+
+/// The model a path names, for telling runs apart: a Hugging Face id
+/// (`amd/GLM-5.1-MXFP4`), the local folder it was downloaded to
+/// (`/models/amd/GLM-5.1-MXFP4`, `/data/GLM-5.1-MXFP4/`) and the hub
+/// cache's snapshot (`.../models--amd--GLM-5.1-MXFP4/snapshots/<rev>`) are
+/// one model: its last name, case aside.
+fn model_name(path: &str) -> String {
+    let path = path.trim().trim_end_matches('/');
+    let name = match path.find("models--") {
+        Some(i) => {
+            let repo = path[i + "models--".len()..].split('/').next().unwrap_or("");
+            repo.rsplit("--").next().unwrap_or(repo)
+        }
+        None => path.rsplit('/').next().unwrap_or(path),
+    };
+    name.to_ascii_lowercase()
 }
 
 /// The days between the first and last full date, when more than two
@@ -674,6 +706,52 @@ mod tests {
             notes.contains("`zai-org/GLM-5.1-FP8` at `r/bmk_"),
             "{notes}"
         );
+    }
+
+    #[test]
+    fn each_roles_launch_is_said_and_cited() {
+        let mut f = RunFacts::default();
+        for (role, engine, member) in [
+            ("prefill", "sglang.launch_server", "./n1_prefill_w0.out"),
+            ("decode", "sglang.launch_server", "./n2_decode_w0.out"),
+            ("decode", "sglang.launch_server", "./n3_decode_w1.out"),
+            ("router", "sglang_router.launch_router", "./router.out"),
+        ] {
+            f.record(&ev(
+                "launch.role",
+                "l.tar.gz",
+                &[member],
+                "+ python3 -m sglang.launch_server --model-path m",
+                serde_json::json!({"role": role, "engine": engine}),
+            ));
+        }
+        let lines = what_ran(&f).lines.join("\n");
+        assert!(
+            lines.contains("launched: `prefill sglang.launch_server` (`l.tar.gz!./n1_prefill_w0.out:3`), `decode sglang.launch_server` (`l.tar.gz!./n2_decode_w0.out:3`), `router sglang_router.launch_router`"),
+            "{lines}"
+        );
+    }
+
+    #[test]
+    fn one_model_by_its_id_its_folder_or_its_cache_is_not_runs_mixed() {
+        let mut f = RunFacts::default();
+        for (m, at) in [
+            ("amd/GLM-5.1-MXFP4", "a/server.log:3"),
+            ("/models/amd/GLM-5.1-MXFP4/", "b/server.log:3"),
+            (
+                "/root/.cache/huggingface/hub/models--amd--GLM-5.1-MXFP4/snapshots/0a1b2c",
+                "c/server.log:3",
+            ),
+        ] {
+            f.models.add(m, at);
+        }
+        let notes = what_ran(&f).notes.join("\n");
+        assert!(!notes.contains("mixed"), "{notes}");
+        // Another model is two runs, whichever spelling came first.
+        f.models.add("/data/MiniMax-M2.5", "d/server.log:3");
+        let notes = what_ran(&f).notes.join("\n");
+        assert!(notes.contains("runs mixed in one folder"), "{notes}");
+        assert!(notes.contains("MiniMax-M2.5"), "{notes}");
     }
 
     #[test]
