@@ -187,3 +187,24 @@ TypeError: 'NoneType' object is not callable
     assert!(r.contains("printed after the server shut down"), "{tb}");
     assert!(r.contains("a finalizer at interpreter exit"), "{tb}");
 }
+
+/// A vLLM engine whose weights left no memory for the KV cache
+/// (v1/core/kv_cache_utils.py, raised at start-up): the server never came
+/// up, so the point measured nothing.
+#[test]
+fn vllm_no_memory_for_the_cache_blocks_fails_no_oom() {
+    let d = tempfile::tempdir().unwrap();
+    let log = "\
+(EngineCore_DP0 pid=163) INFO 06-04 05:00:04 [core.py:112] Initializing a V1 LLM engine (v0.22.0) with config: model='MiniMaxAI/MiniMax-M2.5', speculative_config=None, tokenizer='MiniMaxAI/MiniMax-M2.5', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, tokenizer_revision=None, trust_remote_code=True, dtype=torch.bfloat16, max_seq_len=196608, download_dir=None, load_format=auto, tensor_parallel_size=2, pipeline_parallel_size=1, data_parallel_size=1, quantization=fp8
+(EngineCore_DP0 pid=163) ERROR 06-04 05:01:02 [core.py:708] EngineCore failed to start.
+(EngineCore_DP0 pid=163) ERROR 06-04 05:01:02 [core.py:708] Traceback (most recent call last):
+(EngineCore_DP0 pid=163) ERROR 06-04 05:01:02 [core.py:708]   File \"/usr/local/lib/python3.12/dist-packages/vllm/v1/core/kv_cache_utils.py\", line 689, in check_enough_kv_cache_memory
+(EngineCore_DP0 pid=163) ERROR 06-04 05:01:02 [core.py:708]     raise ValueError(\"No available memory for the cache blocks. \"
+(EngineCore_DP0 pid=163) ERROR 06-04 05:01:02 [core.py:708] ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.
+";
+    let (_, oom) = crash_verdicts(d.path(), &[("server.log", log)]);
+    assert_eq!(oom["status"], "fail", "{oom}");
+    assert!(reason(&oom).contains("the point measured nothing"), "{oom}");
+    // The quoted `raise` is the source line, not a second event.
+    assert_eq!(oom["evidence"].as_array().unwrap().len(), 1, "{oom}");
+}
