@@ -135,7 +135,27 @@ impl Check {
                 }
             }
         }
+        let elsewhere = self.keep_applying_artifacts(&cx, &mut matching);
         if !self.applies_here(&mut v, &cx, &matching) || !self.sources(&mut v, &cx) {
+            return v;
+        }
+        if let Some(r) = elsewhere
+            && matching.is_empty()
+            && self.expect == Expect::Present
+        {
+            // Found only where the claim does not speak: the artifacts it
+            // speaks about may have kept theirs elsewhere (a job log).
+            v.status = Status::Unknown;
+            v.evidence = vec![cited(r)];
+            v.reason = format!(
+                "no {} record in the artifacts holding {} ({} is in an artifact without it, which says nothing of them)",
+                self.rule,
+                self.applies
+                    .as_ref()
+                    .map(|a| a.what.as_str())
+                    .unwrap_or_default(),
+                r.citation
+            );
             return v;
         }
         let benign = self.set_aside_by_timing(&cx, &mut matching);
@@ -207,6 +227,31 @@ impl Check {
             v.reason = format!("{}; {note}", v.reason);
         }
         v
+    }
+
+    /// A run's answer to a claim that only its evidence makes apply
+    /// (`evidence_only`) comes from the artifacts holding that evidence: a
+    /// non-speculative sibling's client says nothing of the speculative
+    /// points (Check 9 passed on it).
+    /// Returns a record left out, if any.
+    fn keep_applying_artifacts<'a>(
+        &self,
+        cx: &Ctx<'_, 'a>,
+        matching: &mut Vec<&'a Evidence>,
+    ) -> Option<&'a Evidence> {
+        let a = self.applies.as_ref()?;
+        if self.scope != super::CheckScope::Run || !a.evidence_only || matching.is_empty() {
+            return None;
+        }
+        let applying: std::collections::HashSet<String> = cx
+            .scope
+            .records()
+            .filter(|r| a.evidence.iter().any(|e| e.matches(r, &cx.params)))
+            .map(|r| super::window::artifact_of(cx.scope, r))
+            .collect();
+        let first = matching[0];
+        matching.retain(|r| applying.contains(&super::window::artifact_of(cx.scope, r)));
+        (matching.is_empty()).then_some(first)
     }
 
     /// With `crash_timing`, takes out of `matching` the records printed

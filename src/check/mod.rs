@@ -401,6 +401,7 @@ pub(crate) fn needed_rules<'c>(checks: impl IntoIterator<Item = &'c Check>) -> B
         if c.crash_timing {
             out.insert(crash::LIFECYCLE.to_string());
             out.insert(crash::WINDOW.to_string());
+            out.insert(crash::DRIVER.to_string());
         }
         match &c.ranks {
             Some(Ranks::Seen(r)) | Some(Ranks::Capture { rule: r, .. }) => {

@@ -58,10 +58,6 @@ impl Values {
     fn is_empty(&self) -> bool {
         self.seen.is_empty()
     }
-
-    fn distinct(&self) -> usize {
-        self.seen.len() + self.more as usize
-    }
 }
 
 /// One copy of a results file (extracted, or inside its zip): its rows'

@@ -22,6 +22,9 @@ use std::sync::LazyLock;
 
 /// The rule whose records bound a client's measurement window.
 pub(crate) const WINDOW: &str = "client.window";
+/// The rule whose driver records (srt-slurm starting a worker) mark a
+/// job's driver log.
+pub(crate) const DRIVER: &str = "setup.srt_worker";
 /// The rule whose records mark a server's life in its log.
 pub(crate) const LIFECYCLE: &str = "server.lifecycle";
 
@@ -199,7 +202,7 @@ fn cap_str<'e>(r: &'e Evidence, k: &str) -> Option<&'e str> {
 }
 
 /// The artifact of the scope a record comes from (a run scope holds many).
-fn artifact_of(scope: &Scope<'_>, r: &Evidence) -> String {
+pub(crate) fn artifact_of(scope: &Scope<'_>, r: &Evidence) -> String {
     let path: &str = &r.location.path;
     scope
         .artifacts
@@ -380,6 +383,7 @@ pub(crate) fn classify<'a>(scope: &Scope<'a>, records: &[&'a Evidence]) -> Vec<C
         }
     }
     let windows = windows(scope);
+    let drivers = driver_members(scope);
     let stamped = stamped_lines(scope, records);
     let none = Life::default();
     records
@@ -396,8 +400,12 @@ pub(crate) fn classify<'a>(scope: &Scope<'a>, records: &[&'a Evidence]) -> Vec<C
                 let (l, s) = lines.get(i.checked_sub(1)?)?;
                 (r.location.line - l <= TRACEBACK_REACH).then_some(*s)
             });
-            let life = lives.get(&member(r)).unwrap_or(&none);
-            let when = when(life, r, at, windows.get(&artifact));
+            let window = windows.get(&artifact);
+            let when = if r.rule == JOB_ABORTED || drivers.contains(&member(r)) {
+                when_in_driver(r, at, window)
+            } else {
+                when(lives.get(&member(r)).unwrap_or(&none), r, at, window)
+            };
             Crash {
                 record: r,
                 when,
@@ -406,6 +414,35 @@ pub(crate) fn classify<'a>(scope: &Scope<'a>, records: &[&'a Evidence]) -> Vec<C
             }
         })
         .collect()
+}
+
+/// The rule of a job's own aborts (SLURM cancellations, srt-slurm's
+/// driver seeing a serving process die).
+pub(crate) const JOB_ABORTED: &str = "job.aborted";
+
+/// Members that are srt-slurm's driver log (it starts the workers), not a
+/// server's: a server's life is not in them, so their lines (and a job's
+/// aborts wherever printed) are placed by time alone.
+fn driver_members(scope: &Scope<'_>) -> std::collections::HashSet<String> {
+    scope
+        .records_of(DRIVER)
+        .filter(|r| cap(r, "mode").is_some())
+        .map(member)
+        .collect()
+}
+
+/// When a line of a driver log was printed: the workers never becoming
+/// healthy measured nothing; anything else (a process's death, the lines
+/// of its log the driver quotes, a cancellation) by its time against the
+/// window.
+fn when_in_driver(r: &Evidence, at: Option<Stamp>, window: Option<&Window>) -> When {
+    if cap_str(r, "event") == Some("unhealthy") {
+        return When::NeverServed;
+    }
+    match window {
+        Some(w) => place(at, w),
+        None => When::Unplaced,
+    }
 }
 
 /// Lines a traceback spans at most (as `error.traceback`'s `then` reads).
@@ -434,8 +471,8 @@ fn stamped_lines(scope: &Scope<'_>, records: &[&Evidence]) -> HashMap<String, Ve
     out
 }
 
-/// The crash records of a scope (main-context tracebacks and
-/// out-of-memory errors), classified: what the Pareto check and the rows
+/// The crash records of a scope (main-context tracebacks,
+/// out-of-memory errors, a job's aborts), classified: what the Pareto check and the rows
 /// read.
 #[allow(dead_code)] // the Pareto check's and the rows' entry
 pub(crate) fn crashes<'a>(scope: &Scope<'a>) -> Vec<Crash<'a>> {
@@ -443,8 +480,21 @@ pub(crate) fn crashes<'a>(scope: &Scope<'a>) -> Vec<Crash<'a>> {
         .records_of("error.traceback")
         .filter(|r| cap_str(r, "context").is_none_or(|c| c == "main"))
         .chain(scope.records_of("error.oom"))
+        .chain(scope.records_of(JOB_ABORTED))
         .collect();
     classify(scope, &records)
+}
+
+/// One `Note:` sentence per crash of the scope (a run), in line order,
+/// each ending in its citation: what "what ran" lists under a run's rows.
+/// Spoiling crashes say so (`crash inside the measurement window of <point>
+/// at <T>`, `... the point measured nothing`); noted ones say why not.
+#[allow(dead_code)] // the rows' entry (what_ran.rs)
+pub(crate) fn crash_notes(scope: &Scope<'_>) -> Vec<String> {
+    crashes(scope)
+        .iter()
+        .map(|c| format!("{} ({})", c.describe(), c.record.citation))
+        .collect()
 }
 
 /// The crashes that spoiled the artifact `artifact`'s measurement (a point
@@ -490,6 +540,11 @@ fn when(life: &Life, r: &Evidence, at: Option<Stamp>, window: Option<&Window>) -
     let Some(w) = window else {
         return When::Unplaced;
     };
+    place(at, w)
+}
+
+/// A crash printed at `at` against the window `w`.
+fn place(at: Option<Stamp>, w: &Window) -> When {
     let start = w.start.as_ref().and_then(|m| m.at);
     let (Some(at), Some(start)) = (at, start) else {
         return When::Unplaced;
@@ -632,6 +687,96 @@ mod tests {
         };
         let late = at("[2026-06-03 19:00:00 TP0] x");
         assert_eq!(when(&l, &tb(5000, "x"), late, Some(&open)), When::InWindow);
+    }
+
+    /// srt-slurm's driver: no server life in it, its lines placed by time
+    /// against its own benchmark window (benchmark_stage.py wording).
+    #[test]
+    fn a_driver_line_is_placed_by_its_time_alone() {
+        let mark = |line: &str| Mark {
+            citation: "sweep_4411.log:4".into(),
+            at: Some(stamp(line)),
+        };
+        let w = Window {
+            client: "srt-slurm".into(),
+            start: Some(mark(
+                "2026-10-29 04:21:40 [INFO] Running sa-bench benchmark",
+            )),
+            end: Some(mark(
+                "2026-10-29 04:58:02 [INFO] Benchmark completed successfully",
+            )),
+        };
+        let rec = |event: &str| {
+            crate::check::judge::tests::rec(
+                "sweep_4411.log",
+                5,
+                JOB_ABORTED,
+                serde_json::json!({ "event": event }),
+                None,
+            )
+        };
+        let died = Some(stamp(
+            "2026-10-29 04:31:10 [ERROR] Critical process 'decode_w0' exited with code 137",
+        ));
+        assert_eq!(
+            when_in_driver(&rec("exited"), died, Some(&w)),
+            When::InWindow
+        );
+        let cancelled = Some(stamp(
+            "slurmstepd: error: *** JOB 4411 ON gb200-nv-01 CANCELLED AT 2026-10-29T05:00:00 DUE TO TIME LIMIT ***",
+        ));
+        assert_eq!(
+            when_in_driver(&rec("cancelled"), cancelled, Some(&w)),
+            When::AfterWindow
+        );
+        assert_eq!(
+            when_in_driver(&rec("cancelled"), cancelled, None),
+            When::Unplaced
+        );
+        assert_eq!(
+            when_in_driver(&rec("unhealthy"), died, Some(&w)),
+            When::NeverServed
+        );
+    }
+
+    #[test]
+    fn crash_notes_name_the_point_when_and_where() {
+        use crate::check::judge::tests::{rec, scan};
+        let serving = rec(
+            "server.log",
+            2,
+            LIFECYCLE,
+            serde_json::json!({ "event": "serving" }),
+            None,
+        );
+        let oom = rec(
+            "server.log",
+            10,
+            "error.oom",
+            serde_json::json!({ "message": "torch.OutOfMemoryError: HIP out of memory." }),
+            None,
+        );
+        let died = rec(
+            "sweep_4411.log",
+            5,
+            JOB_ABORTED,
+            serde_json::json!({ "event": "unhealthy" }),
+            None,
+        );
+        let s = scan(vec![serving, oom, died]);
+        let scope = Scope::new("run".into(), vec!["a.zip".into()], vec![("a.zip", &s)]);
+        let notes = crash_notes(&scope);
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(
+            notes[0].starts_with("crash of a.zip while the server was up, not placeable")
+                && notes[0].ends_with("(a.zip!server.log:10)"),
+            "{notes:?}"
+        );
+        assert!(
+            notes[1].contains("the point measured nothing")
+                && notes[1].ends_with("(a.zip!sweep_4411.log:5)"),
+            "{notes:?}"
+        );
     }
 
     #[test]

@@ -187,3 +187,150 @@ TypeError: 'NoneType' object is not callable
     assert!(r.contains("printed after the server shut down"), "{tb}");
     assert!(r.contains("a finalizer at interpreter exit"), "{tb}");
 }
+
+/// A vLLM engine whose weights left no memory for the KV cache
+/// (v1/core/kv_cache_utils.py, raised at start-up): the server never came
+/// up, so the point measured nothing.
+#[test]
+fn vllm_no_memory_for_the_cache_blocks_fails_no_oom() {
+    let d = tempfile::tempdir().unwrap();
+    let log = "\
+(EngineCore_DP0 pid=163) INFO 06-04 05:00:04 [core.py:112] Initializing a V1 LLM engine (v0.22.0) with config: model='MiniMaxAI/MiniMax-M2.5', speculative_config=None, tokenizer='MiniMaxAI/MiniMax-M2.5', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, tokenizer_revision=None, trust_remote_code=True, dtype=torch.bfloat16, max_seq_len=196608, download_dir=None, load_format=auto, tensor_parallel_size=2, pipeline_parallel_size=1, data_parallel_size=1, quantization=fp8
+(EngineCore_DP0 pid=163) ERROR 06-04 05:01:02 [core.py:708] EngineCore failed to start.
+(EngineCore_DP0 pid=163) ERROR 06-04 05:01:02 [core.py:708] Traceback (most recent call last):
+(EngineCore_DP0 pid=163) ERROR 06-04 05:01:02 [core.py:708]   File \"/usr/local/lib/python3.12/dist-packages/vllm/v1/core/kv_cache_utils.py\", line 689, in check_enough_kv_cache_memory
+(EngineCore_DP0 pid=163) ERROR 06-04 05:01:02 [core.py:708]     raise ValueError(\"No available memory for the cache blocks. \"
+(EngineCore_DP0 pid=163) ERROR 06-04 05:01:02 [core.py:708] ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.
+";
+    let (_, oom) = crash_verdicts(d.path(), &[("server.log", log)]);
+    assert_eq!(oom["status"], "fail", "{oom}");
+    assert!(reason(&oom).contains("the point measured nothing"), "{oom}");
+    // The quoted `raise` is the source line, not a second event.
+    assert_eq!(oom["evidence"].as_array().unwrap().len(), 1, "{oom}");
+}
+
+/// srt-slurm's driver log (`%(asctime)s [%(levelname)s] %(message)s`,
+/// srtctl/logging_utils.py): workers started, healthy, the benchmark
+/// script running (worker_stage.py, benchmark_stage.py wording).
+const DRIVER: &str = "\
+2026-10-29 04:01:05 [INFO] Starting prefill worker 0 on gb200-nv-02
+2026-10-29 04:01:05 [INFO] Starting decode worker 0 on gb200-nv-01
+2026-10-29 04:21:39 [INFO] Server is healthy - starting benchmark
+2026-10-29 04:21:40 [INFO] Running sa-bench benchmark
+";
+
+/// A decode worker killed inside the benchmark (exit 137), and the last
+/// lines of its log the driver quotes under `[ERROR]` (processes.py
+/// print_failure_details: the traceback's header cut off by the tail).
+const WORKER_DIED: &str = "\
+2026-10-29 04:31:10 [ERROR] Critical process 'decode_w0' exited with code 137
+2026-10-29 04:31:10 [ERROR] Critical process failure detected!
+2026-10-29 04:31:10 [ERROR] ============================================================
+2026-10-29 04:31:10 [ERROR] FAILURE DETAILS
+2026-10-29 04:31:10 [ERROR] 
+--- Process: decode_w0 ---
+2026-10-29 04:31:10 [ERROR] Exit code: 137
+2026-10-29 04:31:10 [ERROR] 
+Last 50 lines of log:
+2026-10-29 04:31:10 [ERROR]     scheduler.event_loop_overlap()
+2026-10-29 04:31:10 [ERROR]   File \"/sgl-workspace/sglang/python/sglang/srt/mem_cache/common.py\", line 312, in alloc_token_slots
+2026-10-29 04:31:10 [ERROR]     raise RuntimeError(error_msg)
+2026-10-29 04:31:10 [ERROR]   RuntimeError: Out of memory. Try to lower your batch size.
+";
+
+/// `check --set inferencex` on a run whose one artifact `multinode_<id>`
+/// holds these files: every verdict of that artifact, by check id.
+fn job_verdicts(dir: &Path, files: &[(&str, &str)]) -> impl Fn(&str) -> Value + use<> {
+    let art = dir
+        .join("run")
+        .join("multinode_dsr1_fp4_gb200_sglang_disagg");
+    std::fs::create_dir_all(&art).unwrap();
+    for (name, text) in files {
+        std::fs::write(art.join(name), text).unwrap();
+    }
+    let run = artiscan_in(dir, &["check", "--set", "inferencex", "run"]);
+    let vs = run.of_type("verdict");
+    move |check: &str| {
+        vs.iter()
+            .find(|v| {
+                v["check"] == check
+                    && v["scope"]
+                        .as_str()
+                        .unwrap()
+                        .ends_with("multinode_dsr1_fp4_gb200_sglang_disagg")
+            })
+            .cloned()
+            .unwrap_or_else(|| panic!("no {check} verdict: {}\n{}", run.stdout, run.stderr))
+    }
+}
+
+#[test]
+fn a_driver_log_is_crash_evidence_when_no_server_log_was_kept() {
+    // A worker's death inside the benchmark, read from the driver alone.
+    let d = tempfile::tempdir().unwrap();
+    let log = format!("{DRIVER}{WORKER_DIED}");
+    let v = job_verdicts(d.path(), &[("sweep_4411.log", &log)]);
+    let abort = v("no-job-abort");
+    assert_eq!(abort["status"], "fail", "{abort}");
+    assert!(
+        reason(&abort).contains("inside the measurement window"),
+        "{abort}"
+    );
+    assert!(
+        abort["evidence"][0]["citation"]
+            .as_str()
+            .unwrap()
+            .ends_with("sweep_4411.log:5"),
+        "{abort}"
+    );
+    let oom = v("no-oom");
+    assert_eq!(oom["status"], "fail", "{oom}");
+    // The same driver, the benchmark completing: runtime evidence that no
+    // serving process died (a pass, not "no server log").
+    let d = tempfile::tempdir().unwrap();
+    let log = format!("{DRIVER}2026-10-29 04:58:02 [INFO] Benchmark completed successfully\n");
+    let v = job_verdicts(d.path(), &[("sweep_4411.log", &log)]);
+    for id in ["no-job-abort", "no-oom", "no-traceback"] {
+        assert_eq!(v(id)["status"], "pass", "{}", v(id));
+    }
+    // The workers never became healthy: nothing was measured.
+    let d = tempfile::tempdir().unwrap();
+    let log = format!(
+        "{}2026-10-29 04:51:39 [ERROR] Server did not become healthy\n",
+        &DRIVER[..DRIVER.find("2026-10-29 04:21:39").unwrap()]
+    );
+    let v = job_verdicts(d.path(), &[("sweep_4411.log", &log)]);
+    let abort = v("no-job-abort");
+    assert_eq!(abort["status"], "fail", "{abort}");
+    assert!(reason(&abort).contains("measured nothing"), "{abort}");
+}
+
+#[test]
+fn a_slurm_cancellation_fails_inside_the_window_and_is_named_after_it() {
+    // slurmstepd's line (req.c) in the job's output, after the benchmark
+    // ended: the measurement is whole.
+    let cancel = |at: &str| {
+        format!(
+            "slurmstepd: error: *** JOB 4411 ON gb200-nv-01 CANCELLED AT 2026-10-29T{at} DUE TO TIME LIMIT ***\n"
+        )
+    };
+    let d = tempfile::tempdir().unwrap();
+    let log = format!(
+        "{DRIVER}2026-10-29 04:58:02 [INFO] Benchmark completed successfully\n{}",
+        cancel("05:00:00")
+    );
+    let v = job_verdicts(d.path(), &[("sweep_4411.log", &log)]);
+    let abort = v("no-job-abort");
+    assert_eq!(abort["status"], "pass", "{abort}");
+    assert!(
+        reason(&abort).contains("printed after the client's measured phase ended"),
+        "{abort}"
+    );
+    // Mid-run: the benchmark never finished.
+    let d = tempfile::tempdir().unwrap();
+    let log = format!("{DRIVER}{}", cancel("04:40:00"));
+    let v = job_verdicts(d.path(), &[("sweep_4411.log", &log)]);
+    let abort = v("no-job-abort");
+    assert_eq!(abort["status"], "fail", "{abort}");
+    assert!(reason(&abort).contains("at 2026-10-29 04:40:00"), "{abort}");
+}

@@ -545,3 +545,45 @@ fn check_9_judges_spec_decode_artifacts_only_and_twins_do_not_vote() {
         "{got:?}"
     );
 }
+
+#[test]
+fn a_client_only_in_a_non_speculative_sibling_does_not_answer_check_9_for_the_run() {
+    // Mixed MTP+STP sweep: the STP point kept its (chat) client, the MTP
+    // point none. The run's speculative points have no client: unknown,
+    // not a pass on the sibling's client.
+    let stp_args = ARGS.replace(
+        ", speculative_algorithm='EAGLE', speculative_num_steps=5, speculative_eagle_topk=1, speculative_num_draft_tokens=6",
+        ", speculative_algorithm=None",
+    );
+    let chat = NAMESPACE_RAW.replace("use_chat_template=False", "use_chat_template=True");
+    let vs = run_verdicts(&[
+        ("mtp", &[("server.log", ARGS)]),
+        (
+            "stp",
+            &[("server.log", &stp_args), ("benchmark.out", &chat)],
+        ),
+    ]);
+    let got = check_9(&vs);
+    assert!(
+        got.contains(&(
+            "spec-decode-client-in-run".into(),
+            "run".into(),
+            "unknown".into()
+        )),
+        "{got:?}"
+    );
+    // The client beside the MTP server answers.
+    let vs = run_verdicts(&[
+        ("mtp", &[("server.log", ARGS), ("benchmark.out", &chat)]),
+        ("stp", &[("server.log", &stp_args)]),
+    ]);
+    let got = check_9(&vs);
+    assert!(
+        got.contains(&(
+            "spec-decode-client-in-run".into(),
+            "run".into(),
+            "pass".into()
+        )),
+        "{got:?}"
+    );
+}
