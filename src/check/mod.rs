@@ -788,7 +788,7 @@ pub(crate) fn scope_reads(checks: &[Check], rules: &crate::pack::RuleSet) {
             ids.extend(a.undecidable_when.iter().map(|s| s.rule.clone()));
         }
         ids.insert("result.eval_meta".into());
-        if c.ranks.is_some() {
+        if c.ranks.is_some() || matches!(c.expect, Expect::EveryRank) {
             ids.insert(judge::LAUNCH_RULE.into());
         }
         let _ = c.reads.set(member_cost::Reads::of(&ids, rules));

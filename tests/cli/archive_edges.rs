@@ -197,4 +197,13 @@ fn a_binary_member_costs_only_the_claims_that_could_read_it() {
     artiscan_in(d, &["audit", "runs", "--db", "a.sqlite"]);
     let exported = artiscan_in(d, &["audit", "export", "--db", "a.sqlite", "--verdicts"]);
     assert_eq!(crate::harness::checked_verdicts(&exported), verdicts);
+    // Shards merged: the merge judges the runs again as the shards did.
+    for shard in ["1/2", "2/2"] {
+        let db = format!("s{}.sqlite", &shard[..1]);
+        artiscan_in(d, &["audit", "runs", "--db", &db, "--shard", shard]);
+    }
+    let merged = artiscan_in(d, &["audit", "merge", "m.sqlite", "s1.sqlite", "s2.sqlite"]);
+    assert_eq!(merged.code, 0, "{}", merged.stderr);
+    let exported = artiscan_in(d, &["audit", "export", "--db", "m.sqlite", "--verdicts"]);
+    assert_eq!(crate::harness::checked_verdicts(&exported), verdicts);
 }
