@@ -165,7 +165,11 @@ pub(crate) fn merge(
     }
     let checks = match store::meta(&conn, "fingerprint")? {
         Some(fp) => match store::get_fingerprint(&conn, &fp)? {
-            Some(row) => CheckSet::from_stored(&row.checks, &row.params)?,
+            Some(row) => {
+                let checks = CheckSet::from_stored(&row.checks, &row.params)?;
+                scope_reads_as_audited(&checks, &row.pack_fingerprint);
+                checks
+            }
             None => CheckSet::default(),
         },
         None => CheckSet::default(),
@@ -627,6 +631,33 @@ fn merge_one(
             let _ = conn.execute_batch("ROLLBACK");
             Err(e)
         }
+    }
+}
+
+/// Looks up what members the stored checks' rules read (as the audit
+/// that wrote the shards did, `check::scope_reads`), when the built-in
+/// packs are the rules it ran (`pack_fingerprint` equal): a run judged
+/// again here then costs an unread member what the shards' verdicts did.
+/// With other packs the rules are not known here and every unread part
+/// costs every claim (never a PASS the shards could not give).
+fn scope_reads_as_audited(checks: &CheckSet, pack_fingerprint: &str) {
+    if checks.checks.is_empty() {
+        return;
+    }
+    let rules = crate::pack::load_rules(
+        &[],
+        &crate::pack::compile::Selection {
+            with: crate::check::selected_rules(&checks.checks)
+                .into_iter()
+                .collect(),
+            ..Default::default()
+        },
+        crate::pack::Builtin::Included,
+    );
+    if let Ok(rules) = rules
+        && rules.fingerprint == pack_fingerprint
+    {
+        crate::check::scope_reads(&checks.checks, &rules);
     }
 }
 

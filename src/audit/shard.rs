@@ -267,15 +267,13 @@ pub(crate) fn shard_key(path: &str, by: ShardBy) -> String {
     }
 }
 
-/// The run of an artifact path: the nearest folder named by a number
-/// (`run:123`), else the folder holding it (`dir:runs/x`). The run id alone
-/// makes `backup/123/a.zip` and `runs/123/b.zip` one run.
+/// The run of an artifact path, as `check` groups runs: the folder holding
+/// its innermost artifact-named component (`dir:runs/x`), or the id of the
+/// nearest folder named by a number (`run:123`). The run id alone makes
+/// `backup/123/a.zip` and `runs/123/b.zip` one run, and a file deep in an
+/// extracted artifact falls in its run's shard, not its own folder's.
 pub(crate) fn run_key(path: &str) -> String {
-    let dirs = path.rsplit_once('/').map_or("", |(d, _)| d);
-    match dirs.rsplit('/').find_map(crate::names::run_folder) {
-        Some(id) => format!("run:{id}"),
-        None => format!("dir:{}", crate::names::run_dir(path)),
-    }
+    crate::check::run_id::run_of_path(path).key()
 }
 
 /// Entries of a listing (`gcloud storage ls`, `aws s3 ls`-style names, the
@@ -399,6 +397,13 @@ mod tests {
         assert_eq!(run_key("runs/123/a.zip"), "run:123");
         assert_eq!(run_key("runs/run_123/server_logs_x/server.log"), "run:123");
         assert_eq!(run_key("x/other/a.zip"), "dir:x/other");
+        // A file inside an extracted artifact is its run's, however deep.
+        let rf = "server_logs_dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc64_mi355x-amds_03";
+        assert_eq!(
+            run_key(&format!("x/other/{rf}/logs/server.log")),
+            "dir:x/other"
+        );
+        assert_eq!(run_key(&format!("x/other/{rf}")), "dir:x/other");
         assert_eq!(
             shard_key("gs://bucket/2026-10-29/wf/123/a.zip", ShardBy::Run),
             shard_key("2026-10-29/wf/123/b.zip", ShardBy::Run)

@@ -120,7 +120,7 @@ impl Check {
         let cx = Ctx {
             scope,
             params,
-            incomplete: scope.incomplete(),
+            incomplete: scope.incomplete_for(self.reads.get().unwrap_or(&Default::default())),
         };
         let mut v = Verdict::new(&self.id, &self.description, &self.rule, &scope.name);
         v.checklist = self.checklist;

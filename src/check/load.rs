@@ -140,6 +140,7 @@ pub fn rules_for(checks: &[Check], extra_packs: &[PathBuf]) -> anyhow::Result<Ru
         crate::pack::Builtin::Included,
     )?;
     validate(checks, extra_packs, &rules)?;
+    super::scope_reads(checks, &rules);
     Ok(rules)
 }
 

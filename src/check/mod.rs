@@ -11,6 +11,7 @@ mod expect;
 mod image;
 mod judge;
 pub(crate) mod load;
+pub(crate) mod member_cost;
 pub(crate) mod run_id;
 pub(crate) mod scope;
 pub(crate) mod thresholds;
@@ -371,6 +372,9 @@ pub struct Check {
     defaults: toml::Table,
     /// The file the check came from.
     pub file: String,
+    /// The members its rules can read, once looked up in the rules
+    /// ([`scope_reads`]); unset, every unread part costs it.
+    reads: std::sync::OnceLock<member_cost::Reads>,
 }
 
 /// What a check judges: each artifact (`scope = "artifact"`, the default)
@@ -770,7 +774,26 @@ fn compile(file: &str, c: &CheckDef, defaults: &toml::Table) -> Result<Check, St
         missing_unknown: c.missing_unknown.clone(),
         defaults: defaults.clone(),
         file: file.to_string(),
+        reads: Default::default(),
     })
+}
+
+/// Looks up, for each check, the members its rules can read (see
+/// [`member_cost`]): what lets an unread member cost only the claims it
+/// could hold. Every rule the judge reads for the check counts: its
+/// records, applicability, bars' metadata, and launches for rank counts.
+pub(crate) fn scope_reads(checks: &[Check], rules: &crate::pack::RuleSet) {
+    for c in checks {
+        let mut ids = selected_rules(std::iter::once(c));
+        if let Some(a) = &c.applies {
+            ids.extend(a.undecidable_when.iter().map(|s| s.rule.clone()));
+        }
+        ids.insert("result.eval_meta".into());
+        if c.ranks.is_some() || matches!(c.expect, Expect::EveryRank) {
+            ids.insert(judge::LAUNCH_RULE.into());
+        }
+        let _ = c.reads.set(member_cost::Reads::of(&ids, rules));
+    }
 }
 
 pub(crate) fn parse_checks(file: &str, src: &str) -> Result<Vec<Check>, CheckError> {

@@ -4,6 +4,7 @@
 //! of one folder. Within an artifact, ranks belong to a server: one worker
 //! log (`.out` and `.err` of one srt-slurm worker together).
 
+use super::member_cost::{self, Reads};
 use crate::domain::Evidence;
 use crate::location::Location;
 use crate::scan::ArtifactScan;
@@ -288,18 +289,30 @@ impl<'a> Scope<'a> {
     /// line(s) longer than --max-line ..., the first is line L)`, binary
     /// members included: an absence cannot be claimed while any is listed.
     pub fn incomplete(&self) -> Vec<String> {
+        self.incomplete_for(&Reads::Every)
+    }
+
+    /// [`Scope::incomplete`] for a claim whose rules read only the members
+    /// `reads` names: a part confined to one member they cannot read (a
+    /// binary `trace.bin` for an `agg_eval_*.json` claim) costs it nothing.
+    pub(crate) fn incomplete_for(&self, reads: &Reads) -> Vec<String> {
         let mut out = Vec::new();
+        let costs = |path: &str, members: &[String], confined: bool| {
+            !confined || reads.could_read(member_cost::part_name(path, members))
+        };
         for (path, s) in &self.scans {
             for e in &s.coverage.errors {
-                let at = Location::member_citation(path, &e.members);
-                out.push(format!("{at} ({})", e.kind.as_str()));
+                if costs(path, &e.members, member_cost::confined_error(e.kind)) {
+                    let at = Location::member_citation(path, &e.members);
+                    out.push(format!("{at} ({})", e.kind.as_str()));
+                }
             }
             for n in &s.coverage.notes {
                 // A binary member was not searched: it could hold anything.
                 let unread = n.kind == NoteKind::LongLine
                     || (n.kind == NoteKind::Binary
                         && !s.coverage.errors.iter().any(|e| e.members == n.members));
-                if unread {
+                if unread && costs(path, &n.members, member_cost::confined_note(n.kind)) {
                     let at = Location::member_citation(path, &n.members);
                     out.push(format!("{at} ({})", n.message));
                 }

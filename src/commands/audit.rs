@@ -348,6 +348,9 @@ fn audit_paths(args: AuditArgs, err: &mut dyn Write) -> anyhow::Result<i32> {
             anyhow::bail!("check {}: no rule {:?} in the packs", c.id, c.rule);
         }
     }
+    // As `check` does (`rules_for`): an unread member costs only the
+    // claims whose rules could read it.
+    crate::check::scope_reads(&checks.checks, &rules);
     // A listing names objects; each is audited at its path in the bucket.
     let listed = read_listings(&args.listings)?
         .iter()

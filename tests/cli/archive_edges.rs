@@ -1,6 +1,7 @@
 //! Archives as their own tools write them (issue 45): a `pixz` tarball (xz
 //! blocks, then the file index pixz appends in the same stream) is read
-//! whole, as `xz -d | tar` reads it.
+//! whole, as `xz -d | tar` reads it; a core dump or another binary member
+//! costs only the claims that could have been read from it.
 
 use crate::harness::artiscan_in;
 use std::path::Path;
@@ -134,4 +135,75 @@ fn a_core_dump_does_not_make_the_logs_claims_unknown() {
         "{tb:?}\n{}",
         r.stdout
     );
+}
+
+/// An unreadable binary member costs only the claims whose rules could
+/// read it by its name. Beside an lm-eval artifact's files, an Nsight
+/// Systems export (`profile.sqlite`, SQLite by its bytes, NUL in its first
+/// block: not searched) cannot hold an `agg_eval_*.json` row or a
+/// `meta_env.json`: the eval-row claims stay not applicable, in the folder
+/// and in its zip (they were all UNKNOWN). Rules that read every member
+/// (the server-log claims) could find their lines in it, so those stay
+/// unknown; and the same bytes named `results_profile.json`, a name the
+/// eval rules read, keep the eval claims unknown. `audit` judges the same.
+#[test]
+fn a_binary_member_costs_only_the_claims_that_could_read_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let name = "eval_gsm8k_dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc64_mi355x-amds_03";
+    let sample = crate::harness::root()
+        .join("samples/artifacts/downloaded")
+        .join(name);
+    let mut sqlite = b"SQLite format 3\0\x10\0\x01\x01\0\x40\x20\x20\0\0\0\x02".to_vec();
+    sqlite.extend((0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8));
+    for (run, member) in [("1", "profile.sqlite"), ("2", "results_profile.json")] {
+        let folder = d.join("runs").join(run).join(name);
+        crate::harness::copy_dir(&sample, &folder);
+        std::fs::write(folder.join(member), &sqlite).unwrap();
+    }
+    assert!(sh(
+        d,
+        &format!("mkdir -p runs/3 && cd runs/1/{name} && zip -qr ../../3/{name}.zip .")
+    ));
+    let c = coverage(d, &format!("runs/3/{name}.zip"));
+    assert_eq!(c["complete"], false, "{c}");
+    assert!(c["errors"].to_string().contains("binary member"), "{c}");
+    let r = artiscan_in(d, &["check", "--set", "inferencex", "runs"]);
+    let verdicts = crate::harness::checked_verdicts(&r);
+    let status = |scope: &str, check: &str| {
+        verdicts
+            .iter()
+            .find(|(s, c, _)| s == scope && c == check)
+            .unwrap_or_else(|| panic!("{scope} {check}: {verdicts:?}"))
+            .2
+            .clone()
+    };
+    let eval_claims = ["eval-infrastructure-ok", "eval-batch-completed"];
+    for scope in [format!("runs/1/{name}"), format!("runs/3/{name}.zip")] {
+        for check in eval_claims {
+            assert_eq!(status(&scope, check), "not_applicable", "{scope} {check}");
+        }
+        for check in ["no-traceback", "eval-effective-samples"] {
+            assert_eq!(status(&scope, check), "unknown", "{scope} {check}");
+        }
+    }
+    for check in eval_claims {
+        assert_eq!(
+            status(&format!("runs/2/{name}"), check),
+            "unknown",
+            "{check}"
+        );
+    }
+    artiscan_in(d, &["audit", "runs", "--db", "a.sqlite"]);
+    let exported = artiscan_in(d, &["audit", "export", "--db", "a.sqlite", "--verdicts"]);
+    assert_eq!(crate::harness::checked_verdicts(&exported), verdicts);
+    // Shards merged: the merge judges the runs again as the shards did.
+    for shard in ["1/2", "2/2"] {
+        let db = format!("s{}.sqlite", &shard[..1]);
+        artiscan_in(d, &["audit", "runs", "--db", &db, "--shard", shard]);
+    }
+    let merged = artiscan_in(d, &["audit", "merge", "m.sqlite", "s1.sqlite", "s2.sqlite"]);
+    assert_eq!(merged.code, 0, "{}", merged.stderr);
+    let exported = artiscan_in(d, &["audit", "export", "--db", "m.sqlite", "--verdicts"]);
+    assert_eq!(crate::harness::checked_verdicts(&exported), verdicts);
 }

@@ -233,3 +233,82 @@ fn running_as_root() -> bool {
         .output()
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
 }
+
+/// `check` and `audit` agree on every input of the tests: the samples'
+/// artifacts (zips, extracted folders, damaged archives, plain logs), the
+/// verifier's run folders and the regression archives, each copied into one
+/// folder and given as it is to both. Same verdicts (scope, check, status),
+/// and an input `check` cannot read completely is an error of both (exit 2).
+#[test]
+fn check_and_audit_agree_on_every_input_of_the_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (from, to) in [
+        ("samples/artifacts", "inputs/artifacts"),
+        ("samples/verifier/runs", "inputs/verifier"),
+        ("tests/regressions", "inputs/regressions"),
+    ] {
+        copy_dir(&root().join(from), &d.join(to));
+    }
+    for input in ["inputs/artifacts", "inputs/verifier", "inputs/regressions"] {
+        let checked = artiscan_in(d, &["check", "--set", "inferencex", input]);
+        let db = format!("{}.sqlite", input.replace('/', "_"));
+        let audited = artiscan_in(d, &["audit", input, "--db", &db, "--no-progress"]);
+        assert_eq!(
+            audited.code == 2,
+            checked.code == 2,
+            "{input}: audit exit {} ({}), check exit {} ({})",
+            audited.code,
+            audited.stderr,
+            checked.code,
+            checked.stderr
+        );
+        let exported = run_ok(d, &["audit", "export", "--db", &db, "--verdicts"]);
+        let (c, a) = (checked_verdicts(&checked), checked_verdicts(&exported));
+        assert!(!c.is_empty(), "{input}: {}", checked.stderr);
+        assert_eq!(a, c, "{input}: audit (left) and check (right)");
+    }
+}
+
+/// The bytes an audit says it read count a damaged artifact's bytes up to
+/// the damage, as `scan` counts them: a gzip log cut mid-stream and a
+/// tarball cut mid-member (they counted 0 though the lines before the cut
+/// were searched and gave records).
+#[test]
+fn audit_counts_the_bytes_read_before_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("runs/1")).unwrap();
+    for f in [
+        "corrupt_server.log.gz",
+        "truncated_multinode_server_logs_dsv4_fp4_sglang_tp8-pp1-dcp1-pcp1-ep8-dpatrue_disagg-true_spec-mtp_conc128_gb200-nv_01.tar.gz",
+    ] {
+        std::fs::copy(
+            root().join("samples/artifacts/damaged").join(f),
+            d.join("runs/1").join(f),
+        )
+        .unwrap();
+    }
+    let audited = artiscan_in(d, &["audit", "runs", "--db", "a.sqlite", "--no-progress"]);
+    let line = audited
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("audit: "))
+        .unwrap_or_else(|| panic!("{}", audited.stderr));
+    let read: u64 = line
+        .split(" bytes read from ")
+        .next()
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!(line.contains(" 2 incomplete,"), "{line}");
+    let scanned = artiscan_in(d, &["scan", "runs"]);
+    let cov = scanned.of_type("coverage");
+    assert_eq!(cov.len(), 2, "{}", scanned.stdout);
+    for c in &cov {
+        assert_eq!(c["complete"], false, "{c}");
+        assert!(c["bytes"].as_u64().unwrap() > 0, "{c}");
+    }
+    let total: u64 = cov.iter().map(|c| c["bytes"].as_u64().unwrap()).sum();
+    assert_eq!(read, total, "{line}");
+}
