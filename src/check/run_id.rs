@@ -21,15 +21,12 @@ pub(crate) fn run_of_artifact(unit: &str) -> String {
 
 /// A run as a path names it: the run's folder, and its id where a folder
 /// names one (`runs/123/...`, `run_123`).
-// `audit`'s `run_key` moves to `run_of_path` at merge (the lead's change).
-#[allow(dead_code)]
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct RunRef {
     pub folder: String,
     pub id: Option<String>,
 }
 
-#[allow(dead_code)]
 impl RunRef {
     /// One key per run: the id alone when known (`backup/123/a.zip` and
     /// `runs/123/b.zip` are one run), else the folder.
@@ -46,7 +43,6 @@ impl RunRef {
 /// innermost component named as an artifact (`server_logs_<RF>`), else the
 /// folder holding the file; and the id of the nearest folder named by a
 /// number. For `audit` and any command that has paths, not walked units.
-#[allow(dead_code)]
 pub(crate) fn run_of_path(path: &str) -> RunRef {
     let parts: Vec<&str> = path.split('/').collect();
     let (dirs, _file) = parts.split_at(parts.len().saturating_sub(1));
