@@ -196,7 +196,10 @@ fn healthy_points_with_warmup_and_a_few_cancelled_requests_are_points() {
     pts[4] = with_warmup(5, json!(25.0), json!(1000.0), 91, 16, 67);
     let (s, r) = agentic(run(&pts).path());
     assert_eq!(s, "fail", "{r}");
-    assert!(r.contains("(67 of 75 requests succeeded, over CI's 10% failed-request limit)"), "{r}");
+    assert!(
+        r.contains("(67 of 75 requests succeeded, over CI's 10% failed-request limit)"),
+        "{r}"
+    );
 }
 
 /// Real SGLang lines (glm5.1 conc16 hicache server.log, InferenceX June

@@ -111,9 +111,5 @@ pub(super) fn crash_reason(c: &[Crash<'_>]) -> String {
     } else {
         String::new()
     };
-    format!(
-        "{} ({}){more}",
-        first.describe(),
-        first.record.citation
-    )
+    format!("{} ({}){more}", first.describe(), first.record.citation)
 }

@@ -24,12 +24,12 @@
 //! - points measured on fewer requests than sent: process_agentic_result.py
 //!   writes `num_requests_total` and `num_requests_successful`.
 
+use super::left_out;
 use crate::check::judge::{Ctx, MAX_CITES, cited};
 use crate::check::run_id::run_of_artifact;
 use crate::check::{Check, Pareto, Status, Verdict};
 use crate::domain::Evidence;
 use serde_json::{Value, json};
-use super::left_out;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Left-out points named in a reason.
@@ -66,7 +66,11 @@ impl Check {
         // any other record of the same run at the same coordinates (the
         // run's `agg_*.json` row of the same point).
         let spoiled = left_out::spoiled_points(cx.scope);
-        let coords = |r: &Evidence| num(r, &p.x).zip(num(r, &p.y)).map(|(x, y)| (x.to_bits(), y.to_bits()));
+        let coords = |r: &Evidence| {
+            num(r, &p.x)
+                .zip(num(r, &p.y))
+                .map(|(x, y)| (x.to_bits(), y.to_bits()))
+        };
         let mut dropped: HashSet<(String, u64, u64)> = HashSet::new();
         for r in &m {
             let (run, stem, _) = copy_key(cx, r);
@@ -168,7 +172,10 @@ impl Check {
         let partial_note = format!(
             "{}{}",
             listed("left out, too many failed requests", &partial),
-            listed("left out, the server crashed while it was measured", &crashed)
+            listed(
+                "left out, the server crashed while it was measured",
+                &crashed
+            )
         );
         let copy_note = if differing.is_empty() {
             String::new()
