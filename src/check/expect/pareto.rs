@@ -6,8 +6,8 @@
 //! at least `min` per curve. Curves are keyed on what each result records
 //! (the `curve` captures); runs are kept apart by the check's run scope.
 //! Points that are no points (missing, not finite, not positive) make the
-//! answer unverifiable, kept apart from a short count; points measured on
-//! fewer requests than they sent are left out and listed.
+//! answer unverifiable, kept apart from a short count; points that are no
+//! valid measurement are left out and listed.
 //!
 //! Written once here, after the CI files each rule follows:
 //! - frontier, identical coordinates once, invalid points:
@@ -21,8 +21,9 @@
 //!   "Deduplicate identical coordinates" and "Require raw measured result
 //!   evidence"; a copy whose values differ from its zip leaves the curve
 //!   unverifiable (which one the app shows cannot be told);
-//! - points measured on fewer requests than sent: process_agentic_result.py
-//!   writes `num_requests_total` and `num_requests_successful`.
+//! - points left out and listed (too many failed requests, as
+//!   `validate_agentic_result.py` decides; a server crash inside the
+//!   measurement window, as `window.rs` places it): `left_out.rs`.
 
 use super::left_out;
 use crate::check::judge::{Ctx, MAX_CITES, cited};
