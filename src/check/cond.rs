@@ -231,6 +231,12 @@ enum Op {
     /// (TRT-LLM counts accepted draft tokens without the bonus token: its
     /// value + 1 is the acceptance length).
     Add(f64),
+    /// `listed_in = ["@list", default...]`: the value is one of the
+    /// non-empty strings of the record's `list` capture, or, where the
+    /// record declares none, one of the defaults (lm-eval's
+    /// `configs.<task>.metric_list`, else `exact_match`: validate_scores.py's
+    /// metric_prefixes).
+    ListedIn(String, Vec<Value>),
 }
 
 /// All of its operations must hold.
@@ -290,6 +296,18 @@ impl Cond {
                         .or(v.as_integer().map(|i| i as f64))
                         .ok_or("`add` takes a number")?,
                 ),
+                "listed_in" => match v.as_array().map(|a| a.as_slice()) {
+                    Some([toml::Value::String(list), defaults @ ..]) if list.starts_with('@') => {
+                        Op::ListedIn(
+                            list[1..].to_string(),
+                            defaults
+                                .iter()
+                                .map(|d| serde_json::to_value(d).unwrap_or(Value::Null))
+                                .collect(),
+                        )
+                    }
+                    _ => return Err("`listed_in` takes [\"@capture\", default...]".into()),
+                },
                 other => return Err(format!("unknown condition {other:?}")),
             });
         }
@@ -318,7 +336,7 @@ impl Cond {
                 Op::Eq(o) | Op::Ne(o) => add(o, false),
                 Op::Gt(o) | Op::Ge(o) | Op::Lt(o) | Op::Le(o) | Op::Within(o, _) => add(o, true),
                 Op::In(os) | Op::NotIn(os) => os.iter().for_each(|o| add(o, false)),
-                Op::Regex(_) | Op::Add(_) | Op::Range(..) => {}
+                Op::Regex(_) | Op::Add(_) | Op::Range(..) | Op::ListedIn(..) => {}
             }
         }
         out
@@ -369,6 +387,11 @@ impl Cond {
                 Op::Within(o, tol) => ("within", serde_json::json!([show(o), tol])),
                 Op::Add(a) => ("add", serde_json::json!(a)),
                 Op::Range(lo, hi) => ("range", serde_json::json!([lo, hi])),
+                Op::ListedIn(list, defaults) => {
+                    let mut a = vec![Value::String(format!("@{list}"))];
+                    a.extend(defaults.iter().cloned());
+                    ("listed_in", Value::Array(a))
+                }
             };
             m.insert(k.to_string(), v);
         }
@@ -397,6 +420,20 @@ impl Cond {
                 Op::Add(_) => true,
                 Op::Range(lo, hi) => num(got).is_some_and(|n| n >= *lo && n <= *hi),
                 Op::Regex(re) => re.is_match(&as_text(got)),
+                Op::ListedIn(list, defaults) => {
+                    let declared: Vec<&Value> = match capture(r, list) {
+                        Some(Value::Array(a)) => a
+                            .iter()
+                            .filter(|v| v.as_str().is_some_and(|t| !t.is_empty()))
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    if declared.is_empty() {
+                        defaults.iter().any(|d| json_eq(Some(got), Some(d)))
+                    } else {
+                        declared.iter().any(|d| json_eq(Some(got), Some(d)))
+                    }
+                }
                 Op::In(list) | Op::NotIn(list) => {
                     let mut any = false;
                     for o in list {

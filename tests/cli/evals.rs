@@ -118,6 +118,71 @@ fn every_exact_match_filter_is_barred_and_a_score_is_a_fraction() {
     );
 }
 
+/// An lm-eval results file whose gsm8k config declares `metric_list`
+/// (evaluation_tracker.py writes the task's config under `configs`).
+fn lm_eval_declaring(metric_list: Value, results: Value) -> String {
+    let mut doc: Value = serde_json::from_str(&lm_eval(json!(0.0), json!(0.0), 1319)).unwrap();
+    doc["results"]["gsm8k"] = results;
+    doc["configs"]["gsm8k"]["metric_list"] = metric_list;
+    serde_json::to_string_pretty(&doc).unwrap()
+}
+
+#[test]
+fn the_tasks_metric_list_selects_the_barred_metrics() {
+    // validate_scores.py's metric_prefixes: the metrics configs.<task>.metric_list
+    // declares are barred ("acc,"), not exact_match: a strict-match of 0.41
+    // beside an acc of 0.93 passes CI's 0.9 bar.
+    let acc = json!([{"metric": "acc", "aggregation": "mean", "higher_is_better": true}]);
+    let d = eval_run(&[(
+        "results_2026-10-29T05-00-00.123456.json",
+        lm_eval_declaring(
+            acc.clone(),
+            json!({"alias": "gsm8k", "acc,none": 0.93, "acc_stderr,none": 0.007,
+                   "exact_match,strict-match": 0.41, "exact_match_stderr,strict-match": 0.0135}),
+        ),
+    )]);
+    let (s, v) = status_both(d.path(), "eval-exact-match-meets-bar", &BAR);
+    assert_eq!(s, "pass", "{v}");
+    assert!(v["reason"].as_str().unwrap().contains("0.93"), "{v}");
+    // The declared metric below the bar fails.
+    let d = eval_run(&[(
+        "results_2026-10-29T05-00-00.123456.json",
+        lm_eval_declaring(
+            acc.clone(),
+            json!({"alias": "gsm8k", "acc,none": 0.52, "acc_stderr,none": 0.013,
+                   "exact_match,strict-match": 0.97, "exact_match_stderr,strict-match": 0.0041}),
+        ),
+    )]);
+    assert_eq!(
+        status_both(d.path(), "eval-exact-match-meets-bar", &BAR).0,
+        "fail"
+    );
+    // A declared metric the results lack: CI checks nothing and fails
+    // ("no metrics matched"), however high the exact_match beside it.
+    let d = eval_run(&[(
+        "results_2026-10-29T05-00-00.123456.json",
+        lm_eval_declaring(
+            acc,
+            json!({"alias": "gsm8k", "exact_match,strict-match": 0.97,
+                   "exact_match_stderr,strict-match": 0.0041}),
+        ),
+    )]);
+    let (s, v) = status_both(d.path(), "eval-exact-match-meets-bar", &BAR);
+    assert_eq!(s, "fail", "{v}");
+    // A metric_list with no metric name falls back to exact_match, as CI.
+    let d = eval_run(&[(
+        "results_2026-10-29T05-00-00.123456.json",
+        lm_eval_declaring(
+            json!([{"metric": ""}]),
+            json!({"alias": "gsm8k", "exact_match,strict-match": 0.41}),
+        ),
+    )]);
+    assert_eq!(
+        status_both(d.path(), "eval-exact-match-meets-bar", &BAR).0,
+        "fail"
+    );
+}
+
 #[test]
 fn a_results_file_cut_short_is_not_read_completely() {
     let full = lm_eval(json!(0.97), json!(0.41), 1319);

@@ -125,3 +125,23 @@ fn curves_are_written_as_the_helper_takes_them() {
     assert_eq!(c["image"], "lmsysorg/sglang:v0.5.16-rocm700-mi35x", "{c}");
     assert_eq!(c["citations"].as_array().unwrap().len(), 6, "{c}");
 }
+
+/// A `server_logs_<stem>` artifact holding its `bmk_agentic_<stem>`'s
+/// result is the same point read twice: counted once, and where its values
+/// differ it is named (it was a fifth point: a 4/5 curve passed).
+#[test]
+fn a_server_logs_twin_of_a_result_counts_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pts = frontier(4);
+    write_run(&tmp.path().join("run"), &pts);
+    let twin = tmp.path().join(format!("run/server_logs_{}", stem(3)));
+    std::fs::create_dir_all(&twin).unwrap();
+    let edited = pts[3].replace("800.0", "9000.0");
+    std::fs::write(twin.join(format!("{}.json", stem(3))), edited).unwrap();
+    let v = agentic(tmp.path(), &["run"]);
+    let reason = v["reason"].as_str().unwrap();
+    assert_eq!(v["status"], "fail", "{v}");
+    assert!(reason.contains(": 4/5"), "{v}");
+    assert!(reason.contains("read twice with different values"), "{v}");
+    assert!(reason.contains(&format!("server_logs_{}/", stem(3))), "{v}");
+}

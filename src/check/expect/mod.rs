@@ -1,5 +1,6 @@
 //! Expectation kinds judged by code of their own (one file each), apart
 //! from the general judging in `judge.rs`.
 
+pub(in crate::check) mod left_out;
 pub(super) mod pareto;
 pub(super) mod same;

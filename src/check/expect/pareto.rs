@@ -6,8 +6,8 @@
 //! at least `min` per curve. Curves are keyed on what each result records
 //! (the `curve` captures); runs are kept apart by the check's run scope.
 //! Points that are no points (missing, not finite, not positive) make the
-//! answer unverifiable, kept apart from a short count; points measured on
-//! fewer requests than they sent are left out and listed.
+//! answer unverifiable, kept apart from a short count; points that are no
+//! valid measurement are left out and listed.
 //!
 //! Written once here, after the CI files each rule follows:
 //! - frontier, identical coordinates once, invalid points:
@@ -21,15 +21,17 @@
 //!   "Deduplicate identical coordinates" and "Require raw measured result
 //!   evidence"; a copy whose values differ from its zip leaves the curve
 //!   unverifiable (which one the app shows cannot be told);
-//! - points measured on fewer requests than sent: process_agentic_result.py
-//!   writes `num_requests_total` and `num_requests_successful`.
+//! - points left out and listed (too many failed requests, as
+//!   `validate_agentic_result.py` decides; a server crash inside the
+//!   measurement window, as `window.rs` places it): `left_out.rs`.
 
+use super::left_out;
 use crate::check::judge::{Ctx, MAX_CITES, cited};
 use crate::check::run_id::run_of_artifact;
 use crate::check::{Check, Pareto, Status, Verdict};
 use crate::domain::Evidence;
 use serde_json::{Value, json};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Left-out points named in a reason.
 const MAX_LISTED: usize = 5;
@@ -51,7 +53,8 @@ impl Check {
         };
         let mut curves: BTreeMap<String, Vec<(f64, f64, &Evidence)>> = BTreeMap::new();
         let mut invalid = Vec::new();
-        let mut partial = Vec::new();
+        let mut partial: Vec<(&Evidence, String)> = Vec::new();
+        let mut crashed: Vec<(&Evidence, String)> = Vec::new();
         let (m, differing) = one_copy_each(cx, m);
         let mut invalid_by_curve: BTreeMap<String, Vec<&Evidence>> = BTreeMap::new();
         let runs: Vec<String> = {
@@ -60,21 +63,43 @@ impl Check {
             r.dedup();
             r
         };
+        // Points that are no valid evidence are left out and listed, with
+        // any other record of the same run at the same coordinates (the
+        // run's `agg_*.json` row of the same point).
+        let spoiled = left_out::spoiled_points(cx.scope);
+        let coords = |r: &Evidence| {
+            num(r, &p.x)
+                .zip(num(r, &p.y))
+                .map(|(x, y)| (x.to_bits(), y.to_bits()))
+        };
+        let mut dropped: HashSet<(String, u64, u64)> = HashSet::new();
         for r in &m {
-            // A point measured on fewer requests than it sent (a server
-            // that failed mid-run, requests cancelled) is not a point of
-            // the curve (process_agentic_result.py records both counts).
-            let int = |k: &str| {
-                r.captures
-                    .as_ref()
-                    .and_then(|c| c.get(k))
-                    .and_then(Value::as_i64)
+            let (run, stem, _) = copy_key(cx, r);
+            let why = if let Some(why) = left_out::failed_requests(r) {
+                partial.push((*r, why));
+                true
+            } else if let Some(c) = spoiled.get(&(run.clone(), stem)) {
+                crashed.push((*r, left_out::crash_reason(c)));
+                true
+            } else {
+                false
             };
-            if let (Some(total), Some(ok)) =
-                (int("num_requests_total"), int("num_requests_successful"))
-                && ok < total
+            if why && let Some((x, y)) = coords(r) {
+                dropped.insert((run, x, y));
+            }
+        }
+        let out: HashSet<*const Evidence> = partial
+            .iter()
+            .chain(&crashed)
+            .map(|(r, _)| *r as *const Evidence)
+            .collect();
+        for r in &m {
+            if out.contains(&(*r as *const Evidence)) {
+                continue;
+            }
+            if let Some((x, y)) = coords(r)
+                && dropped.contains(&(run_of(cx, r), x, y))
             {
-                partial.push((*r, ok, total));
                 continue;
             }
             let key: Vec<String> = p
@@ -145,26 +170,14 @@ impl Check {
                 invalid[0].citation
             )
         };
-        let partial_note = if partial.is_empty() {
-            String::new()
-        } else {
-            let list: Vec<String> = partial
-                .iter()
-                .take(MAX_LISTED)
-                .map(|(r, ok, total)| {
-                    format!("{} ({ok} of {total} requests succeeded)", r.citation)
-                })
-                .collect();
-            format!(
-                "; left out, measured on fewer requests than sent: {}{}",
-                list.join(", "),
-                if partial.len() > MAX_LISTED {
-                    format!(" and {} more", partial.len() - MAX_LISTED)
-                } else {
-                    String::new()
-                }
+        let partial_note = format!(
+            "{}{}",
+            listed("left out, too many failed requests", &partial),
+            listed(
+                "left out, the server crashed while it was measured",
+                &crashed
             )
-        };
+        );
         let copy_note = if differing.is_empty() {
             String::new()
         } else {
@@ -230,6 +243,24 @@ impl Check {
     }
 }
 
+/// `; <what>: <citation> (<why>), ...` for the points left out, or nothing.
+fn listed(what: &str, points: &[(&Evidence, String)]) -> String {
+    if points.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = points
+        .iter()
+        .take(MAX_LISTED)
+        .map(|(r, why)| format!("{} ({why})", r.citation))
+        .collect();
+    let more = if points.len() > MAX_LISTED {
+        format!(" and {} more", points.len() - MAX_LISTED)
+    } else {
+        String::new()
+    };
+    format!("; {what}: {}{more}", list.join(", "))
+}
+
 /// The run of a record: the folder that holds its artifact (`run_id.rs`).
 fn run_of(cx: &Ctx, r: &Evidence) -> String {
     run_of_artifact(unit_of(cx, r))
@@ -258,6 +289,20 @@ fn unit_of<'a>(cx: &'a Ctx, r: &'a Evidence) -> &'a str {
 /// twin), the file inside the artifact, and the record's order in it.
 fn copy_key(cx: &Ctx, r: &Evidence) -> (String, String, String) {
     let unit = unit_of(cx, r);
+    let (run, stem) = point_of_unit(unit);
+    let path: &str = &r.location.path;
+    let mut inside: Vec<&str> = Vec::new();
+    if let Some(rest) = path.strip_prefix(unit).and_then(|p| p.strip_prefix('/')) {
+        inside.push(rest);
+    }
+    inside.extend(r.location.members.iter().map(String::as_str));
+    (run, stem, inside.join("!"))
+}
+
+/// The point an artifact belongs to: its run, and its name without
+/// archive suffix or kind prefix (`bmk_agentic_<stem>`, `agentic_<stem>`
+/// and `server_logs_<stem>` are one point's).
+pub(super) fn point_of_unit(unit: &str) -> (String, String) {
     let base = unit.rsplit('/').next().unwrap_or(unit);
     let mut stem = crate::names::stem(base);
     while let Some(rest) = ["bmk_", "server_logs_", "agentic_"]
@@ -266,13 +311,7 @@ fn copy_key(cx: &Ctx, r: &Evidence) -> (String, String, String) {
     {
         stem = rest;
     }
-    let path: &str = &r.location.path;
-    let mut inside: Vec<&str> = Vec::new();
-    if let Some(rest) = path.strip_prefix(unit).and_then(|p| p.strip_prefix('/')) {
-        inside.push(rest);
-    }
-    inside.extend(r.location.members.iter().map(String::as_str));
-    (run_of_artifact(unit), stem.to_string(), inside.join("!"))
+    (run_of_artifact(unit), stem.to_string())
 }
 
 /// One record per result however often the download holds it; with the

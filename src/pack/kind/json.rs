@@ -6,7 +6,10 @@
 //! `~0` for `~`) with `*` for any key or index. `at` says where the
 //! records' objects are (default: the document itself); `fields` are paths
 //! below each object, or from the document's root when they begin with
-//! `$` (`$/config/model`).
+//! `$` (`$/config/model`). In a field, `{name}` stands for the key a
+//! `*` of `at` stood for (the key named `name` in `keys`), and `*` makes
+//! the field the list of every value there: `$/configs/{task}/metric_list/*/metric`
+//! is the metrics lm-eval's task config declares for the record's task.
 //!
 //! A member is one document unless the variant says `json_lines = true`:
 //! a result file cut short, empty or written as JSON Lines where one
@@ -24,6 +27,8 @@ use std::collections::BTreeMap;
 enum Seg {
     Key(String),
     Any,
+    /// `{name}` in a field: the key `at`'s `*` named `name` stood for.
+    KeyOf(String),
 }
 
 #[derive(Debug, Clone)]
@@ -75,6 +80,9 @@ fn parse_pointer(src: &str) -> Result<Vec<Seg>, String> {
         .split('/')
         .map(|s| match s {
             "*" => Seg::Any,
+            s if s.len() > 2 && s.starts_with('{') && s.ends_with('}') => {
+                Seg::KeyOf(s[1..s.len() - 1].to_string())
+            }
             s => Seg::Key(s.replace("~1", "/").replace("~0", "~")),
         })
         .collect())
@@ -127,6 +135,9 @@ impl JsonMatch {
         cite: Option<&str>,
     ) -> Result<JsonMatch, String> {
         let at = parse_pointer(at.unwrap_or(""))?;
+        if at.iter().any(|s| matches!(s, Seg::KeyOf(_))) {
+            return Err("`{name}` belongs in a field, not in `at`".into());
+        }
         let stars = at.iter().filter(|s| **s == Seg::Any).count();
         if key.is_some() && stars == 0 {
             return Err("`key` names the key a `*` of `at` stands for, and `at` has none".into());
@@ -166,10 +177,16 @@ impl JsonMatch {
                     None => (false, p.as_str()),
                 };
                 let segs = parse_pointer(p).map_err(|e| format!("fields.{name}: {e}"))?;
-                if segs.contains(&Seg::Any) {
-                    return Err(format!(
-                        "fields.{name}: `*` belongs in `at`, not in a field"
-                    ));
+                for s in &segs {
+                    if let Seg::KeyOf(k) = s
+                        && !keys.iter().any(|c| match c {
+                            KeyCap::One(a) => a == k,
+                            KeyCap::Split(a, b) => a == k || b == k,
+                            KeyCap::None => false,
+                        })
+                    {
+                        return Err(format!("fields.{name}: {{{k}}} names no key of `keys`"));
+                    }
                 }
                 Ok((name.clone(), Path { from_root, segs }))
             })
@@ -198,6 +215,7 @@ impl JsonMatch {
             segs.iter()
                 .map(|s| match s {
                     Seg::Any => "/*".to_string(),
+                    Seg::KeyOf(k) => format!("/{{{k}}}"),
                     Seg::Key(k) => format!("/{}", k.replace('~', "~0").replace('/', "~1")),
                 })
                 .collect()
@@ -251,6 +269,16 @@ impl JsonMatch {
             let mut cite_at = None;
             for (i, (name, path)) in self.fields.iter().enumerate() {
                 let base = if path.from_root { doc } else { node };
+                if path
+                    .segs
+                    .iter()
+                    .any(|s| matches!(s, Seg::KeyOf(_) | Seg::Any))
+                {
+                    if let Some(list) = self.list(base, &path.segs, &key, text, types.get(name)) {
+                        caps.insert(name.clone(), list);
+                    }
+                    continue;
+                }
                 let Some(v) = walk(base, &path.segs) else {
                     continue;
                 };
@@ -293,6 +321,50 @@ impl JsonMatch {
                 captures: caps,
             });
         }
+    }
+}
+
+impl JsonMatch {
+    /// A field with `{name}` or `*`: `{name}` replaced by the record's key,
+    /// the values at the path as a list where it has a `*` (none: no
+    /// field), else the one value.
+    fn list(
+        &self,
+        base: &ast::Value<'_>,
+        segs: &[Seg],
+        key: &[String],
+        text: &str,
+        ty: Option<&CapType>,
+    ) -> Option<Value> {
+        let key_of = |name: &str| -> Option<String> {
+            key.iter().zip(&self.keys).find_map(|(k, c)| match c {
+                KeyCap::One(a) if a == name => Some(k.clone()),
+                KeyCap::Split(a, b) => {
+                    let (ka, kb) = k.split_once(',')?;
+                    (a == name)
+                        .then(|| ka.to_string())
+                        .or_else(|| (b == name).then(|| kb.to_string()))
+                }
+                _ => None,
+            })
+        };
+        let segs = segs
+            .iter()
+            .map(|s| match s {
+                Seg::KeyOf(n) => key_of(n).map(Seg::Key),
+                other => Some(other.clone()),
+            })
+            .collect::<Option<Vec<Seg>>>()?;
+        if !segs.contains(&Seg::Any) {
+            return typed(walk(base, &segs)?, text, ty);
+        }
+        let mut found = Vec::new();
+        objects_at(base, &segs, &mut Vec::new(), &mut found);
+        let values: Vec<Value> = found
+            .into_iter()
+            .filter_map(|(v, _)| typed(v, text, ty))
+            .collect();
+        (!values.is_empty()).then_some(Value::Array(values))
     }
 }
 
@@ -357,7 +429,7 @@ fn child<'a, 'b>(node: &'b ast::Value<'a>, k: &str) -> Option<&'b ast::Value<'a>
 fn walk<'a, 'b>(node: &'b ast::Value<'a>, segs: &[Seg]) -> Option<&'b ast::Value<'a>> {
     segs.iter().try_fold(node, |n, s| match s {
         Seg::Key(k) => child(n, k),
-        Seg::Any => None,
+        Seg::Any | Seg::KeyOf(_) => None,
     })
 }
 
