@@ -611,7 +611,24 @@ mod tests {
         assert_eq!(run(&m, r#"{"a/b": {"c~d": true}}"#)[0].1, r#"{"v":true}"#);
         assert!(JsonMatch::new(None, None, &fields(&[("v", "a")]), None).is_err());
         assert!(JsonMatch::new(None, Some("k"), &fields(&[("v", "/a")]), None).is_err());
-        assert!(JsonMatch::new(None, None, &fields(&[("v", "/*")]), None).is_err());
+        // `*` in a field lists every value there; `{name}` must name a key
+        // of `keys` and belongs in fields only.
+        let m = JsonMatch::new(None, None, &fields(&[("v", "/a/*/m")]), None).unwrap();
+        assert_eq!(
+            run(&m, r#"{"a": [{"m": "x"}, {"n": 1}, {"m": "y"}]}"#)[0].1,
+            r#"{"v":["x","y"]}"#
+        );
+        assert!(JsonMatch::new(None, None, &fields(&[("v", "/{t}")]), None).is_err());
+        assert!(
+            JsonMatch::with_keys(
+                Some("/{t}/*"),
+                None,
+                Some(&["t".into()]),
+                &fields(&[("v", "")]),
+                None
+            )
+            .is_err()
+        );
         assert!(JsonMatch::new(None, None, &[], None).is_err());
         assert!(JsonMatch::new(None, None, &fields(&[("v", "/a")]), Some("w")).is_err());
     }
