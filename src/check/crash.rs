@@ -17,7 +17,7 @@
 
 // The API of the Pareto check and the rows (issue 42), used as they land.
 #[allow(unused_imports)]
-pub(crate) use super::window::{Crash, Mark, Stamp, When, Window, crashes, spoiled, windows};
+pub(crate) use super::window::{Crash, Mark, Stamp, When, Window, crashes, windows};
 pub(crate) use super::window::{DRIVER, LIFECYCLE, WINDOW};
 
 use super::scope::Scope;

@@ -9,8 +9,8 @@
 //! wrong and is named, not counted.
 //!
 //! The one place this timing is decided: `no-traceback` and `no-oom` judge
-//! by it, the Pareto check leaves spoiled points out ([`spoiled`]), and the
-//! rows name the point and time ([`Crash::describe`]).
+//! by it, the Pareto check leaves spoiled points out (`expect/left_out.rs`),
+//! and the rows name the point and time ([`Crash::describe`]).
 
 use super::scope::Scope;
 use crate::domain::Evidence;
@@ -172,20 +172,15 @@ fn civil_from_days(z: i64) -> (i32, u32, u32) {
     (y as i32, m, d)
 }
 
-/// One end of a window: where it was read, and when (if printed).
+/// One end of a window: when it was printed (if printed).
 #[derive(Debug, Clone)]
-#[allow(dead_code)] // read by the Pareto check and the rows (issue 42)
 pub(crate) struct Mark {
-    pub(crate) citation: String,
     pub(crate) at: Option<Stamp>,
 }
 
 /// A point's measurement window, from its client's lines.
 #[derive(Debug, Clone)]
-#[allow(dead_code)] // read by the Pareto check and the rows (issue 42)
 pub(crate) struct Window {
-    /// `aiperf` or `benchmark_serving`.
-    pub(crate) client: String,
     /// The start of the measured phase; `None`: not seen.
     pub(crate) start: Option<Mark>,
     /// Its end; `None`: the client never finished it (the window is open:
@@ -224,15 +219,11 @@ pub(crate) fn windows(scope: &Scope<'_>) -> HashMap<String, Window> {
     let mut out: HashMap<String, Window> = HashMap::new();
     for r in scope.records_of(WINDOW) {
         let w = out.entry(artifact_of(scope, r)).or_insert_with(|| Window {
-            client: cap_str(r, "client").unwrap_or_default().to_string(),
             start: None,
             end: None,
         });
         let printed = || Stamp::of_line(&r.text);
-        let mark = |at: Option<Stamp>| Mark {
-            citation: r.citation.to_string(),
-            at,
-        };
+        let mark = |at: Option<Stamp>| Mark { at };
         match cap_str(r, "event") {
             Some("stats") => {
                 // Epoch nanoseconds: exact, and they carry the date.
@@ -332,7 +323,6 @@ impl When {
 
 /// A crash record and when it happened.
 #[derive(Debug, Clone)]
-#[allow(dead_code)] // `record` is the Pareto check's and the rows' to cite
 pub(crate) struct Crash<'a> {
     pub(crate) record: &'a Evidence,
     pub(crate) when: When,
@@ -474,7 +464,6 @@ fn stamped_lines(scope: &Scope<'_>, records: &[&Evidence]) -> HashMap<String, Ve
 /// The crash records of a scope (main-context tracebacks,
 /// out-of-memory errors, a job's aborts), classified: what the Pareto check and the rows
 /// read.
-#[allow(dead_code)] // the Pareto check's and the rows' entry
 pub(crate) fn crashes<'a>(scope: &Scope<'a>) -> Vec<Crash<'a>> {
     let records: Vec<&Evidence> = scope
         .records_of("error.traceback")
@@ -483,28 +472,6 @@ pub(crate) fn crashes<'a>(scope: &Scope<'a>) -> Vec<Crash<'a>> {
         .chain(scope.records_of(JOB_ABORTED))
         .collect();
     classify(scope, &records)
-}
-
-/// One `Note:` sentence per crash of the scope (a run), in line order,
-/// each ending in its citation: what "what ran" lists under a run's rows.
-/// Spoiling crashes say so (`crash inside the measurement window of <point>
-/// at <T>`, `... the point measured nothing`); noted ones say why not.
-#[allow(dead_code)] // the rows' entry (what_ran.rs)
-pub(crate) fn crash_notes(scope: &Scope<'_>) -> Vec<String> {
-    crashes(scope)
-        .iter()
-        .map(|c| format!("{} ({})", c.describe(), c.record.citation))
-        .collect()
-}
-
-/// The crashes that spoiled the artifact `artifact`'s measurement (a point
-/// with one is no valid evidence for a curve).
-#[allow(dead_code)] // the Pareto check's entry
-pub(crate) fn spoiled<'a>(scope: &Scope<'a>, artifact: &str) -> Vec<Crash<'a>> {
-    crashes(scope)
-        .into_iter()
-        .filter(|c| c.when.spoils() && c.artifact == artifact)
-        .collect()
 }
 
 fn when(life: &Life, r: &Evidence, at: Option<Stamp>, window: Option<&Window>) -> When {
@@ -640,13 +607,10 @@ mod tests {
     #[test]
     fn inside_before_and_after_the_window() {
         let w = Window {
-            client: "aiperf".into(),
             start: Some(Mark {
-                citation: "benchmark.log:78".into(),
                 at: Some(Stamp::from_epoch_ns(1780508684293002574)),
             }),
             end: Some(Mark {
-                citation: "benchmark.log:709".into(),
                 at: Some(Stamp::from_epoch_ns(1780510514295200691)),
             }),
         };
@@ -694,11 +658,9 @@ mod tests {
     #[test]
     fn a_driver_line_is_placed_by_its_time_alone() {
         let mark = |line: &str| Mark {
-            citation: "sweep_4411.log:4".into(),
             at: Some(stamp(line)),
         };
         let w = Window {
-            client: "srt-slurm".into(),
             start: Some(mark(
                 "2026-10-29 04:21:40 [INFO] Running sa-bench benchmark",
             )),
@@ -740,7 +702,7 @@ mod tests {
     }
 
     #[test]
-    fn crash_notes_name_the_point_when_and_where() {
+    fn crashes_describe_the_point_when_and_where() {
         use crate::check::judge::tests::{rec, scan};
         let serving = rec(
             "server.log",
@@ -765,7 +727,10 @@ mod tests {
         );
         let s = scan(vec![serving, oom, died]);
         let scope = Scope::new("run".into(), vec!["a.zip".into()], vec![("a.zip", &s)]);
-        let notes = crash_notes(&scope);
+        let notes: Vec<String> = crashes(&scope)
+            .iter()
+            .map(|c| format!("{} ({})", c.describe(), c.record.citation))
+            .collect();
         assert_eq!(notes.len(), 2, "{notes:?}");
         assert!(
             notes[0].starts_with("crash of a.zip while the server was up, not placeable")
