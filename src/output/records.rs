@@ -53,6 +53,9 @@ use std::collections::BTreeMap;
 /// string). The audit store's own SQLite schema is versioned apart
 /// (`audit::store::STORE_SCHEMA_VERSION`).
 ///
+/// 6: a capture may be a list of strings or numbers (a JSON rule's `*`
+/// field: `eval.score`'s `declared`, the metrics of `configs.<task>.metric_list`).
+///
 /// 5: record type `diff` (`artiscan diff`); coverage notes of kind
 /// `core_dump`, errors of kind `empty`; a match in a later window of a long
 /// line has `truncated` true and its `column` counted from the line's start.
@@ -63,7 +66,7 @@ use std::collections::BTreeMap;
 /// 3: coverage notes of kind `image`; coverage errors of kind
 /// `not_an_archive`; notes `after_end` and `name_mismatch`; a verdict's
 /// per-server ranks may be `"DP1 TP3"` strings where replicas name them.
-pub(crate) const SCHEMA_VERSION: &str = "5";
+pub(crate) const SCHEMA_VERSION: &str = "6";
 
 // The domain's text types print as their strings.
 impl Serialize for Citation {
