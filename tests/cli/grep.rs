@@ -67,7 +67,7 @@ fn json_offsets_point_at_the_line_start() {
     assert_eq!(cov.len(), 1);
     assert_eq!(cov[0]["complete"], true);
     assert_eq!(cov[0]["sha256"].as_str().unwrap().len(), 64);
-    assert_eq!(run.of_type("summary")[0]["schema_version"], "5");
+    assert_eq!(run.of_type("summary")[0]["schema_version"], "6");
 }
 
 #[test]
