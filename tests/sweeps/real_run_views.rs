@@ -3,7 +3,7 @@
 //! `diff` of the two runs, and grep's counts on coloured real logs.
 
 use crate::harness::*;
-use crate::shared::unpack_real_run;
+use crate::shared::{unpack_real_run, unpack_real_runs};
 use crate::verdict_support::*;
 
 #[test]
@@ -42,14 +42,7 @@ fn real_runs_block_fits_and_has_no_na_where_checks_apply() {
 #[test]
 fn real_runs_say_what_ran_within_their_sizes() {
     let tmp = tempfile::tempdir().unwrap();
-    for name in [
-        "0604-glm5.1-fp4-mi355x-sglang-agentic-hicache.tar.zst",
-        "0604-minimaxm2.5-fp8-mi355x-vllm-agentic-lmcache.tar.zst",
-    ] {
-        if unpack_real_run(name, tmp.path()).is_none() {
-            return;
-        }
-    }
+    unpack_real_runs(tmp.path());
     let folders = [
         (
             "glm5.1-fp4-mi355x-sglang-agentic-hicache",
@@ -105,14 +98,7 @@ fn real_runs_say_what_ran_within_their_sizes() {
 #[test]
 fn two_real_runs_name_their_differences() {
     let tmp = tempfile::tempdir().unwrap();
-    for name in [
-        "0604-glm5.1-fp4-mi355x-sglang-agentic-hicache.tar.zst",
-        "0604-minimaxm2.5-fp8-mi355x-vllm-agentic-lmcache.tar.zst",
-    ] {
-        if unpack_real_run(name, tmp.path()).is_none() {
-            return;
-        }
-    }
+    unpack_real_runs(tmp.path());
     let r = artiscan_in(
         tmp.path(),
         &[

@@ -32,3 +32,16 @@ pub fn unpack_real_run(name: &str, into: &Path) -> Option<PathBuf> {
     tar::Archive::new(dec).unpack(into).unwrap();
     Some(into.to_path_buf())
 }
+
+/// The real run folders of `../shared/corpus/real-runs`.
+pub const REAL_RUNS: &[&str] = &[
+    "0604-glm5.1-fp4-mi355x-sglang-agentic-hicache.tar.zst",
+    "0604-minimaxm2.5-fp8-mi355x-vllm-agentic-lmcache.tar.zst",
+];
+
+/// Every real run unpacked under `into`; fails where `shared/` is absent.
+pub fn unpack_real_runs(into: &Path) {
+    for name in REAL_RUNS {
+        unpack_real_run(name, into);
+    }
+}
