@@ -34,7 +34,7 @@ pub(crate) mod tables;
 
 pub(crate) use shard::Shard;
 
-use crate::check::load::{judge, judge_units};
+use crate::check::load::{judge, judge_units_where};
 use crate::check::scope::Unit;
 use crate::check::{self, Check, CheckParams, CheckScope, Status};
 use crate::domain::Tally;
@@ -1045,35 +1045,62 @@ pub(crate) fn judge_dirty_runs(conn: &Connection, checks: &CheckSet) -> anyhow::
             });
             units[u].files.push(i);
         }
-        let folders: Vec<Unit> = units
-            .iter()
-            .filter(|u| !(u.files.len() == 1 && files[u.files[0]].0 == u.name))
-            .cloned()
-            .collect();
-        let needed = !run_checks.is_empty() || (!folders.is_empty() && !artifact_checks.is_empty());
-        if needed {
+        let is_folder = |u: &Unit| !(u.files.len() == 1 && files[u.files[0]].0 == u.name);
+        // A file artifact with an empty server log is judged again here,
+        // where its twins (other artifacts of its point) are at hand, as
+        // `check` judges it: decided by a twin's complete copy, or unknown
+        // once no twin holds one (a twin gone makes the run dirty).
+        let mut twinned = vec![false; files.len()];
+        for g in crate::check::twin::groups(&units) {
+            for u in g {
+                units[u].files.iter().for_each(|&f| twinned[f] = true);
+            }
+        }
+        if !run_checks.is_empty() || !artifact_checks.is_empty() {
             let run_id = files.iter().find_map(|(_, r, _)| r.clone());
             let mut scans = Vec::with_capacity(files.len());
-            for (path, _, unit) in &files {
-                let rules = if unit == path {
+            for (i, (path, _, unit)) in files.iter().enumerate() {
+                let file_unit = unit == path;
+                let rules = if file_unit && !twinned[i] {
                     &run_rules
                 } else {
                     &folder_rules
                 };
-                let keep = |rule: &str| rules.contains(rule);
-                scans.push((path.clone(), store::load_scan(conn, path, keep)?));
+                let mut scan = store::load_scan(conn, path, |rule: &str| rules.contains(rule))?;
+                let empty = scan
+                    .coverage
+                    .errors
+                    .iter()
+                    .any(|e| e.kind == crate::source::ErrorKind::Empty);
+                if file_unit && !twinned[i] && empty {
+                    scan = store::load_scan(conn, path, |rule: &str| folder_rules.contains(rule))?;
+                }
+                scans.push((path.clone(), scan));
             }
-            let judged = judge_units(&artifact_checks, &scans, &folders, &checks.params)
-                .into_iter()
-                .map(|v| (v, CheckScope::Artifact))
-                .chain(
-                    judge_units(&run_checks, &scans, &units, &checks.params)
+            let rejudged = |u: usize| {
+                is_folder(&units[u])
+                    || crate::check::twin::has_empty(&units[u], &|i: usize| {
+                        scans.get(i).map(|(p, s)| (p.as_str(), s))
+                    })
+            };
+            let judged =
+                judge_units_where(&artifact_checks, &scans, &units, &checks.params, rejudged)
+                    .into_iter()
+                    .map(|v| (v, CheckScope::Artifact))
+                    .chain(
+                        crate::check::load::judge_units(
+                            &run_checks,
+                            &scans,
+                            &units,
+                            &checks.params,
+                        )
                         .into_iter()
                         .map(|v| (v, CheckScope::Run)),
-                );
+                    );
             for (v, scope) in judged {
                 out.verdicts.add(v.status);
                 // A folder's verdict: its name, and the run id of its files.
+                // A file artifact judged again keeps its path.
                 let (name, run_id) = match scope {
                     CheckScope::Artifact => (
                         Some(v.scope.rsplit('/').next().unwrap_or(&v.scope)),
@@ -1084,7 +1111,13 @@ pub(crate) fn judge_dirty_runs(conn: &Connection, checks: &CheckSet) -> anyhow::
                     ),
                     CheckScope::Run => (None, run_id.as_deref()),
                 };
-                store::insert_verdict(conn, &VerdictRow::new(&v, scope), None, name, &run, run_id)?;
+                let path = files
+                    .iter()
+                    .find(|(p, _, unit)| {
+                        scope == CheckScope::Artifact && *p == v.scope && *unit == v.scope
+                    })
+                    .map(|(p, _, _)| p.as_str());
+                store::insert_verdict(conn, &VerdictRow::new(&v, scope), path, name, &run, run_id)?;
             }
         }
         conn.execute("DELETE FROM dirty_runs WHERE run_dir = ?1", [&run])?;

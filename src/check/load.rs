@@ -242,11 +242,25 @@ pub(crate) fn judge_units(
     units: &[Unit],
     params: &CheckParams,
 ) -> Vec<Verdict> {
+    judge_units_where(checks, scans, units, params, |_| true)
+}
+
+/// [`judge_units`], the artifact checks of the units `pick` keeps only
+/// (twins are still found among all `units`: the audit judges again a
+/// file artifact with an empty server log beside its folders).
+pub(crate) fn judge_units_where(
+    checks: &[Check],
+    scans: &[(String, ArtifactScan)],
+    units: &[Unit],
+    params: &CheckParams,
+    pick: impl Fn(usize) -> bool,
+) -> Vec<Verdict> {
     let lookup = |i: usize| scans.get(i).map(|(p, s)| (p.as_str(), s));
     let mut verdicts = Vec::new();
-    for u in units {
-        let scope = scope_of(u.name.clone(), &[u], lookup);
-        judge_scope(checks, CheckScope::Artifact, &scope, params, |v| {
+    let (groups, group_of) = twins(units);
+    for (u, g) in group_of.iter().enumerate().filter(|&(u, _)| pick(u)) {
+        let group = g.map_or(&[][..], |g| &groups[g][..]);
+        super::twin::judge_unit(checks, units, u, group, params, &lookup, |v| {
             verdicts.push(v)
         });
     }
@@ -260,6 +274,19 @@ pub(crate) fn judge_units(
         }
     }
     verdicts
+}
+
+/// The units' groups of twins (units of one point, see [`super::twin`])
+/// and each unit's group.
+fn twins(units: &[Unit]) -> (Vec<Vec<usize>>, Vec<Option<usize>>) {
+    let groups = super::twin::groups(units);
+    let mut group_of = vec![None; units.len()];
+    for (g, us) in groups.iter().enumerate() {
+        for &u in us {
+            group_of[u] = Some(g);
+        }
+    }
+    (groups, group_of)
 }
 
 /// The scope of `units` named `name`, their scans looked up by file index.
@@ -336,6 +363,12 @@ pub(crate) struct Judging<'a> {
     /// waiting for its run keeps only their records (a run of env dumps
     /// held every `env.var` record until its last artifact was judged).
     run_rules: std::collections::HashSet<String>,
+    /// Twins (units of one point): an artifact with an empty server log
+    /// waits for its group's scans, which are held (one more use each)
+    /// until every unit of the group is judged.
+    groups: Vec<Vec<usize>>,
+    group_of: Vec<Option<usize>>,
+    group_left: Vec<usize>,
 }
 
 impl<'a> Judging<'a> {
@@ -355,10 +388,12 @@ impl<'a> Judging<'a> {
         }
         // Each unit's file is needed by the unit, and by its run if any.
         let uses = if per_run { 2 } else { 1 };
+        let (groups, group_of) = twins(units);
         let mut needed = vec![0u32; files];
         let mut unit_at = vec![0usize; files + 1];
-        for u in units {
-            for &f in u.files.iter().filter(|&&f| f < files) {
+        for (u, unit) in units.iter().enumerate() {
+            let uses = uses + u32::from(group_of[u].is_some());
+            for &f in unit.files.iter().filter(|&&f| f < files) {
                 needed[f] += uses;
                 unit_at[f + 1] += 1;
             }
@@ -392,6 +427,9 @@ impl<'a> Judging<'a> {
             runs,
             run_of,
             run_rules: super::judged_rules(checks.iter().filter(|c| c.scope == CheckScope::Run)),
+            group_left: groups.iter().map(Vec::len).collect(),
+            groups,
+            group_of,
         }
     }
 
@@ -417,9 +455,22 @@ impl<'a> Judging<'a> {
         for k in self.unit_at[i]..self.unit_at[i + 1] {
             self.missing[self.unit_list[k]] -= 1;
         }
-        while self.next < self.units.len() && self.missing[self.next] == 0 {
+        while self.next < self.units.len() && self.ready(self.next) {
             self.judge_unit(emit);
         }
+    }
+
+    /// Whether unit `u` can be judged: its files are scanned, and with an
+    /// empty server log, every file of its twins too.
+    fn ready(&self, u: usize) -> bool {
+        if self.missing[u] > 0 {
+            return false;
+        }
+        let Some(g) = self.group_of[u] else {
+            return true;
+        };
+        !super::twin::has_empty(&self.units[u], &self.lookup())
+            || self.groups[g].iter().all(|&t| self.missing[t] == 0)
     }
 
     /// Judges what is left (a file never scanned counts as absent, as in
@@ -447,16 +498,25 @@ impl<'a> Judging<'a> {
     fn judge_unit(&mut self, emit: &mut dyn FnMut(&Verdict)) {
         let u = self.next;
         self.next += 1;
-        let unit = &self.units[u];
-        let scope = scope_of(unit.name.clone(), &[unit], self.lookup());
-        judge_scope(
+        let group = self.group_of[u].map_or(&[][..], |g| &self.groups[g][..]);
+        super::twin::judge_unit(
             self.checks,
-            CheckScope::Artifact,
-            &scope,
+            self.units,
+            u,
+            group,
             self.params,
+            &self.lookup(),
             |v| emit(&v),
         );
         self.release(u);
+        if let Some(g) = self.group_of[u] {
+            self.group_left[g] -= 1;
+            if self.group_left[g] == 0 {
+                for k in 0..self.groups[g].len() {
+                    self.release(self.groups[g][k]);
+                }
+            }
+        }
         if self.runs.is_empty() {
             return;
         }

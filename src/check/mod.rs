@@ -15,6 +15,7 @@ pub(crate) mod member_cost;
 pub(crate) mod run_id;
 pub(crate) mod scope;
 pub(crate) mod thresholds;
+pub(crate) mod twin;
 pub(crate) mod what_ran;
 pub(crate) mod window;
 
