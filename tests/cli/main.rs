@@ -11,6 +11,7 @@ mod check;
 mod cite;
 mod crash_timing;
 mod diff;
+mod doc_blocks;
 mod docs;
 mod env_forms;
 mod evals;

@@ -31,7 +31,18 @@ static ACTIONLINT: Tool = Tool {
     present: || runs("actionlint", &["-version"]),
 };
 
+static SQLITE3: Tool = Tool {
+    name: "the sqlite3 shell",
+    install: "apt-get install sqlite3",
+    present: || runs("sqlite3", &["-version"]),
+};
+
 pub static CASES: &[Case] = &[
+    Case {
+        name: "doc_blocks_that_use_sqlite3_run",
+        needs: &[&SQLITE3],
+        run: doc_blocks_that_use_sqlite3_run,
+    },
     Case {
         name: "duckdb_reads_the_export_with_the_documented_queries",
         needs: &[&DUCKDB],
@@ -177,4 +188,14 @@ fn github_actions_recipe_passes_actionlint() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The README's and docs' blocks that query the store with the sqlite3
+/// shell (the cli target runs every other block): their documents run
+/// whole, as the cli target runs them, and shown output must match.
+fn doc_blocks_that_use_sqlite3_run() {
+    use crate::doc_blocks::{Part, run_docs};
+    let (ran, failures) = run_docs(&root(), Part::NeedingTools);
+    assert!(ran >= 2, "only {ran} blocks found");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

@@ -1,5 +1,5 @@
 //! Tests that need a program besides Rust and Python's standard library
-//! (DuckDB's Python package, actionlint). libtest cannot decide at run time
+//! (DuckDB's Python package, actionlint, the sqlite3 shell). libtest cannot decide at run time
 //! that a test is skipped, so this target has its own small harness: a test
 //! whose tool is missing is printed `ignored, SKIP: <why>` and counted as
 //! ignored in the summary, never as `ok`; under CI (`ARTISCAN_CI` set, as
@@ -8,6 +8,11 @@
 //! ignored.
 
 mod cases;
+// The doc-block runner the cli target uses; here for the blocks that need
+// sqlite3 (`blocks` is only the cli target's).
+#[allow(dead_code)]
+#[path = "../cli/doc_blocks.rs"]
+mod doc_blocks;
 
 use std::process::ExitCode;
 
