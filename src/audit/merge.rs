@@ -557,6 +557,43 @@ fn merge_one(
              CREATE INDEX temp.take_path ON take(path);
              INSERT OR IGNORE INTO main.fingerprints SELECT * FROM src.fingerprints;",
         )?;
+        // A path is a file's key, its sha256 says which content: two hosts
+        // whose copies of one file differ (a re-download, a hand edit) keep
+        // the later audit's, and say so rather than drop one in silence.
+        {
+            let mut differ = conn.prepare(
+                "SELECT s.path, s.sha256, m.sha256, s.scanned_ns > m.scanned_ns
+                 FROM src.artifacts s JOIN main.artifacts m ON m.path = s.path
+                 WHERE s.sha256 <> m.sha256
+                   AND s.superseded_ns IS NULL AND m.superseded_ns IS NULL
+                 ORDER BY s.path",
+            )?;
+            let rows = differ.query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, bool>(3)?,
+                ))
+            })?;
+            for row in rows {
+                let (path, theirs, ours, taken) = row?;
+                let short = |h: &str| h.get(..12).unwrap_or(h).to_string();
+                writeln!(
+                    err,
+                    "artiscan: {}: {}: two contents under one path (sha256 {}… there, {}… here); kept {}",
+                    input.display(),
+                    crate::escape::text(&path),
+                    short(&theirs),
+                    short(&ours),
+                    if taken {
+                        "theirs, the later audit"
+                    } else {
+                        "this store's, the later audit"
+                    }
+                )?;
+            }
+        }
         check_types(
             conn,
             &tables::names(|t| t.by_path && !t.small).collect::<Vec<_>>(),

@@ -586,6 +586,107 @@ fn two_shards_merged_equal_one_full_run() {
     assert_eq!(counts(&run), (0, n as u64));
 }
 
+/// Shards audited on two hosts, where the runs sit under different
+/// absolute roots and each argument is spelled its own way, merge into the
+/// store one audit of the whole gives (a file's key is its path relative to
+/// the argument). A file whose copies differ between two hosts is still one
+/// file: the merge keeps the later audit's content and says which, naming
+/// both hashes.
+#[test]
+fn shards_from_hosts_with_other_roots_merge_as_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (host_a, host_b) = (d.join("host-a/mnt/ci"), d.join("host-b/data"));
+    let n = make_runs(&host_a, 4) as i64;
+    assert_eq!(make_runs(&host_b, 4) as i64, n);
+    let elsewhere = d.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let store = |f: &str| d.join(f).display().to_string();
+    let abs_a = host_a.join("runs").display().to_string();
+    audit(&host_b, &["runs", "--db", &store("full.sqlite")]);
+    audit(
+        &elsewhere,
+        &[&abs_a, "--db", &store("s1.sqlite"), "--shard", "1/2"],
+    );
+    audit(
+        &host_b,
+        &["./runs/", "--db", &store("s2.sqlite"), "--shard", "2/2"],
+    );
+    let rows = |f: &str| count_rows(&db(&d.join(f)), "artifacts");
+    let (s1, s2) = (rows("s1.sqlite"), rows("s2.sqlite"));
+    assert!(s1 > 0 && s2 > 0 && s1 + s2 == n, "{s1} + {s2} != {n}");
+    let merged = artiscan_in(
+        d,
+        &["audit", "merge", "merged.sqlite", "s1.sqlite", "s2.sqlite"],
+    );
+    assert_eq!(merged.code, 0, "{}", merged.stderr);
+    assert!(!merged.stderr.contains("two contents"), "{}", merged.stderr);
+    // Each host's copy has its own modification time: all else is equal.
+    let dump = |f: &str| -> Vec<String> {
+        dump(&d.join(f))
+            .into_iter()
+            .map(|r| {
+                r.split(' ')
+                    .filter(|c| !c.starts_with("mtime_ns="))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect()
+    };
+    let (got, want) = (dump("merged.sqlite"), dump("full.sqlite"));
+    let only = |x: &[String], y: &[String]| -> Vec<String> {
+        x.iter()
+            .filter(|r| !y.contains(r))
+            .take(6)
+            .cloned()
+            .collect()
+    };
+    assert!(
+        got == want,
+        "shards from two roots differ from one audit of the whole:\nmerged only: {:#?}\nwhole only: {:#?}",
+        only(&got, &want),
+        only(&want, &got)
+    );
+
+    // Host b's copy of one log differs (appended to): one path, two
+    // contents. The merge keeps the later audit's and names both.
+    let log = format!("runs/{}/vllm_server.log", run_id(2));
+    let mut text = std::fs::read(host_b.join(&log)).unwrap();
+    text.extend_from_slice(b"INFO 06-03 10:00:00 [api_server.py:1] one more line\n");
+    std::fs::write(host_b.join(&log), text).unwrap();
+    audit(&elsewhere, &[&abs_a, "--db", &store("a.sqlite")]);
+    audit(&host_b, &["runs", "--db", &store("b.sqlite")]);
+    let sha = |f: &str| -> String {
+        one(
+            &db(&d.join(f)),
+            &format!("SELECT sha256 FROM artifacts WHERE path = '{log}'"),
+        )
+    };
+    let (sha_a, sha_b) = (sha("a.sqlite"), sha("b.sqlite"));
+    assert_ne!(sha_a, sha_b);
+    let both = artiscan_in(
+        d,
+        &["audit", "merge", "both.sqlite", "a.sqlite", "b.sqlite"],
+    );
+    assert_eq!(both.code, 0, "{}", both.stderr);
+    let said: Vec<&str> = both
+        .stderr
+        .lines()
+        .filter(|l| l.contains("two contents under one path"))
+        .collect();
+    assert_eq!(said.len(), 1, "{}", both.stderr);
+    assert!(
+        said[0].contains(&log)
+            && said[0].contains(&sha_a[..12])
+            && said[0].contains(&sha_b[..12])
+            && said[0].ends_with("kept theirs, the later audit"),
+        "{}",
+        said[0]
+    );
+    assert_eq!(sha("both.sqlite"), sha_b);
+    assert_eq!(rows("both.sqlite"), n);
+}
+
 /// A code block of docs/audit.md, found by the text of its first line.
 fn doc_sql(marker: &str) -> String {
     let doc = std::fs::read_to_string(root().join("docs/audit.md")).unwrap();
