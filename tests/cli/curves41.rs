@@ -1,0 +1,82 @@
+//! Check 14 on fixed-sequence results (issue 41): a curve is one app
+//! series, so speculative methods and GPU types are never pooled into
+//! one curve (pooled, two 3-point series make a 6-point "pass"); points are
+//! `median_e2el` against `tput_per_gpu`, as InferenceX's
+//! utils/process_result.py writes them; in the downloaded-folder layout
+//! and as zips.
+
+use crate::results::{verdict, verdicts, zip_artifacts};
+use serde_json::json;
+use std::path::Path;
+
+/// One fixed-sequence result (process_result.py: json.dump, indent 2).
+fn point(hw: &str, spec: &str, conc: u32, e2el: f64, tput: f64) -> String {
+    serde_json::to_string_pretty(&json!({
+        "hw": hw, "tp": 8, "ep": 8, "dp_attention": "false", "conc": conc,
+        "model": "deepseek-ai/DeepSeek-V4", "framework": "sglang", "precision": "fp8",
+        "spec_decoding": spec, "disagg": false, "isl": 1024, "osl": 1024,
+        "image": "lmsysorg/sglang:v0.5.16",
+        "tput_per_gpu": tput, "output_tput_per_gpu": tput / 2.0,
+        "median_ttft": 0.21, "median_tpot": 0.012, "median_e2el": e2el,
+    }))
+    .unwrap()
+}
+
+/// `series` as bmk_ artifact folders of `run/` (one per point, as the
+/// sweep uploads them) and the same run zipped in `zips/`: each series
+/// `n` points up one frontier.
+fn run(series: &[(&str, &str, u32)]) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    for (hw, spec, n) in series {
+        for i in 0..*n {
+            let conc = 4 << i;
+            let stem = format!(
+                "dsv4_tp8_conc{conc}_fp8_sglang_tp8-ep8-dpafalse_disagg-false_spec-{spec}_conc{conc}_{hw}_{i:02}"
+            );
+            let art = tmp.path().join(format!("run/bmk_{stem}"));
+            std::fs::create_dir_all(&art).unwrap();
+            let (e2el, tput) = (5.0 + 3.0 * f64::from(i), 800.0 + 400.0 * f64::from(i));
+            std::fs::write(
+                art.join(format!("{stem}.json")),
+                point(hw, spec, conc, e2el, tput),
+            )
+            .unwrap();
+        }
+    }
+    zip_artifacts(&tmp.path().join("run"), &tmp.path().join("zips"));
+    tmp
+}
+
+/// pareto-fixed-seq's verdict on the folder and on the zips: one status.
+fn fixed_seq(dir: &Path) -> (String, String) {
+    let mut out = Vec::new();
+    for layout in ["run", "zips"] {
+        let vs = verdicts(dir, &[layout]);
+        let v = verdict(&vs, "pareto-fixed-seq");
+        assert_eq!(v.len(), 1, "{layout}: {vs:?}");
+        out.push((
+            v[0]["status"].as_str().unwrap().to_string(),
+            v[0]["reason"].as_str().unwrap().to_string(),
+        ));
+    }
+    assert_eq!(out[0].0, out[1].0, "folder and zip: {out:?}");
+    out.remove(0)
+}
+
+#[test]
+fn fixed_sequence_series_keep_spec_methods_and_gpus_apart() {
+    // MTP and no speculation: two series of three, never one of six.
+    let d = run(&[("mi355x-amds", "mtp", 3), ("mi355x-amds", "none", 3)]);
+    let (s, r) = fixed_seq(d.path());
+    assert_eq!(s, "fail", "{r}");
+    assert!(r.contains("3/5"), "{r}");
+    // Two GPU types: two series.
+    let d = run(&[("mi355x-amds", "mtp", 3), ("b200-nv", "mtp", 3)]);
+    let (s, r) = fixed_seq(d.path());
+    assert_eq!(s, "fail", "{r}");
+    assert!(r.contains("3/5"), "{r}");
+    // Five measured points of one series pass.
+    let d = run(&[("mi355x-amds", "mtp", 5)]);
+    let (s, r) = fixed_seq(d.path());
+    assert_eq!(s, "pass", "{r}");
+}
