@@ -80,3 +80,61 @@ fn fixed_sequence_series_keep_spec_methods_and_gpus_apart() {
     let (s, r) = fixed_seq(d.path());
     assert_eq!(s, "pass", "{r}");
 }
+
+/// `points` (AgentX results) as `bmk_agentic_<stem>` folders of `run/`
+/// and the same run zipped; pareto-agentic's verdict on both.
+fn agentic(points: &[String]) -> (String, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    for (i, text) in points.iter().enumerate() {
+        let stem = format!(
+            "glm5.1_tp8_conc{i}_offloadnone_fp4_sglang_tp8-ep1-dpafalse_disagg-false_spec-none_conc{i}_mi355x-amds_{i:02}"
+        );
+        let art = tmp.path().join(format!("run/bmk_agentic_{stem}"));
+        std::fs::create_dir_all(&art).unwrap();
+        std::fs::write(art.join(format!("{stem}.json")), text).unwrap();
+    }
+    zip_artifacts(&tmp.path().join("run"), &tmp.path().join("zips"));
+    let mut out = Vec::new();
+    for layout in ["run", "zips"] {
+        let vs = verdicts(tmp.path(), &[layout]);
+        let v = verdict(&vs, "pareto-agentic");
+        assert_eq!(v.len(), 1, "{layout}: {vs:?}");
+        out.push((
+            v[0]["status"].as_str().unwrap().to_string(),
+            v[0]["reason"].as_str().unwrap().to_string(),
+        ));
+    }
+    assert_eq!(out[0].0, out[1].0, "folder and zip: {out:?}");
+    out.remove(0)
+}
+
+/// An AgentX curve mixes topologies, speculative methods and KV offload
+/// modes (the app draws them as one series); a point whose LMCache
+/// degraded (26 of 62 requests done, 36 cancelled) is no point of it.
+#[test]
+fn agentx_curves_mix_topology_spec_and_offload_but_not_degraded_points() {
+    let mut pts = crate::pareto::frontier(5);
+    for (i, (tp, spec, offload)) in [
+        (8, "mtp", "none"),
+        (8, "mtp", "lmcache"),
+        (4, "none", "none"),
+        (4, "none", "lmcache"),
+        (8, "none", "none"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let mut v: serde_json::Value = serde_json::from_str(&pts[i]).unwrap();
+        v["tp"] = json!(tp);
+        v["spec_decoding"] = json!(spec);
+        v["kv_offloading"] = json!(offload);
+        pts[i] = serde_json::to_string_pretty(&v).unwrap();
+    }
+    let (s, r) = agentic(&pts);
+    assert_eq!(s, "pass", "{r}");
+    // The fifth point degraded: left out and named, the curve is 4/5.
+    pts[4] = crate::pareto::nested(64, json!(60.0), json!(2400.0), 62, 26);
+    let (s, r) = agentic(&pts);
+    assert_eq!(s, "fail", "{r}");
+    assert!(r.contains("4/5") && r.contains("26 of 62"), "{r}");
+}
