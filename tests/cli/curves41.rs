@@ -86,8 +86,13 @@ fn fixed_sequence_series_keep_spec_methods_and_gpus_apart() {
 fn agentic(points: &[String]) -> (String, String) {
     let tmp = tempfile::tempdir().unwrap();
     for (i, text) in points.iter().enumerate() {
+        // The runner in the artifact's name is the result's GPU's.
+        let hw = serde_json::from_str::<serde_json::Value>(text).unwrap()["hw"]
+            .as_str()
+            .map_or("mi355x".to_string(), str::to_string);
+        let runner = if hw == "mi355x" { "mi355x-amds" } else { &hw };
         let stem = format!(
-            "glm5.1_tp8_conc{i}_offloadnone_fp4_sglang_tp8-ep1-dpafalse_disagg-false_spec-none_conc{i}_mi355x-amds_{i:02}"
+            "glm5.1_tp8_conc{i}_offloadnone_fp4_sglang_tp8-ep1-dpafalse_disagg-false_spec-none_conc{i}_{runner}_{i:02}"
         );
         let art = tmp.path().join(format!("run/bmk_agentic_{stem}"));
         std::fs::create_dir_all(&art).unwrap();
@@ -137,4 +142,25 @@ fn agentx_curves_mix_topology_spec_and_offload_but_not_degraded_points() {
     let (s, r) = agentic(&pts);
     assert_eq!(s, "fail", "{r}");
     assert!(r.contains("4/5") && r.contains("26 of 62"), "{r}");
+}
+
+/// One run's AgentX results on two GPU types are two curves (the app's
+/// series key holds the GPU): three on MI355X and two on B200 are 3/5 and
+/// 2/5, never one curve of five (a real folder pooled two GPU types).
+#[test]
+fn agentx_curves_keep_gpu_types_apart() {
+    let mut pts = crate::pareto::frontier(5);
+    for p in pts.iter_mut().skip(3) {
+        let mut v: serde_json::Value = serde_json::from_str(p).unwrap();
+        v["hw"] = json!("b200");
+        v["image"] = json!("lmsysorg/sglang:v0.5.16-cu130");
+        *p = serde_json::to_string_pretty(&v).unwrap();
+    }
+    let (s, r) = agentic(&pts);
+    assert_eq!(s, "fail", "{r}");
+    assert!(r.contains("hw=mi355x") && r.contains("3/5"), "{r}");
+    assert!(r.contains("hw=b200") && r.contains("2/5"), "{r}");
+    // All five on one GPU: one curve of five.
+    let (s, r) = agentic(&crate::pareto::frontier(5));
+    assert_eq!(s, "pass", "{r}");
 }
