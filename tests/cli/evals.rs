@@ -233,6 +233,17 @@ fn a_batched_eval_with_a_failed_concurrency_fails() {
         status_both(d.path(), "eval-batch-completed", &BAR).0,
         "fail"
     );
+    // A concurrency neither completed nor listed as failed (the job died
+    // before it wrote it): completed is not what was asked.
+    let d = eval_run(&[
+        (
+            "results_2026-10-29T05-00-00_conc64.json",
+            lm_eval(json!(0.97), json!(0.95), 1319),
+        ),
+        ("meta_env.json", meta_env(Some(("[64, 128]", "[64]", "[]")))),
+    ]);
+    let (s, v) = status_both(d.path(), "eval-batch-completed", &BAR);
+    assert_eq!(s, "fail", "{v}");
     let d = eval_run(&[
         (
             "results_2026-10-29T05-00-00_conc64.json",
@@ -293,6 +304,20 @@ fn aggregated_rows_are_read_beyond_score() {
         status_both(d.path(), "eval-rows-effective-samples", &BAR).0,
         "fail"
     );
+    // A score written as text, as a percent, or as Python's NaN is no
+    // score at the bar (CI never reads the rows; its `val < bar` passes
+    // 45.0 and NaN in a results file).
+    let text = serde_json::to_string_pretty(&json!([agg_row(0.95, 0.95, 1319)])).unwrap();
+    for bad in [
+        text.replace("\"em_strict\": 0.95,", "\"em_strict\": \"0.95\","),
+        text.replace("\"em_strict\": 0.95,", "\"em_strict\": 45.0,"),
+        text.replace("\"em_strict\": 0.95,", "\"em_strict\": NaN,"),
+    ] {
+        assert!(bad != text);
+        let d = agg_run(&bad);
+        let (s, v) = status_both(d.path(), "eval-rows-strict-meets-bar", &BAR);
+        assert_eq!(s, "fail", "{bad}: {v}");
+    }
 }
 
 /// A 0-byte agg_eval_all.json and one written as JSON Lines are no N/A
