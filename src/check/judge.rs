@@ -170,6 +170,7 @@ impl Check {
             Expect::EveryRank => self.judge_every_rank(&mut v, &cx, &matching),
             Expect::Pareto(p) => self.judge_pareto(&mut v, &cx, &matching, p),
             Expect::Same(s) => self.judge_same(&mut v, &cx, s),
+            Expect::Agree(a) => self.judge_agree(&mut v, &cx, a),
         }
         // Claims about every record, rank, server or an upper bound: a part
         // not read could break them.
@@ -181,6 +182,7 @@ impl Check {
                     | Expect::Count { max: Some(_), .. }
                     | Expect::Pareto(_)
                     | Expect::Same(_)
+                    | Expect::Agree(_)
             );
         if v.status == Status::Pass && universal && !cx.complete() {
             let what = format!("{} on every record read", v.reason);

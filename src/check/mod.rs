@@ -231,6 +231,8 @@ enum Expect {
     /// One capture of the `left` rules' records equals that of the `right`
     /// rules' records of the same configuration (the `by` captures).
     Same(Same),
+    /// One eval point's scores agree across its documents.
+    Agree(expect::agree::Agree),
 }
 
 /// `expect = { same = { capture, left = [RULE...], right = [RULE...], by =
@@ -418,6 +420,9 @@ pub(crate) fn needed_rules<'c>(checks: impl IntoIterator<Item = &'c Check>) -> B
         if let Expect::Same(s) = &c.expect {
             out.extend(s.left.iter().chain(&s.right).cloned());
         }
+        if let Expect::Agree(a) = &c.expect {
+            out.extend([a.rows.clone(), a.scores.clone(), a.meta.clone()]);
+        }
         // A curve leaves out points whose server crashed while measured.
         if let Expect::Pareto(_) = &c.expect {
             out.extend(expect::left_out::RULES.iter().map(|r| r.to_string()));
@@ -556,8 +561,12 @@ fn parse_expect(v: &toml::Value) -> Result<Expect, String> {
                 })
             } else if let Some(toml::Value::Table(p)) = t.get("same") {
                 Expect::Same(parse_same(p)?)
+            } else if let Some(toml::Value::Table(p)) = t.get("agree") {
+                Expect::Agree(expect::agree::parse(p)?)
             } else {
-                return Err("expect table needs `count`, `consistent`, `pareto` or `same`".into());
+                return Err(
+                    "expect table needs `count`, `consistent`, `pareto`, `same` or `agree`".into(),
+                );
             }
         }
         _ => return Err("expect must be a string or a table".into()),
@@ -694,6 +703,17 @@ fn compile(file: &str, c: &CheckDef, defaults: &toml::Table) -> Result<Check, St
         }
         if !c.filter.is_empty() || !c.all.is_empty() || !c.any.is_empty() {
             return Err("same compares whole records: it takes no `where`, `all` or `any`".into());
+        }
+    }
+    if let Expect::Agree(a) = &expect {
+        if c.rule != a.rows && c.rule != a.scores {
+            return Err(format!(
+                "agree: the check's rule {:?} must be its `rows` or `scores`",
+                c.rule
+            ));
+        }
+        if !c.filter.is_empty() || !c.all.is_empty() || !c.any.is_empty() {
+            return Err("agree compares whole records: it takes no `where`, `all` or `any`".into());
         }
     }
     if expect == Expect::EveryRank && ranks.is_none() {
@@ -853,6 +873,9 @@ impl Check {
                 out.push((r.as_str(), caps));
             }
         }
+        if let Expect::Agree(a) = &self.expect {
+            out.extend(a.references());
+        }
         for s in self
             .servers
             .iter()
@@ -954,6 +977,10 @@ impl Check {
                 } else {
                     s.by.join(", ")
                 }
+            ),
+            Expect::Agree(a) => format!(
+                "agree: each {} record's scores equal those of the {} records of its results file and one point's {} records equal each other",
+                a.rows, a.scores, a.scores
             ),
         }
     }

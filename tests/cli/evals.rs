@@ -233,6 +233,17 @@ fn a_batched_eval_with_a_failed_concurrency_fails() {
         status_both(d.path(), "eval-batch-completed", &BAR).0,
         "fail"
     );
+    // A concurrency neither completed nor listed as failed (the job died
+    // before it wrote it): completed is not what was asked.
+    let d = eval_run(&[
+        (
+            "results_2026-10-29T05-00-00_conc64.json",
+            lm_eval(json!(0.97), json!(0.95), 1319),
+        ),
+        ("meta_env.json", meta_env(Some(("[64, 128]", "[64]", "[]")))),
+    ]);
+    let (s, v) = status_both(d.path(), "eval-batch-completed", &BAR);
+    assert_eq!(s, "fail", "{v}");
     let d = eval_run(&[
         (
             "results_2026-10-29T05-00-00_conc64.json",
@@ -293,6 +304,20 @@ fn aggregated_rows_are_read_beyond_score() {
         status_both(d.path(), "eval-rows-effective-samples", &BAR).0,
         "fail"
     );
+    // A score written as text, as a percent, or as Python's NaN is no
+    // score at the bar (CI never reads the rows; its `val < bar` passes
+    // 45.0 and NaN in a results file).
+    let text = serde_json::to_string_pretty(&json!([agg_row(0.95, 0.95, 1319)])).unwrap();
+    for bad in [
+        text.replace("\"em_strict\": 0.95,", "\"em_strict\": \"0.95\","),
+        text.replace("\"em_strict\": 0.95,", "\"em_strict\": 45.0,"),
+        text.replace("\"em_strict\": 0.95,", "\"em_strict\": NaN,"),
+    ] {
+        assert!(bad != text);
+        let d = agg_run(&bad);
+        let (s, v) = status_both(d.path(), "eval-rows-strict-meets-bar", &BAR);
+        assert_eq!(s, "fail", "{bad}: {v}");
+    }
 }
 
 /// A 0-byte agg_eval_all.json and one written as JSON Lines are no N/A
@@ -502,4 +527,132 @@ fn a_benchmark_run_without_evals_says_what_to_fetch() {
     let bar = verdict(&vs, "eval-exact-match-meets-bar");
     assert!(bar.iter().any(|v| v["status"] == "pass"), "{bar:?}");
     assert!(bar.iter().all(|v| v["status"] != "fail"), "{bar:?}");
+}
+
+/// An lm-eval results file that is not one JSON document (0 bytes, JSON
+/// Lines) is a named coverage error for that member, and the eval's
+/// claims are unknown: never "read completely", never N/A.
+#[test]
+fn a_results_file_that_is_no_document_is_a_named_coverage_error() {
+    let one = |s: f64| {
+        serde_json::to_string(
+            &serde_json::from_str::<Value>(&lm_eval(json!(s), json!(s), 1319)).unwrap(),
+        )
+        .unwrap()
+    };
+    let lines = format!("{}\n{}\n", one(0.97), one(0.12));
+    let cut = {
+        let full = lm_eval(json!(0.97), json!(0.95), 1319);
+        full[..full.find("0.97,").unwrap() + 5].to_string()
+    };
+    for (what, text) in [
+        ("empty", String::new()),
+        ("json lines", lines),
+        ("cut", cut),
+    ] {
+        let d = eval_run(&[("results_2026-10-29T05-00-00.json", text)]);
+        for layout in ["run", "zips"] {
+            let run = artiscan_in(
+                d.path(),
+                &[
+                    "check",
+                    "--set",
+                    "inferencex",
+                    "--param",
+                    "gsm8k_min=0.9",
+                    layout,
+                ],
+            );
+            assert_ne!(run.code, 0, "{what} {layout}: {}", run.stdout);
+            let cov = run.of_type("coverage");
+            let bad: Vec<&Value> = cov.iter().filter(|c| c["complete"] == false).collect();
+            assert_eq!(bad.len(), 1, "{what} {layout}: {cov:?}");
+            let named = bad[0]["path"]
+                .as_str()
+                .unwrap()
+                .ends_with("results_2026-10-29T05-00-00.json")
+                || bad[0]["errors"]
+                    .to_string()
+                    .contains("results_2026-10-29T05-00-00.json");
+            assert!(named, "{what} {layout}: {}", bad[0]);
+            assert_eq!(
+                bad[0]["errors"][0]["kind"], "corrupt",
+                "{what} {layout}: {}",
+                bad[0]
+            );
+            let vs = run.of_type("verdict");
+            let v = verdict(&vs, "eval-exact-match-meets-bar");
+            assert_eq!(v[0]["status"], "unknown", "{what} {layout}: {}", v[0]);
+        }
+    }
+}
+
+/// collect_eval_results.py `build_row` (json.dump, indent 2) for a task
+/// whose results file held no strict-match filter and no `acc`: every
+/// score null. No bar check sees a score, so this is an empty eval.
+fn empty_row(task: &str) -> Value {
+    json!({
+        "is_multinode": false, "model_prefix": "dsv4", "model": "deepseek-ai/DeepSeek-V4",
+        "hw": "MI355X-AMDS", "framework": "sglang", "precision": "fp8", "spec_decoding": "mtp",
+        "isl": 1024, "osl": 1024, "tp": 8, "ep": 8, "prefill_tp": 8, "prefill_ep": 8,
+        "prefill_num_workers": 1, "decode_tp": 8, "decode_ep": 8, "decode_num_workers": 1,
+        "conc": 64, "dp_attention": "none", "prefill_dp_attention": "none",
+        "decode_dp_attention": "none", "task": task,
+        "em_strict": null, "em_strict_se": null, "em_flexible": null, "em_flexible_se": null,
+        "n_eff": 1319,
+        "source": format!("eval_results/eval_{task}_{EXP}/results_2026-10-29T05-00-00.123456.json"),
+        "score": null, "score_name": null, "score_se": null,
+    })
+}
+
+/// A row with a null score beside a scored one fails, cited on its score
+/// line (it passed: no bar check judged it); a row whose em_flexible
+/// holds the score is left to the flexible bar; rows of the 2025
+/// collector (no `score` key) are not this claim's.
+#[test]
+fn an_aggregated_row_without_a_score_fails() {
+    let mut scored = empty_row("gsm8k");
+    for (k, v) in [
+        ("em_strict", json!(0.9772554965883244)),
+        ("em_flexible", json!(0.978_013_646_702_047)),
+        ("score", json!(0.9772554965883244)),
+        ("score_name", json!("em_strict")),
+        ("score_se", json!(0.0041)),
+    ] {
+        scored[k] = v;
+    }
+    let rows = json!([scored.clone(), empty_row("gpqa_diamond")]);
+    let d = agg_run(&serde_json::to_string_pretty(&rows).unwrap());
+    let (s, v) = status_both(d.path(), "eval-rows-have-a-score", &BAR);
+    assert_eq!(s, "fail", "{v}");
+    assert!(
+        v["reason"].as_str().unwrap().contains("score = null"),
+        "{v}"
+    );
+    let cite = v["evidence"][0]["citation"].as_str().unwrap();
+    assert!(cite.contains("agg_eval_all.json:"), "{v}");
+    // The scored row alone passes.
+    let d = agg_run(&serde_json::to_string_pretty(&json!([scored])).unwrap());
+    assert_eq!(
+        status_both(d.path(), "eval-rows-have-a-score", &BAR).0,
+        "pass"
+    );
+    // em_flexible carries the score: judged by its own bar, not here.
+    let mut flex = empty_row("gsm8k");
+    flex["em_flexible"] = json!(0.41);
+    let d = agg_run(&serde_json::to_string_pretty(&json!([flex])).unwrap());
+    assert_eq!(
+        status_both(d.path(), "eval-rows-have-a-score", &BAR).0,
+        "not_applicable"
+    );
+    assert_eq!(
+        status_both(d.path(), "eval-rows-flexible-meets-bar", &BAR).0,
+        "fail"
+    );
+    // The 2025 rows have no `score` key.
+    let d = agg_run(&serde_json::to_string_pretty(&json!([agg_row(0.95, 0.95, 1319)])).unwrap());
+    assert_eq!(
+        status_both(d.path(), "eval-rows-have-a-score", &BAR).0,
+        "not_applicable"
+    );
 }

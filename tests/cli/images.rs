@@ -103,3 +103,49 @@ fn the_eval_image_from_its_srt_config_against_the_benchmark() {
     assert_eq!(s, "unknown", "{v}");
     assert!(v["reason"].as_str().unwrap().contains("digest"), "{v}");
 }
+
+/// A job config that names the image in one place only (`model.container`
+/// or `identity.container.image`) is read there; where its two places
+/// disagree, the eval's image differs from the benchmark's whichever it
+/// ran, so the claim fails.
+#[test]
+fn the_eval_image_from_either_place_of_its_srt_config() {
+    let bench = "lmsysorg/sglang:v0.5.16";
+    let old = "lmsysorg/sglang:v0.5.15.post1";
+    let both = srt_config(old, old);
+    let identity = format!("identity:\n  container:\n    image: \"{old}\"\n\n");
+    let container_only = both.replace(&identity, "");
+    let identity_only = both.replace(&format!("  container: \"{old}\"\n"), "");
+    let split = srt_config(bench, old);
+    for (what, config) in [
+        ("model.container only", container_only),
+        ("identity.container.image only", identity_only),
+        ("both, disagreeing", split),
+    ] {
+        assert!(config != both || what.starts_with("both"), "{what}");
+        let tmp = run(old, bench);
+        let eval = tmp.path().join(format!("run/eval_gsm8k_{EXP}"));
+        std::fs::write(eval.join("config.yaml"), &config).unwrap();
+        std::fs::remove_dir_all(tmp.path().join("zips")).unwrap();
+        zip_artifacts(&tmp.path().join("run"), &tmp.path().join("zips"));
+        let (s, v) = same_image(tmp.path(), &[]);
+        assert_eq!(s, "fail", "{what}: {v}");
+        let reason = v["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("v0.5.15.post1") && reason.contains("config.yaml"),
+            "{what}: {reason}"
+        );
+    }
+    // Named once, the same as the benchmark's: a pass.
+    let tmp = run(bench, bench);
+    let eval = tmp.path().join(format!("run/eval_gsm8k_{EXP}"));
+    let identity = format!("identity:\n  container:\n    image: \"{bench}\"\n\n");
+    std::fs::write(
+        eval.join("config.yaml"),
+        srt_config(bench, bench).replace(&identity, ""),
+    )
+    .unwrap();
+    std::fs::remove_dir_all(tmp.path().join("zips")).unwrap();
+    zip_artifacts(&tmp.path().join("run"), &tmp.path().join("zips"));
+    assert_eq!(same_image(tmp.path(), &[]).0, "pass");
+}
