@@ -123,3 +123,61 @@ fn raw_completions_without_a_client_are_unknown_and_a_twin_does_not_vote() {
     assert_eq!(v["status"], "not_applicable", "{v}");
     assert!(reason(&v).starts_with("does not vote"), "{v}");
 }
+
+/// The agentic client's command as InferenceX writes benchmark_command.txt.
+const AGENTIC: &str = "aiperf profile --scenario inferencex-agentx-mvp --url http://localhost:8896 --endpoint /v1/chat/completions --endpoint-type chat --streaming --model zai-org/GLM-5.1-FP8 --concurrency 16\n";
+
+/// A run of a point's agentic_ artifact (chat client, chat requests) and
+/// its eval-only server (`eval_server_logs_`: lm_eval's raw completions,
+/// no benchmark client): the eval server votes in neither Check 9 claim,
+/// so the run's Check 9 is the agentic artifact's pass.
+#[test]
+fn an_eval_only_server_with_raw_requests_does_not_vote_in_check_9() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = dir.path().join("run");
+    let files = [
+        (
+            format!("agentic_{RF}/server.log"),
+            server_log("/v1/chat/completions", 4),
+        ),
+        (
+            format!("agentic_{RF}/benchmark_command.txt"),
+            AGENTIC.into(),
+        ),
+        (
+            format!("eval_server_logs_{RF}/server.log"),
+            server_log("/v1/completions", 6),
+        ),
+    ];
+    for (f, text) in &files {
+        let p = run.join(f);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let out = artiscan(&[
+        "check",
+        "--set",
+        "inferencex",
+        "--format",
+        "jsonl",
+        run.to_str().unwrap(),
+    ]);
+    let nine: Vec<Value> = out
+        .of_type("verdict")
+        .into_iter()
+        .filter(|v| v["checklist"] == 9)
+        .collect();
+    let of = |check: &str, art: &str| {
+        nine.iter()
+            .find(|v| v["check"] == check && v["scope"].as_str().unwrap().ends_with(art))
+            .unwrap_or_else(|| panic!("no {check} of {art}: {nine:?}"))["status"]
+            .clone()
+    };
+    let eval = format!("eval_server_logs_{RF}");
+    assert_eq!(of("spec-decode-access-log", &eval), "not_applicable");
+    assert_eq!(of("spec-decode-chat-template", &eval), "not_applicable");
+    let agentic = format!("agentic_{RF}");
+    assert_eq!(of("spec-decode-access-log", &agentic), "pass");
+    assert_eq!(of("spec-decode-chat-template", &agentic), "pass");
+    assert_eq!(of("spec-decode-client-in-run", "run"), "pass");
+}
