@@ -189,7 +189,6 @@ impl Check {
                     | Expect::Count { max: Some(_), .. }
                     | Expect::Pareto(_)
                     | Expect::Same(_)
-                    | Expect::Logged(_)
                     | Expect::ChatServed
             );
         if v.status == Status::Pass && universal && !cx.complete() {

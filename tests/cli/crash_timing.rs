@@ -387,6 +387,18 @@ fn a_point_with_neither_server_nor_client_log_is_unknown_for_crashes() {
     );
     assert_eq!(v["status"], "pass", "{v}");
     assert!(reason(&v).starts_with("every one of 2 point(s)"), "{v}");
+    // A member that cannot be read could add a log, never take one away:
+    // the pass stands beside a corrupt archive.
+    let d = tempfile::tempdir().unwrap();
+    let v = logs_kept(
+        d.path(),
+        &[
+            (16, "server_logs", "server.log", SERVING),
+            (8, "agentic", "benchmark.log", &aiperf(true)),
+            (8, "agentic", "aiperf.log.gz", "not gzip at all"),
+        ],
+    );
+    assert_eq!(v["status"], "pass", "{v}");
     // No log at all: both unknown.
     let d = tempfile::tempdir().unwrap();
     let v = logs_kept(d.path(), &[]);
