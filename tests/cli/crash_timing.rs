@@ -333,6 +333,18 @@ fn a_slurm_cancellation_fails_inside_the_window_and_is_named_after_it() {
     let abort = v("no-job-abort");
     assert_eq!(abort["status"], "fail", "{abort}");
     assert!(reason(&abort).contains("at 2026-10-29 04:40:00"), "{abort}");
+    // scancel (SIGTERM/SIGKILL): req.c prints the line without a reason.
+    let d = tempfile::tempdir().unwrap();
+    let log = format!(
+        "{DRIVER}slurmstepd: error: *** JOB 4411 ON gb200-nv-01 CANCELLED AT 2026-10-29T04:40:00 ***\n"
+    );
+    let v = job_verdicts(d.path(), &[("sweep_4411.log", &log)]);
+    let abort = v("no-job-abort");
+    assert_eq!(abort["status"], "fail", "{abort}");
+    assert!(
+        reason(&abort).contains("inside the measurement window"),
+        "{abort}"
+    );
 }
 
 /// A result JSON as process_agentic_result.py writes it (the real glm5.1
@@ -456,4 +468,62 @@ fn a_dynamo_worker_whose_engine_died_fails_inside_the_window_and_is_named_after_
         reason(&abort).contains("printed after the client's measured phase ended"),
         "{abort}"
     );
+}
+
+/// benchmark_serving's own lines (infx/bench_serving/benchmark_serving.py
+/// `print("Starting main benchmark run...")`, then its summary), each
+/// line led by `stamp(time)`: nothing in benchmark.out, GitHub Actions'
+/// `2026-06-03T17:40:00.4410321Z ` in a downloaded job log.
+fn bench_serving(stamp: impl Fn(&str) -> String) -> String {
+    format!(
+        "{}Starting main benchmark run...\n{}============ Serving Benchmark Result ============\n{}Successful requests:                     640\n",
+        stamp("17:40:00"),
+        stamp("18:10:00"),
+        stamp("18:10:00"),
+    )
+}
+
+#[test]
+fn benchmark_serving_start_and_summary_bound_the_window_only_where_stamped() {
+    let gh = |t: &str| format!("2026-06-03T{t}.4410321Z ");
+    // Stamped: an OOM between start and summary spoils the point ...
+    let d = tempfile::tempdir().unwrap();
+    let log = format!("{SERVING}{}", sglang_oom("17:50:02"));
+    let (tb, oom) = crash_verdicts(
+        d.path(),
+        &[("server.log", &log), ("job.log", &bench_serving(gh))],
+    );
+    for v in [&tb, &oom] {
+        assert_eq!(v["status"], "fail", "{v}");
+        assert!(
+            reason(v).contains("inside the measurement window of"),
+            "{v}"
+        );
+    }
+    // ... one after the summary is named, not counted.
+    let d = tempfile::tempdir().unwrap();
+    let late = format!("{SERVING}{}", sglang_oom("18:20:31"));
+    let (tb, oom) = crash_verdicts(
+        d.path(),
+        &[("server.log", &late), ("job.log", &bench_serving(gh))],
+    );
+    for v in [&tb, &oom] {
+        assert_eq!(v["status"], "pass", "{v}");
+        assert!(
+            reason(v).contains("printed after the client's measured phase ended"),
+            "{v}"
+        );
+    }
+    // Unstamped (benchmark.out): the crash cannot be set against the
+    // window, so it counts (never a pass on a guess).
+    let d = tempfile::tempdir().unwrap();
+    let (tb, _) = crash_verdicts(
+        d.path(),
+        &[
+            ("server.log", &late),
+            ("benchmark.out", &bench_serving(|_| String::new())),
+        ],
+    );
+    assert_eq!(tb["status"], "fail", "{tb}");
+    assert!(reason(&tb).contains("not placeable"), "{tb}");
 }

@@ -180,6 +180,29 @@ fn declare_x_unquoted_is_a_setting() {
     assert_eq!(status(v), "fail", "{v}");
 }
 
+/// SGLang reads the NEXTN MoE switch as `EnvBool` (srt/environ.py: the
+/// lower-cased value in true/1/yes/y enables it, false/0/no/n does not): a
+/// case the check's list missed would be a false PASS.
+#[test]
+fn the_nextn_moe_switch_is_read_as_sglang_envbool_reads_it() {
+    for (value, want) in [
+        ("1", "fail"),
+        ("yes", "fail"),
+        ("Y", "fail"),
+        ("TRUE", "fail"),
+        ("0", "pass"),
+        ("false", "pass"),
+        ("No", "pass"),
+    ] {
+        let trace = format!(
+            "+ declare -x SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE={value}\n+ python3 -m sglang.launch_server --model-path /models/GLM-5.1-FP8 --tp 8\n"
+        );
+        let vs = verdicts(&[("server.log", ARGS), ("launch.sh.log", &trace)], &[]);
+        let v = verdict(&vs, "nextn-fp8-moe-unset");
+        assert_eq!(status(v), want, "{value}: {v}");
+    }
+}
+
 #[test]
 fn python_float_forms_of_the_simulated_length_are_read() {
     // A fixed-sequence run: simulation is a benchmark hack in any form
