@@ -54,6 +54,9 @@ impl Stamp {
             (Some(a), Some(b)) => {
                 let years = match (self.year, other.year) {
                     (Some(x), Some(y)) => x.cmp(&y),
+                    // vLLM prints no year: more than half a year apart,
+                    // the two may sit on either side of a new year.
+                    _ if a.0.abs_diff(b.0) > 6 => return None,
                     _ => Ordering::Equal,
                 };
                 Some(
@@ -696,6 +699,36 @@ mod tests {
         );
         assert_eq!(
             when(&l, &tb(5000, "x"), early, Some(&open)),
+            When::BeforeWindow
+        );
+    }
+
+    /// vLLM prints no year: a phase that began 2026-12-31 23:50 (aiperf's
+    /// epoch stats) and a crash printed `01-01 00:05` are minutes apart,
+    /// not a year before.
+    #[test]
+    fn a_date_without_a_year_across_new_year_is_not_trusted() {
+        let open = Window {
+            start: Some(Mark {
+                at: Some(Stamp::from_epoch_ns(1798761000120000000)),
+            }),
+            end: None,
+        };
+        assert_eq!(
+            open.start.as_ref().unwrap().at.unwrap().to_string(),
+            "2026-12-31 23:50:00"
+        );
+        let l = life(&[300], &[9000]);
+        let new_year = Some(stamp(
+            "(EngineCore_DP0 pid=163) ERROR 01-01 00:05:00 [core.py:710] Traceback (most recent call last):",
+        ));
+        let w = when(&l, &tb(5000, "x"), new_year, Some(&open));
+        assert!(w.spoils(), "{w:?}");
+        let same_evening = Some(stamp(
+            "(EngineCore_DP0 pid=163) ERROR 12-31 22:50:00 [core.py:710] Traceback (most recent call last):",
+        ));
+        assert_eq!(
+            when(&l, &tb(5000, "x"), same_evening, Some(&open)),
             When::BeforeWindow
         );
     }
