@@ -171,6 +171,14 @@ impl Check {
             Expect::Pareto(p) => self.judge_pareto(&mut v, &cx, &matching, p),
             Expect::Same(s) => self.judge_same(&mut v, &cx, s),
             Expect::Agree(a) => self.judge_agree(&mut v, &cx, a),
+            Expect::Logged(l) => super::crash_points::judge_logged(&mut v, &cx, &matching, l),
+            Expect::ChatServed => super::access::judge_chat_served(
+                &mut v,
+                &cx,
+                &self.rule,
+                &matching,
+                self.applies.as_ref(),
+            ),
         }
         // Claims about every record, rank, server or an upper bound: a part
         // not read could break them.
@@ -183,6 +191,7 @@ impl Check {
                     | Expect::Pareto(_)
                     | Expect::Same(_)
                     | Expect::Agree(_)
+                    | Expect::ChatServed
             );
         if v.status == Status::Pass && universal && !cx.complete() {
             let what = format!("{} on every record read", v.reason);

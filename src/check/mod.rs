@@ -4,9 +4,11 @@
 //! applies is decided by the evidence a scope holds (declared in the check
 //! file), never by file names.
 
+mod access;
 pub(crate) mod by_run;
 mod cond;
 pub(crate) mod crash;
+mod crash_points;
 mod expect;
 mod image;
 mod judge;
@@ -233,6 +235,12 @@ enum Expect {
     Same(Same),
     /// One eval point's scores agree across its documents.
     Agree(expect::agree::Agree),
+    /// Every point of the run (its result records' artifact stem) has one
+    /// of these rules' records under its stem: a log crashes are read from.
+    Logged(Vec<String>),
+    /// The rule's (aggregated) access-log lines, per member: raw
+    /// completions with no chat request fail (see `access`).
+    ChatServed,
 }
 
 /// `expect = { same = { capture, left = [RULE...], right = [RULE...], by =
@@ -403,7 +411,13 @@ impl CheckScope {
 pub(crate) fn needed_rules<'c>(checks: impl IntoIterator<Item = &'c Check>) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for c in checks {
-        out.insert(c.rule.clone());
+        // Access-log lines stay aggregated (counted per member): one
+        // record per request would fill an artifact's record cap.
+        if c.expect == Expect::ChatServed {
+            out.insert("bench.client".to_string());
+        } else {
+            out.insert(c.rule.clone());
+        }
         out.extend(c.within.iter().cloned());
         if c.crash_timing {
             out.insert(crash::LIFECYCLE.to_string());
@@ -422,6 +436,9 @@ pub(crate) fn needed_rules<'c>(checks: impl IntoIterator<Item = &'c Check>) -> B
         }
         if let Expect::Agree(a) = &c.expect {
             out.extend([a.rows.clone(), a.scores.clone(), a.meta.clone()]);
+        }
+        if let Expect::Logged(l) = &c.expect {
+            out.extend(l.iter().cloned());
         }
         // A curve leaves out points whose server crashed while measured.
         if let Expect::Pareto(_) = &c.expect {
@@ -452,6 +469,7 @@ pub(crate) fn selected_rules<'c>(
 ) -> BTreeSet<String> {
     let mut out = needed_rules(checks.clone());
     for c in checks {
+        out.insert(c.rule.clone());
         if let Some(a) = &c.applies {
             out.extend(a.specs().map(|s| s.rule.clone()));
         }
@@ -506,6 +524,7 @@ fn parse_expect(v: &toml::Value) -> Result<Expect, String> {
             "present" => Expect::Present,
             "absent" => Expect::Absent,
             "every_rank" => Expect::EveryRank,
+            "chat_served" => Expect::ChatServed,
             other => return Err(format!("unknown expect {other:?}")),
         },
         toml::Value::Table(t) => {
@@ -563,9 +582,17 @@ fn parse_expect(v: &toml::Value) -> Result<Expect, String> {
                 Expect::Same(parse_same(p)?)
             } else if let Some(toml::Value::Table(p)) = t.get("agree") {
                 Expect::Agree(expect::agree::parse(p)?)
+            } else if let Some(l) = t.get("logged") {
+                Expect::Logged(
+                    l.as_array()
+                        .and_then(|a| a.iter().map(|v| v.as_str().map(str::to_string)).collect())
+                        .filter(|v: &Vec<String>| !v.is_empty())
+                        .ok_or("expect `logged` is a list of rule ids")?,
+                )
             } else {
                 return Err(
-                    "expect table needs `count`, `consistent`, `pareto`, `same` or `agree`".into(),
+                    "expect table needs `count`, `consistent`, `pareto`, `same`, `agree` or `logged`"
+                        .into(),
                 );
             }
         }
@@ -886,6 +913,9 @@ impl Check {
         for w in &self.within {
             out.push((w.as_str(), Vec::new()));
         }
+        if let Expect::Logged(l) = &self.expect {
+            out.extend(l.iter().map(|r| (r.as_str(), Vec::new())));
+        }
         match &self.ranks {
             Some(Ranks::Seen(r)) => out.push((r.as_str(), Vec::new())),
             Some(Ranks::Capture { rule, capture }) => {
@@ -956,6 +986,10 @@ impl Check {
                 max.map_or(String::new(), |m| m.to_string())
             ),
             Expect::Consistent(c) => format!("consistent {c}"),
+            Expect::Logged(l) => format!("logged: each point has a {} record", l.join(" / ")),
+            Expect::ChatServed => {
+                "chat_served: no server log with raw completions and no chat request".into()
+            }
             Expect::Pareto(p) => format!(
                 "pareto: at least {} frontier points ({} up, {} down) per curve of {}",
                 p.min,

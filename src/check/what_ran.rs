@@ -145,7 +145,7 @@ fn place(e: &Evidence) -> (String, bool) {
 
 /// The result stem (`<exp>_..._conc16_mi355x-amds_08`) of the artifact
 /// at `path` (a folder or zip in the path naming it), without its kind.
-fn result_stem(e: &Evidence) -> Option<String> {
+pub(crate) fn result_stem(e: &Evidence) -> Option<String> {
     let path = &*e.location.path;
     path.split('/')
         .chain(e.location.members.iter().map(String::as_str))

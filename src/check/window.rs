@@ -41,6 +41,10 @@ pub(crate) struct Stamp {
     pub(crate) secs: f64,
 }
 
+/// Seconds in half a day: how far apart two clocks without a date may be
+/// and still be ordered by time of day.
+const HALF_DAY: f64 = 43_200.0;
+
 impl Stamp {
     /// Orders two stamps as far as both tell: by date where both have
     /// one (the year where both print it), else by time of day. `None`:
@@ -50,6 +54,9 @@ impl Stamp {
             (Some(a), Some(b)) => {
                 let years = match (self.year, other.year) {
                     (Some(x), Some(y)) => x.cmp(&y),
+                    // vLLM prints no year: more than half a year apart,
+                    // the two may sit on either side of a new year.
+                    _ if a.0.abs_diff(b.0) > 6 => return None,
                     _ => Ordering::Equal,
                 };
                 Some(
@@ -59,7 +66,10 @@ impl Stamp {
                 )
             }
             // A clock without a date (aiperf's benchmark.log) against one
-            // with: the time of day only.
+            // with: the time of day only. More than half a day apart, the
+            // two may sit on either side of a midnight (a phase started at
+            // 23:50, a crash at 00:05): the clocks cannot say.
+            _ if (self.secs - other.secs).abs() > HALF_DAY => None,
             _ => self.secs.partial_cmp(&other.secs),
         }
     }
@@ -651,6 +661,76 @@ mod tests {
         };
         let late = at("[2026-06-03 19:00:00 TP0] x");
         assert_eq!(when(&l, &tb(5000, "x"), late, Some(&open)), When::InWindow);
+    }
+
+    /// aiperf's benchmark.log prints a clock only: a profiling phase that
+    /// began at 23:50 and a vLLM crash printed at 00:05 the next day are
+    /// 15 minutes apart, not 23h45 (never "before the window", a pass).
+    #[test]
+    fn a_clock_only_window_across_midnight_is_not_trusted() {
+        let start = stamp(
+            "23:50:00.120 NOTICE   Phase profiling started | target: 1800.0s duration (runner.py:303)",
+        );
+        let open = Window {
+            start: Some(Mark { at: Some(start) }),
+            end: None,
+        };
+        let l = life(&[300], &[9000]);
+        let at = |text: &str| Some(stamp(text));
+        let after_midnight = at(
+            "(EngineCore_DP0 pid=163) ERROR 06-04 00:05:00 [core.py:710] Traceback (most recent call last):",
+        );
+        let w = when(&l, &tb(5000, "x"), after_midnight, Some(&open));
+        assert!(w.spoils(), "{w:?}");
+        // The phase ended at 00:20 (clock only): the crash is not after it.
+        let closed = Window {
+            end: Some(Mark {
+                at: Some(stamp(
+                    "00:20:00.125 NOTICE   Phase profiling complete | completed=59, cancelled=16, errors=0 (runner.py:662)",
+                )),
+            }),
+            ..open.clone()
+        };
+        let w = when(&l, &tb(5000, "x"), after_midnight, Some(&closed));
+        assert!(w.spoils(), "{w:?}");
+        // An hour before the start, the same evening: before the window.
+        let early = at(
+            "(EngineCore_DP0 pid=163) ERROR 06-03 22:50:00 [core.py:710] Traceback (most recent call last):",
+        );
+        assert_eq!(
+            when(&l, &tb(5000, "x"), early, Some(&open)),
+            When::BeforeWindow
+        );
+    }
+
+    /// vLLM prints no year: a phase that began 2026-12-31 23:50 (aiperf's
+    /// epoch stats) and a crash printed `01-01 00:05` are minutes apart,
+    /// not a year before.
+    #[test]
+    fn a_date_without_a_year_across_new_year_is_not_trusted() {
+        let open = Window {
+            start: Some(Mark {
+                at: Some(Stamp::from_epoch_ns(1798761000120000000)),
+            }),
+            end: None,
+        };
+        assert_eq!(
+            open.start.as_ref().unwrap().at.unwrap().to_string(),
+            "2026-12-31 23:50:00"
+        );
+        let l = life(&[300], &[9000]);
+        let new_year = Some(stamp(
+            "(EngineCore_DP0 pid=163) ERROR 01-01 00:05:00 [core.py:710] Traceback (most recent call last):",
+        ));
+        let w = when(&l, &tb(5000, "x"), new_year, Some(&open));
+        assert!(w.spoils(), "{w:?}");
+        let same_evening = Some(stamp(
+            "(EngineCore_DP0 pid=163) ERROR 12-31 22:50:00 [core.py:710] Traceback (most recent call last):",
+        ));
+        assert_eq!(
+            when(&l, &tb(5000, "x"), same_evening, Some(&open)),
+            When::BeforeWindow
+        );
     }
 
     /// srt-slurm's driver: no server life in it, its lines placed by time

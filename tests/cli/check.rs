@@ -201,9 +201,12 @@ fn markdown_report_for_a_pr_comment() {
         // Check 2's six eval claims of validate_scores.py do not apply to
         // server logs (2 x 6 more not applicable than one bar check gave),
         // nor does evals-in-the-download to a run without result files,
-        // nor no-job-abort to server logs without a job log (2 more),
-        // nor eval-rows-have-a-score to artifacts without eval rows (3).
-        "## artiscan check: 7 fail, 0 unknown, 20 pass, 47 not applicable"
+        // nor no-job-abort to server logs without a job log (2 more), nor
+        // spec-decode-access-log to logs without speculative decoding (2
+        // more), nor the run-scope crash-logs-kept to a run without result
+        // files (1 more), nor eval-rows-have-a-score to artifacts without
+        // eval rows (3).
+        "## artiscan check: 7 fail, 0 unknown, 20 pass, 50 not applicable"
     );
     // A summary table per run: counts per check and status.
     assert!(lines.contains(&"### Run `samples/artifacts` (2 artifact(s))"));

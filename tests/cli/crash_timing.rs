@@ -333,4 +333,197 @@ fn a_slurm_cancellation_fails_inside_the_window_and_is_named_after_it() {
     let abort = v("no-job-abort");
     assert_eq!(abort["status"], "fail", "{abort}");
     assert!(reason(&abort).contains("at 2026-10-29 04:40:00"), "{abort}");
+    // scancel (SIGTERM/SIGKILL): req.c prints the line without a reason.
+    let d = tempfile::tempdir().unwrap();
+    let log = format!(
+        "{DRIVER}slurmstepd: error: *** JOB 4411 ON gb200-nv-01 CANCELLED AT 2026-10-29T04:40:00 ***\n"
+    );
+    let v = job_verdicts(d.path(), &[("sweep_4411.log", &log)]);
+    let abort = v("no-job-abort");
+    assert_eq!(abort["status"], "fail", "{abort}");
+    assert!(
+        reason(&abort).contains("inside the measurement window"),
+        "{abort}"
+    );
+}
+
+/// A result JSON as process_agentic_result.py writes it (the real glm5.1
+/// conc16 hicache point, abridged to the keys a point needs).
+fn result(conc: u32) -> String {
+    format!(
+        "{{\n  \"hw\": \"mi355x\",\n  \"conc\": {conc},\n  \"image\": \"lmsysorg/sglang-rocm:v0.5.12.post1-rocm720-mi35x-20260529\",\n  \"model\": \"amd/GLM-5.1-MXFP4\",\n  \"framework\": \"sglang\",\n  \"precision\": \"fp4\",\n  \"spec_decoding\": \"none\",\n  \"scenario_type\": \"agentic-coding\",\n  \"tp\": 2,\n  \"num_requests_total\": 57,\n  \"num_requests_successful\": 57,\n  \"p90_e2el\": 140.72892268479998,\n  \"tput_per_gpu\": 6329.964651059201\n}}\n"
+    )
+}
+
+/// `check --set inferencex` on a run of two points (conc16, conc8), each
+/// a `bmk_agentic_<stem>` result, with these `(point, artifact kind, file,
+/// text)` logs: the run's crash-logs-kept verdict and the conc8 point's
+/// no-traceback verdicts.
+fn logs_kept(dir: &Path, logs: &[(u32, &str, &str, &str)]) -> Value {
+    let stem = |conc: u32| RF["agentic_".len()..].replace("conc16", &format!("conc{conc}"));
+    for conc in [16, 8] {
+        let art = dir.join(format!("run/bmk_agentic_{}", stem(conc)));
+        std::fs::create_dir_all(&art).unwrap();
+        std::fs::write(art.join(format!("{}.json", stem(conc))), result(conc)).unwrap();
+    }
+    for (conc, kind, name, text) in logs {
+        let art = dir.join(format!("run/{kind}_{}", stem(*conc)));
+        std::fs::create_dir_all(&art).unwrap();
+        std::fs::write(art.join(name), text).unwrap();
+    }
+    let run = artiscan_in(dir, &["check", "--set", "inferencex", "run"]);
+    run.of_type("verdict")
+        .into_iter()
+        .find(|v| v["check"] == "crash-logs-kept")
+        .unwrap_or_else(|| panic!("no crash-logs-kept verdict: {}\n{}", run.stdout, run.stderr))
+}
+
+#[test]
+fn a_point_with_neither_server_nor_client_log_is_unknown_for_crashes() {
+    // conc16 kept its server log; conc8 kept nothing but its result.
+    let d = tempfile::tempdir().unwrap();
+    let v = logs_kept(d.path(), &[(16, "server_logs", "server.log", SERVING)]);
+    assert_eq!(v["status"], "unknown", "{v}");
+    let r = reason(&v);
+    assert!(r.starts_with("1 of 2 point(s) have neither"), "{r}");
+    assert!(r.contains("bmk_agentic_glm5.1_tp2_conc8_"), "{r}");
+    assert!(!r.contains("conc16_offload"), "{r}");
+    // conc8's client log alone (aiperf's benchmark.log) is a log of it.
+    let d = tempfile::tempdir().unwrap();
+    let v = logs_kept(
+        d.path(),
+        &[
+            (16, "server_logs", "server.log", SERVING),
+            (8, "agentic", "benchmark.log", &aiperf(true)),
+        ],
+    );
+    assert_eq!(v["status"], "pass", "{v}");
+    assert!(reason(&v).starts_with("every one of 2 point(s)"), "{v}");
+    // A member that cannot be read could add a log, never take one away:
+    // the pass stands beside a corrupt archive.
+    let d = tempfile::tempdir().unwrap();
+    let v = logs_kept(
+        d.path(),
+        &[
+            (16, "server_logs", "server.log", SERVING),
+            (8, "agentic", "benchmark.log", &aiperf(true)),
+            (8, "agentic", "aiperf.log.gz", "not gzip at all"),
+        ],
+    );
+    assert_eq!(v["status"], "pass", "{v}");
+    // No log at all: both unknown.
+    let d = tempfile::tempdir().unwrap();
+    let v = logs_kept(d.path(), &[]);
+    assert_eq!(v["status"], "unknown", "{v}");
+    assert!(reason(&v).starts_with("2 of 2 point(s)"), "{v}");
+}
+
+/// A Dynamo vLLM decode worker's log (Dynamo's readable format, UTC), its
+/// engine core dying at `time`: handlers.py's and engine_monitor.py's
+/// lines, then the worker shutting itself down.
+fn dynamo_worker_died(time: &str) -> String {
+    format!(
+        "2026-10-29T04:05:12.100230Z  INFO main.init: VllmWorker for deepseek-ai/DeepSeek-R1-0528 has been initialized
+2026-10-29T{time}.512345Z ERROR handlers.generate: vLLM EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.
+2026-10-29T{time}.512901Z  WARN handlers.generate: Initiating Dynamo Runtime shutdown.
+"
+    )
+}
+
+#[test]
+fn a_dynamo_worker_whose_engine_died_fails_inside_the_window_and_is_named_after_it() {
+    // The driver's benchmark window (04:21:40-04:58:02) and the worker's
+    // own log: its death at 04:31:10 spoiled the measurement.
+    let d = tempfile::tempdir().unwrap();
+    let worker = dynamo_worker_died("04:31:10");
+    let v = job_verdicts(
+        d.path(),
+        &[("sweep_4411.log", DRIVER), ("decode_w0.err", &worker)],
+    );
+    let abort = v("no-job-abort");
+    assert_eq!(abort["status"], "fail", "{abort}");
+    assert!(
+        reason(&abort).contains("inside the measurement window")
+            && reason(&abort).contains("at 2026-10-29 04:31:10"),
+        "{abort}"
+    );
+    assert!(
+        abort["evidence"][0]["citation"]
+            .as_str()
+            .unwrap()
+            .ends_with("decode_w0.err:2"),
+        "{abort}"
+    );
+    // The same death after the benchmark completed: named, not counted.
+    let d = tempfile::tempdir().unwrap();
+    let driver = format!("{DRIVER}2026-10-29 04:58:02 [INFO] Benchmark completed successfully\n");
+    let worker = dynamo_worker_died("05:02:00");
+    let v = job_verdicts(
+        d.path(),
+        &[("sweep_4411.log", &driver), ("decode_w0.err", &worker)],
+    );
+    let abort = v("no-job-abort");
+    assert_eq!(abort["status"], "pass", "{abort}");
+    assert!(
+        reason(&abort).contains("printed after the client's measured phase ended"),
+        "{abort}"
+    );
+}
+
+/// benchmark_serving's own lines (infx/bench_serving/benchmark_serving.py
+/// `print("Starting main benchmark run...")`, then its summary), each
+/// line led by `stamp(time)`: nothing in benchmark.out, GitHub Actions'
+/// `2026-06-03T17:40:00.4410321Z ` in a downloaded job log.
+fn bench_serving(stamp: impl Fn(&str) -> String) -> String {
+    format!(
+        "{}Starting main benchmark run...\n{}============ Serving Benchmark Result ============\n{}Successful requests:                     640\n",
+        stamp("17:40:00"),
+        stamp("18:10:00"),
+        stamp("18:10:00"),
+    )
+}
+
+#[test]
+fn benchmark_serving_start_and_summary_bound_the_window_only_where_stamped() {
+    let gh = |t: &str| format!("2026-06-03T{t}.4410321Z ");
+    // Stamped: an OOM between start and summary spoils the point ...
+    let d = tempfile::tempdir().unwrap();
+    let log = format!("{SERVING}{}", sglang_oom("17:50:02"));
+    let (tb, oom) = crash_verdicts(
+        d.path(),
+        &[("server.log", &log), ("job.log", &bench_serving(gh))],
+    );
+    for v in [&tb, &oom] {
+        assert_eq!(v["status"], "fail", "{v}");
+        assert!(
+            reason(v).contains("inside the measurement window of"),
+            "{v}"
+        );
+    }
+    // ... one after the summary is named, not counted.
+    let d = tempfile::tempdir().unwrap();
+    let late = format!("{SERVING}{}", sglang_oom("18:20:31"));
+    let (tb, oom) = crash_verdicts(
+        d.path(),
+        &[("server.log", &late), ("job.log", &bench_serving(gh))],
+    );
+    for v in [&tb, &oom] {
+        assert_eq!(v["status"], "pass", "{v}");
+        assert!(
+            reason(v).contains("printed after the client's measured phase ended"),
+            "{v}"
+        );
+    }
+    // Unstamped (benchmark.out): the crash cannot be set against the
+    // window, so it counts (never a pass on a guess).
+    let d = tempfile::tempdir().unwrap();
+    let (tb, _) = crash_verdicts(
+        d.path(),
+        &[
+            ("server.log", &late),
+            ("benchmark.out", &bench_serving(|_| String::new())),
+        ],
+    );
+    assert_eq!(tb["status"], "fail", "{tb}");
+    assert!(reason(&tb).contains("not placeable"), "{tb}");
 }

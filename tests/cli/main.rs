@@ -3,6 +3,7 @@
 
 mod harness;
 
+mod access_log;
 mod archive_edges;
 mod archives;
 mod audit;

@@ -102,6 +102,39 @@ fn a_prefix_dump_is_no_source_for_names_it_does_not_cover() {
     assert_eq!(status(verdict(&vs, "nextn-fp8-moe-unset")), "fail");
 }
 
+/// A DSV4 single-node script's block at the top of server.log: its own
+/// settings first (`echo "TP=$TP DP_ATTENTION=$DP_ATTENTION ..."`), then
+/// `env | grep -E '^SGLANG_' | sort` under its header.
+fn dsv4_launch_block(dump: &str) -> String {
+    format!(
+        "=== dsv4_fp4_b200 server launch ===\n\
+TP=8 DP_ATTENTION=false ISL=8192 CONC=64 PORT=8888\n\
+mem_fraction_static=0.90 max_running_requests=512\n\
+swa_full_tokens_ratio=0.1 cuda_graph_max_bs=512\n\
+=== SGLANG_* env vars at launch ===\n\
+{dump}===================================\n"
+    )
+}
+
+#[test]
+fn the_dsv4_settings_preamble_is_not_env_and_its_sglang_dump_answers_check_13() {
+    let unset = dsv4_launch_block("SGLANG_DSV4_FP4_EXPERTS=1\n");
+    let vs = verdicts(&[("server.log", &server_log(&unset))], &[]);
+    let v = verdict(&vs, "nextn-fp8-moe-unset");
+    assert_eq!(status(v), "pass", "{v}");
+    let set = dsv4_launch_block("SGLANG_DSV4_FP4_EXPERTS=1\nSGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1\n");
+    let vs = verdicts(&[("server.log", &server_log(&set))], &[]);
+    let v = verdict(&vs, "nextn-fp8-moe-unset");
+    assert_eq!(status(v), "fail", "{v}");
+    assert!(
+        v["evidence"][0]["citation"]
+            .as_str()
+            .unwrap()
+            .ends_with("server.log:7"),
+        "{v}"
+    );
+}
+
 /// A TRT-LLM worker's speculative config (extra LLM API options).
 const TRT_CONFIG: &str = "speculative_config:\n  decoding_type: MTP\n  num_nextn_predict_layers: 3\nenable_attention_dp: false\n";
 
@@ -178,6 +211,29 @@ fn declare_x_unquoted_is_a_setting() {
     let vs = verdicts(&[("server.log", &log), ("launch.sh.log", trace)], &[]);
     let v = verdict(&vs, "nextn-fp8-moe-unset");
     assert_eq!(status(v), "fail", "{v}");
+}
+
+/// SGLang reads the NEXTN MoE switch as `EnvBool` (srt/environ.py: the
+/// lower-cased value in true/1/yes/y enables it, false/0/no/n does not): a
+/// case the check's list missed would be a false PASS.
+#[test]
+fn the_nextn_moe_switch_is_read_as_sglang_envbool_reads_it() {
+    for (value, want) in [
+        ("1", "fail"),
+        ("yes", "fail"),
+        ("Y", "fail"),
+        ("TRUE", "fail"),
+        ("0", "pass"),
+        ("false", "pass"),
+        ("No", "pass"),
+    ] {
+        let trace = format!(
+            "+ declare -x SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE={value}\n+ python3 -m sglang.launch_server --model-path /models/GLM-5.1-FP8 --tp 8\n"
+        );
+        let vs = verdicts(&[("server.log", ARGS), ("launch.sh.log", &trace)], &[]);
+        let v = verdict(&vs, "nextn-fp8-moe-unset");
+        assert_eq!(status(v), want, "{value}: {v}");
+    }
 }
 
 #[test]
