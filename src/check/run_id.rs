@@ -107,11 +107,31 @@ pub(crate) fn is_ci_artifact(unit: &str) -> bool {
 /// [`model_key`], each with a citation) and its first and last log date.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Marks {
+    /// The model prefix the artifact's name gives (`glm5.1` of
+    /// `agentic_glm5.1_tp2_..._<RF>`): one run sweeps several models.
+    pub config: Option<String>,
     pub models: BTreeMap<String, (String, String)>,
     pub dates: Option<((String, String), (String, String))>,
 }
 
 impl Marks {
+    /// The marks of the artifact named `artifact` (its path), empty.
+    pub(crate) fn of(artifact: &str) -> Marks {
+        let name = artifact.rsplit('/').next().unwrap_or(artifact);
+        Marks {
+            config: crate::names::parse_name(name)
+                .and_then(|f| f.exp)
+                .map(|e| e.split('_').next().unwrap_or(&e).to_ascii_lowercase()),
+            ..Marks::default()
+        }
+    }
+
+    /// Whether the artifact names no model and no date: it cannot be
+    /// placed in one of a folder's runs.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.models.is_empty() && self.dates.is_none()
+    }
+
     /// A model the artifact names (`value` as written) at `cite`.
     pub(crate) fn model(&mut self, value: &str, cite: &str) {
         self.models
@@ -125,9 +145,9 @@ impl Marks {
         match &mut self.dates {
             None => self.dates = Some((d.clone(), d)),
             Some((first, last)) => {
-                if day(date) < day(&first.0) {
+                if earlier(date, &first.0) {
                     *first = d;
-                } else if day(date) > day(&last.0) {
+                } else if earlier(&last.0, date) {
                     *last = d;
                 }
             }
@@ -159,15 +179,25 @@ pub(crate) enum Split {
 const APART_DAYS: i64 = 2;
 
 /// Divides one folder's artifacts (their [`Marks`]) into runs: by the model
-/// they name where models differ, else by their log dates where they fall
-/// into groups more than [`APART_DAYS`] apart. Downloads carry no run id;
-/// artifact name suffixes (`_05`, `_06`: the runner) never decide alone: a
-/// point retried on another runner is the same run (the real
-/// minimaxm2.5-lmcache run holds conc4 as `_05` and `_06`, an hour apart).
+/// where artifacts of one model prefix name different models (one run
+/// sweeps several models, each its own prefix), else by their log dates
+/// where they fall into groups more than [`APART_DAYS`] apart. Downloads
+/// carry no run id; artifact name suffixes (`_05`, `_06`: the runner)
+/// never decide alone: a point retried on another runner is the same run
+/// (the real minimaxm2.5-lmcache run holds conc4 as `_05` and `_06`, an
+/// hour apart).
 pub(crate) fn split_folder(marks: &[Marks]) -> Split {
     let mut models: BTreeMap<&str, (String, String, Vec<usize>)> = BTreeMap::new();
     let mut rest = Vec::new();
+    let mut configs: BTreeMap<Option<&str>, BTreeMap<&str, &str>> = BTreeMap::new();
     for (i, m) in marks.iter().enumerate() {
+        for (k, (v, _)) in &m.models {
+            configs
+                .entry(m.config.as_deref())
+                .or_default()
+                .entry(k)
+                .or_insert(v);
+        }
         match m.models.len() {
             1 => {
                 let (k, (v, c)) = m.models.iter().next().expect("one");
@@ -177,18 +207,41 @@ pub(crate) fn split_folder(marks: &[Marks]) -> Split {
                     .2
                     .push(i);
             }
+            // An artifact naming no model, or several (an aggregate of
+            // both runs): where it belongs cannot be told.
             _ => rest.push(i),
         }
     }
-    if models.len() > 1 {
-        // An artifact naming both models (an aggregate of both runs) holds
-        // both: where it belongs cannot be told.
-        return Split::Apart {
-            on: "the model",
-            runs: models.into_values().collect(),
-            rest,
-        };
+    let differing = configs.values().find(|m| m.len() > 1);
+    if let Some(differing) = differing {
+        if configs.len() == 1 {
+            return Split::Apart {
+                on: "the model",
+                runs: models.into_values().collect(),
+                rest,
+            };
+        }
+        // Other models' artifacts beside: which run each belongs to the
+        // names cannot say.
+        let v: Vec<&str> = differing.values().take(2).copied().collect();
+        return Split::Undecided(format!(
+            "artifacts of one model name different model paths ({} and {}) beside other models' artifacts",
+            v[0], v[1]
+        ));
     }
+    // vLLM's lines carry no year: where any date lacks it, all are
+    // compared by month and day.
+    let yearless = marks
+        .iter()
+        .filter_map(|m| m.dates.as_ref())
+        .any(|(a, b)| a.0.len() == 5 || b.0.len() == 5);
+    let day = |d: &str| {
+        day(if yearless {
+            d.get(d.len().saturating_sub(5)..).unwrap_or(d)
+        } else {
+            d
+        })
+    };
     let mut dated: Vec<(i64, i64, usize)> = marks
         .iter()
         .enumerate()
@@ -244,6 +297,17 @@ pub(crate) fn split_folder(marks: &[Marks]) -> Split {
         on: "the dates",
         runs,
         rest,
+    }
+}
+
+/// Whether date `a` is before `b`, by month and day where either has no
+/// year.
+fn earlier(a: &str, b: &str) -> bool {
+    if a.len() == 5 || b.len() == 5 {
+        let md = |d: &str| d.get(d.len().saturating_sub(5)..).unwrap_or(d).to_string();
+        md(a) < md(b)
+    } else {
+        a < b
     }
 }
 
@@ -334,7 +398,10 @@ mod split_tests {
     use super::*;
 
     fn marks(model: Option<&str>, dates: &[&str]) -> Marks {
-        let mut m = Marks::default();
+        let mut m = Marks::of(
+            "dl/agentic_glm5.1_tp8_conc16_offloadnone_fp8_sglang_tp8-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-mtp_conc16_mi355x-amds_02",
+        );
+        assert_eq!(m.config.as_deref(), Some("glm5.1"));
         if let Some(v) = model {
             m.model(v, &format!("{v}:1"));
         }
@@ -374,6 +441,21 @@ mod split_tests {
             ]
         );
         assert_eq!(rest, [2]);
+        // One run sweeping two models (each its own prefix): not split.
+        let mut sweep = two.clone();
+        sweep[1].config = Some("minimaxm2.5".into());
+        sweep[1].dates = sweep[0].dates.clone();
+        assert_eq!(split_folder(&sweep[..2]), Split::One);
+        // Beside another model's artifacts, a prefix naming two models
+        // cannot be placed: said, not split.
+        let mut mixed = two.to_vec();
+        mixed.push(marks(Some("/data/GLM-5.1-MXFP4-v2"), &[]));
+        mixed[1].config = Some("minimaxm2.5".into());
+        assert!(
+            matches!(split_folder(&mixed), Split::Undecided(ref w) if w.contains("amd/GLM-5.1-MXFP4 and /data/GLM-5.1-MXFP4-v2")),
+            "{:?}",
+            split_folder(&mixed)
+        );
     }
 
     #[test]
@@ -400,9 +482,12 @@ mod split_tests {
             ]
         );
         assert_eq!(rest, [3]);
-        // A retry on another runner an hour later (vLLM's year-less dates):
-        // one run.
-        let retry = [marks(None, &["06-04"]), marks(None, &["06-04", "06-05"])];
+        // A retry on another runner an hour later (vLLM's year-less dates,
+        // LMCache's full ones): one run.
+        let retry = [
+            marks(None, &["06-04"]),
+            marks(None, &["2026-06-04", "06-05"]),
+        ];
         assert_eq!(split_folder(&retry), Split::One);
         // One artifact's own logs span the gap: undecided, said, not split.
         let span = [

@@ -338,7 +338,10 @@ impl Facts {
         let f = self
             .runs
             .entry(run, Default::default)
-            .entry(&artifact, RunFacts::default);
+            .entry(&artifact, || RunFacts {
+                marks: super::run_id::Marks::of(&artifact),
+                ..RunFacts::default()
+            });
         f.file(path);
         for r in records {
             if let crate::scan::Record::Evidence(e) = r {

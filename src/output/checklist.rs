@@ -125,12 +125,13 @@ pub(crate) struct RunStanding {
 /// Unnumbered findings kept per run for notes; the rest are counted.
 const NOTES_KEPT: usize = 4;
 
-/// `v` counted into `numbers`' worst verdict of number `n`.
-fn worse(numbers: &mut BTreeMap<u8, Worst>, n: u8, v: &Verdict) {
+/// `v` counted into `numbers`' worst verdict of number `n`, kept as
+/// `keep` makes it.
+fn worse(numbers: &mut BTreeMap<u8, Worst>, n: u8, v: &Verdict, keep: fn(&Verdict) -> Verdict) {
     match numbers.entry(n) {
         Entry::Vacant(e) => {
             e.insert(Worst {
-                verdict: v.clone(),
+                verdict: keep(v),
                 tally: Tally::of([v.status]),
             });
         }
@@ -138,9 +139,22 @@ fn worse(numbers: &mut BTreeMap<u8, Worst>, n: u8, v: &Verdict) {
             let w = e.get_mut();
             w.tally.add(v.status);
             if rank(v.status) < rank(w.verdict.status) {
-                w.verdict = v.clone();
+                w.verdict = keep(v);
             }
         }
+    }
+}
+
+/// What a row reads of a verdict (its claim, reason and first two
+/// citations): the rest (rule text, observed and expected values) is
+/// dropped from the per-artifact worsts, one per artifact and number.
+fn slim(v: &Verdict) -> Verdict {
+    Verdict {
+        checklist: v.checklist,
+        status: v.status,
+        reason: v.reason.clone(),
+        evidence: v.evidence.iter().take(2).cloned().collect(),
+        ..Verdict::new(&v.check, &v.description, "", &v.scope)
     }
 }
 
@@ -239,6 +253,14 @@ impl Checklist {
     }
 
     pub(crate) fn verdict(&mut self, v: &Verdict) {
+        let facts = std::mem::take(&mut self.facts);
+        self.verdict_in(v, &facts);
+        self.facts = facts;
+    }
+
+    /// `v` counted, `facts` saying which artifacts could be told apart
+    /// from their neighbours (`run_id::split_folder`).
+    pub(crate) fn verdict_in(&mut self, v: &Verdict, facts: &crate::check::what_ran::Facts) {
         // A chart or script beside the artifacts is no run of its own: only
         // a fail there would count.
         if !crate::check::run_id::is_ci_artifact(&v.scope) && v.status != Status::Fail {
@@ -274,8 +296,18 @@ impl Checklist {
             }
             return;
         };
-        worse(&mut standing.numbers, n, v);
-        worse(standing.parts.entry(&v.scope, BTreeMap::new), n, v);
+        worse(&mut standing.numbers, n, v, Verdict::clone);
+        // Only an artifact naming a model or a date can be placed in one of
+        // a folder's runs; the others (and run-scope verdicts) stay under
+        // the folder, held once: a folder of 20,000 unmarked files holds
+        // no worst per file.
+        let placeable = crate::check::run_id::is_ci_artifact(&v.scope)
+            && facts
+                .artifacts(&run)
+                .and_then(|a| a.get(&v.scope))
+                .is_some_and(|f| !f.marks.is_empty());
+        let part = if placeable { &v.scope } else { &run };
+        worse(standing.parts.entry(part, BTreeMap::new), n, v, slim);
     }
 
     /// The numbers any run was judged on, in order.
@@ -291,7 +323,9 @@ impl Checklist {
     }
 
     /// Each run's row status for number `n`, worst run first (runs in
-    /// order of first sight among equals).
+    /// order of first sight among equals), folders unsplit (the rows
+    /// split them: `verdict_rows`).
+    #[cfg(test)]
     pub(crate) fn row(&self, n: u8) -> Vec<RunRow<'_>> {
         let mut rows: Vec<RunRow<'_>> = self
             .runs

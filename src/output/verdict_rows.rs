@@ -48,7 +48,7 @@ impl VerdictRows {
     }
 
     pub(crate) fn verdict(&mut self, v: &Verdict) {
-        self.list.verdict(v);
+        self.list.verdict_in(v, &self.facts);
     }
 
     pub(crate) fn finish(&self) -> String {
@@ -78,10 +78,14 @@ fn views<'a>(list: &'a Checklist, facts: Option<&Facts>) -> Vec<View<'a>> {
     let mut out = Vec::new();
     for (run, standing) in list.runs.iter() {
         let arts = facts.and_then(|f| f.artifacts(run));
-        let names: Vec<&str> = arts.map_or(Vec::new(), |a| a.iter().map(|(n, _)| n).collect());
-        let marks: Vec<_> = arts.map_or(Vec::new(), |a| {
-            a.iter().map(|(_, f)| f.marks.clone()).collect()
+        // A chart or script beside the artifacts forms no run and places none.
+        let ci: Vec<(&str, &RunFacts)> = arts.map_or(Vec::new(), |a| {
+            a.iter()
+                .filter(|(n, _)| crate::check::run_id::is_ci_artifact(n))
+                .collect()
         });
+        let names: Vec<&str> = ci.iter().map(|(n, _)| *n).collect();
+        let marks: Vec<_> = ci.iter().map(|(_, f)| f.marks.clone()).collect();
         let whole = |note: Option<String>| View {
             key: run.to_string(),
             label: run_label(run),
