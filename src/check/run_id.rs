@@ -102,6 +102,12 @@ pub(crate) fn is_ci_artifact(unit: &str) -> bool {
     !NOT.iter().any(|e| name.ends_with(e))
 }
 
+/// Models by [`model_key`]: each as first written and its citation.
+pub(crate) type Models = BTreeMap<String, (String, String)>;
+
+/// Which of an artifact's models: the logs' or the results'.
+type Kind = fn(&Marks) -> &Models;
+
 /// What one artifact's own records say of the run it came from, for
 /// telling runs apart in one folder: the models it names (by
 /// [`model_key`], each with a citation) and its first and last log date.
@@ -110,7 +116,13 @@ pub(crate) struct Marks {
     /// The model prefix the artifact's name gives (`glm5.1` of
     /// `agentic_glm5.1_tp2_..._<RF>`): one run sweeps several models.
     pub config: Option<String>,
-    pub models: BTreeMap<String, (String, String)>,
+    /// The model paths its server logs loaded.
+    pub models: Models,
+    /// The models its results name (the hub id InferenceX writes). Never
+    /// compared with the logs' paths: a server may load a local folder
+    /// whose name is not the id's (`/models/dsr1-fp8` for
+    /// `deepseek-ai/DeepSeek-R1-0528`), one model either way.
+    pub results: Models,
     pub dates: Option<((String, String), (String, String))>,
 }
 
@@ -129,14 +141,29 @@ impl Marks {
     /// Whether the artifact names no model and no date: it cannot be
     /// placed in one of a folder's runs.
     pub(crate) fn is_empty(&self) -> bool {
-        self.models.is_empty() && self.dates.is_none()
+        self.models.is_empty() && self.results.is_empty() && self.dates.is_none()
     }
 
-    /// A model the artifact names (`value` as written) at `cite`.
+    /// A model path a server log loaded (`value` as written) at `cite`.
     pub(crate) fn model(&mut self, value: &str, cite: &str) {
         self.models
             .entry(model_key(value))
             .or_insert_with(|| (value.to_string(), cite.to_string()));
+    }
+
+    /// A model a result names (`value` as written) at `cite`.
+    pub(crate) fn result_model(&mut self, value: &str, cite: &str) {
+        self.results
+            .entry(model_key(value))
+            .or_insert_with(|| (value.to_string(), cite.to_string()));
+    }
+
+    fn logged(&self) -> &Models {
+        &self.models
+    }
+
+    fn resulted(&self) -> &Models {
+        &self.results
     }
 
     /// A date (`2026-06-03`, or vLLM's year-less `06-03`) at `cite`.
@@ -187,47 +214,16 @@ const APART_DAYS: i64 = 2;
 /// (the real minimaxm2.5-lmcache run holds conc4 as `_05` and `_06`, an
 /// hour apart).
 pub(crate) fn split_folder(marks: &[Marks]) -> Split {
-    let mut models: BTreeMap<&str, (String, String, Vec<usize>)> = BTreeMap::new();
-    let mut rest = Vec::new();
-    let mut configs: BTreeMap<Option<&str>, BTreeMap<&str, &str>> = BTreeMap::new();
-    for (i, m) in marks.iter().enumerate() {
-        for (k, (v, _)) in &m.models {
-            configs
-                .entry(m.config.as_deref())
-                .or_default()
-                .entry(k)
-                .or_insert(v);
+    // The logs' model paths first, then the results' ids: each compared
+    // only with its own kind.
+    let kinds: [(Kind, Kind); 2] = [
+        (Marks::logged, Marks::resulted),
+        (Marks::resulted, Marks::logged),
+    ];
+    for (of, other) in kinds {
+        if let Some(split) = by_model(marks, of, other) {
+            return split;
         }
-        match m.models.len() {
-            1 => {
-                let (k, (v, c)) = m.models.iter().next().expect("one");
-                models
-                    .entry(k)
-                    .or_insert_with(|| (v.clone(), c.clone(), Vec::new()))
-                    .2
-                    .push(i);
-            }
-            // An artifact naming no model, or several (an aggregate of
-            // both runs): where it belongs cannot be told.
-            _ => rest.push(i),
-        }
-    }
-    let differing = configs.values().find(|m| m.len() > 1);
-    if let Some(differing) = differing {
-        if configs.len() == 1 {
-            return Split::Apart {
-                on: "the model",
-                runs: models.into_values().collect(),
-                rest,
-            };
-        }
-        // Other models' artifacts beside: which run each belongs to the
-        // names cannot say.
-        let v: Vec<&str> = differing.values().take(2).copied().collect();
-        return Split::Undecided(format!(
-            "artifacts of one model name different model paths ({} and {}) beside other models' artifacts",
-            v[0], v[1]
-        ));
     }
     // vLLM's lines carry no year: where any date lacks it, all are
     // compared by month and day.
@@ -298,6 +294,75 @@ pub(crate) fn split_folder(marks: &[Marks]) -> Split {
         runs,
         rest,
     }
+}
+
+/// The split on the model of kind `of` (logs or results), where
+/// artifacts of one model prefix name different models of that kind; an
+/// artifact naming none of that kind is placed by the one model of the
+/// `other` kind it names where that is one of the runs' models (a results
+/// id and a log path of one name), else kept apart.
+fn by_model(marks: &[Marks], of: Kind, other: Kind) -> Option<Split> {
+    let mut models: BTreeMap<&str, (String, String, Vec<usize>)> = BTreeMap::new();
+    let mut unplaced = Vec::new();
+    let mut configs: BTreeMap<Option<&str>, BTreeMap<&str, &str>> = BTreeMap::new();
+    for (i, m) in marks.iter().enumerate() {
+        for (k, (v, _)) in of(m) {
+            configs
+                .entry(m.config.as_deref())
+                .or_default()
+                .entry(k)
+                .or_insert(v);
+        }
+        match of(m).len() {
+            1 => {
+                let (k, (v, c)) = of(m).iter().next().expect("one");
+                models
+                    .entry(k)
+                    .or_insert_with(|| (v.clone(), c.clone(), Vec::new()))
+                    .2
+                    .push(i);
+            }
+            // An artifact naming no model, or several (an aggregate of
+            // both runs): where it belongs cannot be told.
+            _ => unplaced.push(i),
+        }
+    }
+    let differing = configs.values().find(|m| m.len() > 1)?;
+    // Any model prefix naming a model of either kind counts as beside.
+    let prefixes: std::collections::BTreeSet<Option<&str>> = marks
+        .iter()
+        .filter(|m| !of(m).is_empty() || !other(m).is_empty())
+        .map(|m| m.config.as_deref())
+        .collect();
+    if prefixes.len() > 1 {
+        // Other models' artifacts beside: which run each belongs to the
+        // names cannot say.
+        let v: Vec<&str> = differing.values().take(2).copied().collect();
+        return Some(Split::Undecided(format!(
+            "artifacts of one model name different model paths ({} and {}) beside other models' artifacts",
+            v[0], v[1]
+        )));
+    }
+    let mut rest = Vec::new();
+    for i in unplaced {
+        let o = other(&marks[i]);
+        match o.keys().next() {
+            Some(k)
+                if of(&marks[i]).is_empty() && o.len() == 1 && models.contains_key(k.as_str()) =>
+            {
+                models.get_mut(k.as_str()).expect("a run's model").2.push(i);
+            }
+            _ => rest.push(i),
+        }
+    }
+    for (_, _, members) in models.values_mut() {
+        members.sort_unstable();
+    }
+    Some(Split::Apart {
+        on: "the model",
+        runs: models.into_values().collect(),
+        rest,
+    })
 }
 
 /// Whether date `a` is before `b`, by month and day where either has no
@@ -409,6 +474,33 @@ mod split_tests {
             m.date(d, &format!("{d}:1"));
         }
         m
+    }
+
+    #[test]
+    fn a_results_id_and_a_logs_alias_of_one_model_are_one_run() {
+        // The server loaded an alias folder; the results give the hub id.
+        let mut logs = marks(Some("/models/dsr1-fp8"), &[]);
+        logs.result_model("deepseek-ai/DeepSeek-R1-0528", "bmk/r.json:1");
+        let mut bmk = marks(None, &[]);
+        bmk.result_model("deepseek-ai/DeepSeek-R1-0528", "bmk2/r.json:1");
+        assert_eq!(split_folder(&[logs, bmk]), Split::One);
+        // Two runs told apart by the logs: a results-only artifact goes
+        // with the run whose log path has its id's name, else stays apart.
+        let mut one = vec![
+            marks(Some("/models/GLM-5.1-FP8"), &[]),
+            marks(Some("/models/GLM-5.1-MXFP4"), &[]),
+            marks(None, &[]),
+            marks(None, &[]),
+        ];
+        one[2].result_model("amd/GLM-5.1-MXFP4", "r2/r.json:1");
+        one[3].result_model("deepseek-ai/DeepSeek-R1-0528", "r3/r.json:1");
+        let Split::Apart { on, runs, rest } = split_folder(&one) else {
+            panic!("{:?}", split_folder(&one));
+        };
+        assert_eq!(on, "the model");
+        let members: Vec<&[usize]> = runs.iter().map(|r| r.2.as_slice()).collect();
+        assert_eq!(members, [&[0][..], &[1, 2][..]]);
+        assert_eq!(rest, [3]);
     }
 
     #[test]

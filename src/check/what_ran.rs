@@ -256,7 +256,7 @@ impl RunFacts {
             }
         }
         if let Some(m) = cap("model") {
-            self.marks.model(&m, cite);
+            self.marks.result_model(&m, cite);
         }
         for (field, into) in [
             ("model", &mut self.models),
@@ -400,11 +400,14 @@ pub(crate) fn merged<'a>(parts: impl IntoIterator<Item = &'a RunFacts>) -> RunFa
                 }
             }
         }
-        for (k, (v, c)) in &f.marks.models {
-            m.marks
-                .models
-                .entry(k.clone())
-                .or_insert_with(|| (v.clone(), c.clone()));
+        for (from, into) in [
+            (&f.marks.models, &mut m.marks.models),
+            (&f.marks.results, &mut m.marks.results),
+        ] {
+            for (k, (v, c)) in from {
+                into.entry(k.clone())
+                    .or_insert_with(|| (v.clone(), c.clone()));
+            }
         }
         if let Some((a, b)) = &f.marks.dates {
             m.marks.date(&a.0, &a.1);
@@ -535,15 +538,17 @@ pub(crate) fn what_ran(facts: &RunFacts) -> WhatRan {
         w.lines.push(s);
     }
     // Notes.
-    let first_model = f.models.seen.first();
-    let other_model = first_model.and_then(|(m0, _)| {
-        f.models
-            .seen
-            .iter()
-            .find(|(m, _)| model_name(m) != model_name(m0))
-    });
-    if let (Some(a), Some(b)) = (first_model, other_model) {
-        let v = [(a.0.as_str(), a.1.as_str()), (b.0.as_str(), b.1.as_str())];
+    // Logs' paths with logs' paths, results' ids with results' ids: a
+    // server may load a folder not named as the id the results give.
+    let two = [&f.marks.models, &f.marks.results]
+        .into_iter()
+        .find(|m| m.len() > 1)
+        .map(|m| m.values().take(2).collect::<Vec<_>>());
+    if let Some(two) = two {
+        let v = [
+            (two[0].0.as_str(), two[0].1.as_str()),
+            (two[1].0.as_str(), two[1].1.as_str()),
+        ];
         w.notes.push(format!(
             "runs mixed in one folder: the model path differs ({} at {}; {} at {}): its verdicts are judged together; give each run's artifacts separately to judge them apart",
             code(v[0].0),
@@ -590,8 +595,6 @@ pub(crate) fn what_ran(facts: &RunFacts) -> WhatRan {
     }
     w
 }
-
-use crate::check::run_id::model_key as model_name;
 
 #[cfg(test)]
 mod tests {
@@ -738,12 +741,12 @@ mod tests {
         let notes = what_ran(&m).notes.join("\n");
         assert!(
             notes.contains(
-                "runs mixed in one folder: the model path differs (`amd/GLM-5.1-MXFP4` at "
+                "runs mixed in one folder: the model path differs (`zai-org/GLM-5.1-FP8` at `r/bmk_"
             ),
             "{notes}"
         );
         assert!(
-            notes.contains("`zai-org/GLM-5.1-FP8` at `r/bmk_"),
+            notes.contains("; `amd/GLM-5.1-MXFP4` at `r/bmk_"),
             "{notes}"
         );
     }
@@ -783,12 +786,25 @@ mod tests {
                 "c/server.log:3",
             ),
         ] {
-            f.models.add(m, at);
+            f.marks.model(m, at);
         }
         let notes = what_ran(&f).notes.join("\n");
         assert!(!notes.contains("mixed"), "{notes}");
+        // The results' hub id beside a log's local folder of another name
+        // (a cluster's alias): one model, never compared across kinds.
+        let mut alias = RunFacts::default();
+        alias
+            .marks
+            .result_model("deepseek-ai/DeepSeek-R1-0528", "e/results.json:1");
+        alias.marks.model("/models/dsr1-fp8", "e/server.log:3");
+        let notes = what_ran(&alias).notes.join("\n");
+        assert!(!notes.contains("mixed"), "{notes}");
+        let mut f = RunFacts::default();
+        f.marks.model("amd/GLM-5.1-MXFP4", "a/server.log:3");
+        f.marks
+            .result_model("amd/GLM-5.1-MXFP4", "a/results.json:1");
         // Another model is two runs, whichever spelling came first.
-        f.models.add("/data/MiniMax-M2.5", "d/server.log:3");
+        f.marks.model("/data/MiniMax-M2.5", "d/server.log:3");
         let notes = what_ran(&f).notes.join("\n");
         assert!(notes.contains("runs mixed in one folder"), "{notes}");
         assert!(notes.contains("MiniMax-M2.5"), "{notes}");
