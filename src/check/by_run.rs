@@ -5,7 +5,7 @@ use std::collections::HashMap;
 /// Per run, a value, in the order the runs were first seen (the order
 /// reports list them in); a run is found through an index, so filling it
 /// is linear in the items however many runs they span.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct ByRun<V> {
     runs: Vec<(String, V)>,
     index: HashMap<String, usize>,

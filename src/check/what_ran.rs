@@ -58,6 +58,13 @@ impl Values {
     fn is_empty(&self) -> bool {
         self.seen.is_empty()
     }
+
+    fn merge(&mut self, other: &Values) {
+        for (v, c) in &other.seen {
+            self.add(v, c);
+        }
+        self.more += other.more;
+    }
 }
 
 /// One copy of a results file (extracted, or inside its zip): its rows'
@@ -96,6 +103,9 @@ pub(crate) struct RunFacts {
     /// Per results file (artifact stem and member), its extracted copy
     /// and its copy inside the zip.
     copies: BTreeMap<String, [Option<Copy>; 2]>,
+    /// The models and dates this artifact's records name, for telling
+    /// runs in one folder apart (`run_id::split_folder`).
+    pub marks: crate::check::run_id::Marks,
 }
 
 /// Engines whose version says what served (not the stack's libraries).
@@ -176,11 +186,13 @@ impl RunFacts {
             "sglang.server_args" => {
                 if let Some(m) = cap("model_path") {
                     self.models.add(&m, &cite);
+                    self.marks.model(&m, &cite);
                 }
             }
             "vllm.non_default_args" => {
                 if let Some(m) = cap("model") {
                     self.models.add(&m, &cite);
+                    self.marks.model(&m, &cite);
                 }
             }
             "launch.role" => {
@@ -210,6 +222,7 @@ impl RunFacts {
                 && let Some(c) = DATE.captures(&e.text)
                 && let Some(d) = c.get(1).or_else(|| c.get(2))
             {
+                self.marks.date(d.as_str(), &cite);
                 self.dates.entry(d.as_str().to_string()).or_insert(cite);
             }
         }
@@ -241,6 +254,9 @@ impl RunFacts {
                 self.empty_image_cite
                     .get_or_insert_with(|| cite.to_string());
             }
+        }
+        if let Some(m) = cap("model") {
+            self.marks.result_model(&m, cite);
         }
         for (field, into) in [
             ("model", &mut self.models),
@@ -309,16 +325,23 @@ fn fnv(s: &str) -> u64 {
     })
 }
 
-/// Facts per run, as files are scanned.
+/// Facts per run and, within it, per artifact, as files are scanned.
 #[derive(Debug, Default)]
 pub(crate) struct Facts {
-    runs: super::by_run::ByRun<RunFacts>,
+    runs: super::by_run::ByRun<super::by_run::ByRun<RunFacts>>,
 }
 
 impl Facts {
     /// One scanned file of `run` at `path` and its records.
     pub(crate) fn records(&mut self, run: &str, path: &str, records: &[crate::scan::Record]) {
-        let f = self.runs.entry(run, RunFacts::default);
+        let artifact = super::run_id::artifact_of(run, path);
+        let f = self
+            .runs
+            .entry(run, Default::default)
+            .entry(&artifact, || RunFacts {
+                marks: super::run_id::Marks::of(&artifact),
+                ..RunFacts::default()
+            });
         f.file(path);
         for r in records {
             if let crate::scan::Record::Evidence(e) = r {
@@ -327,10 +350,71 @@ impl Facts {
         }
     }
 
-    /// The facts of `run`, if any of its files was scanned.
-    pub(crate) fn get(&self, run: &str) -> Option<&RunFacts> {
+    /// The facts of `run`'s artifacts, if any of its files was scanned.
+    pub(crate) fn artifacts(&self, run: &str) -> Option<&super::by_run::ByRun<RunFacts>> {
         self.runs.get(run)
     }
+
+    /// The facts of `run` (all its artifacts), if any of its files was
+    /// scanned.
+    pub(crate) fn get(&self, run: &str) -> Option<RunFacts> {
+        self.artifacts(run)
+            .map(|a| merged(a.iter().map(|(_, f)| f)))
+    }
+}
+
+/// One run's facts from its artifacts' facts.
+pub(crate) fn merged<'a>(parts: impl IntoIterator<Item = &'a RunFacts>) -> RunFacts {
+    let mut m = RunFacts::default();
+    for f in parts {
+        m.images.merge(&f.images);
+        m.empty_images += f.empty_images;
+        if m.empty_image_cite.is_none() {
+            m.empty_image_cite.clone_from(&f.empty_image_cite);
+        }
+        m.results += f.results;
+        m.engines.merge(&f.engines);
+        m.models.merge(&f.models);
+        m.launches.merge(&f.launches);
+        m.hardware.merge(&f.hardware);
+        m.topology.merge(&f.topology);
+        m.spec.merge(&f.spec);
+        for (d, c) in &f.dates {
+            if m.dates.len() < DATES {
+                m.dates.entry(d.clone()).or_insert_with(|| c.clone());
+            }
+        }
+        m.points += f.points;
+        m.agg_rows += f.agg_rows;
+        for (s, c) in &f.point_stems {
+            m.point_stems.entry(s.clone()).or_insert_with(|| c.clone());
+        }
+        m.log_stems.extend(f.log_stems.iter().cloned());
+        // An extracted results folder and its zip are two artifacts: their
+        // copies meet here.
+        for (k, [a, b]) in &f.copies {
+            let slot = m.copies.entry(k.clone()).or_default();
+            for (into, from) in slot.iter_mut().zip([a, b]) {
+                if into.is_none() {
+                    into.clone_from(from);
+                }
+            }
+        }
+        for (from, into) in [
+            (&f.marks.models, &mut m.marks.models),
+            (&f.marks.results, &mut m.marks.results),
+        ] {
+            for (k, (v, c)) in from {
+                into.entry(k.clone())
+                    .or_insert_with(|| (v.clone(), c.clone()));
+            }
+        }
+        if let Some((a, b)) = &f.marks.dates {
+            m.marks.date(&a.0, &a.1);
+            m.marks.date(&b.0, &b.1);
+        }
+    }
+    m
 }
 
 /// A run's what-ran lines and notes, in Markdown (artifact text in code
@@ -454,28 +538,23 @@ pub(crate) fn what_ran(facts: &RunFacts) -> WhatRan {
         w.lines.push(s);
     }
     // Notes.
-    let first_model = f.models.seen.first();
-    let other_model = first_model.and_then(|(m0, _)| {
-        f.models
-            .seen
-            .iter()
-            .find(|(m, _)| model_name(m) != model_name(m0))
-    });
-    if let (Some(a), Some(b)) = (first_model, other_model) {
-        let v = [(a.0.as_str(), a.1.as_str()), (b.0.as_str(), b.1.as_str())];
+    // Logs' paths with logs' paths, results' ids with results' ids: a
+    // server may load a folder not named as the id the results give.
+    let two = [&f.marks.models, &f.marks.results]
+        .into_iter()
+        .find(|m| m.len() > 1)
+        .map(|m| m.values().take(2).collect::<Vec<_>>());
+    if let Some(two) = two {
+        let v = [
+            (two[0].0.as_str(), two[0].1.as_str()),
+            (two[1].0.as_str(), two[1].1.as_str()),
+        ];
         w.notes.push(format!(
             "runs mixed in one folder: the model path differs ({} at {}; {} at {}): its verdicts are judged together; give each run's artifacts separately to judge them apart",
             code(v[0].0),
             code(v[0].1),
             code(v[1].0),
             code(v[1].1)
-        ));
-    } else if let Some(gap) = date_gap(&f.dates) {
-        w.notes.push(format!(
-            "the logs' dates are {} days apart ({} and {}): one run or several, the download does not say; judged as one run",
-            gap.0,
-            code(&gap.1),
-            code(&gap.2)
         ));
     }
     for (key, [extracted, zipped]) in &f.copies {
@@ -515,38 +594,6 @@ pub(crate) fn what_ran(facts: &RunFacts) -> WhatRan {
         ));
     }
     w
-}
-
-/// The model a path names, for telling runs apart: a Hugging Face id
-/// (`amd/GLM-5.1-MXFP4`), the local folder it was downloaded to
-/// (`/models/amd/GLM-5.1-MXFP4`, `/data/GLM-5.1-MXFP4/`) and the hub
-/// cache's snapshot (`.../models--amd--GLM-5.1-MXFP4/snapshots/<rev>`) are
-/// one model: its last name, case aside.
-fn model_name(path: &str) -> String {
-    let path = path.trim().trim_end_matches('/');
-    let name = match path.find("models--") {
-        Some(i) => {
-            let repo = path[i + "models--".len()..].split('/').next().unwrap_or("");
-            repo.rsplit("--").next().unwrap_or(repo)
-        }
-        None => path.rsplit('/').next().unwrap_or(path),
-    };
-    name.to_ascii_lowercase()
-}
-
-/// The days between the first and last full date, when more than two
-/// (a sweep runs for a day or two).
-fn date_gap(dates: &BTreeMap<String, String>) -> Option<(i64, String, String)> {
-    let full: Vec<&String> = dates.keys().filter(|d| d.len() == 10).collect();
-    let (a, b) = (full.first()?, full.last()?);
-    let days = |d: &str| -> Option<i64> {
-        let y: i64 = d.get(0..4)?.parse().ok()?;
-        let m: i64 = d.get(5..7)?.parse().ok()?;
-        let dd: i64 = d.get(8..10)?.parse().ok()?;
-        Some(y * 372 + m * 31 + dd)
-    };
-    let gap = days(b)? - days(a)?;
-    (gap > 2).then(|| (gap, a.to_string(), b.to_string()))
 }
 
 #[cfg(test)]
@@ -694,12 +741,12 @@ mod tests {
         let notes = what_ran(&m).notes.join("\n");
         assert!(
             notes.contains(
-                "runs mixed in one folder: the model path differs (`amd/GLM-5.1-MXFP4` at "
+                "runs mixed in one folder: the model path differs (`zai-org/GLM-5.1-FP8` at `r/bmk_"
             ),
             "{notes}"
         );
         assert!(
-            notes.contains("`zai-org/GLM-5.1-FP8` at `r/bmk_"),
+            notes.contains("; `amd/GLM-5.1-MXFP4` at `r/bmk_"),
             "{notes}"
         );
     }
@@ -739,31 +786,28 @@ mod tests {
                 "c/server.log:3",
             ),
         ] {
-            f.models.add(m, at);
+            f.marks.model(m, at);
         }
         let notes = what_ran(&f).notes.join("\n");
         assert!(!notes.contains("mixed"), "{notes}");
+        // The results' hub id beside a log's local folder of another name
+        // (a cluster's alias): one model, never compared across kinds.
+        let mut alias = RunFacts::default();
+        alias
+            .marks
+            .result_model("deepseek-ai/DeepSeek-R1-0528", "e/results.json:1");
+        alias.marks.model("/models/dsr1-fp8", "e/server.log:3");
+        let notes = what_ran(&alias).notes.join("\n");
+        assert!(!notes.contains("mixed"), "{notes}");
+        let mut f = RunFacts::default();
+        f.marks.model("amd/GLM-5.1-MXFP4", "a/server.log:3");
+        f.marks
+            .result_model("amd/GLM-5.1-MXFP4", "a/results.json:1");
         // Another model is two runs, whichever spelling came first.
-        f.models.add("/data/MiniMax-M2.5", "d/server.log:3");
+        f.marks.model("/data/MiniMax-M2.5", "d/server.log:3");
         let notes = what_ran(&f).notes.join("\n");
         assert!(notes.contains("runs mixed in one folder"), "{notes}");
         assert!(notes.contains("MiniMax-M2.5"), "{notes}");
-    }
-
-    #[test]
-    fn dates_far_apart_are_said_undecided_never_split() {
-        let mut f = RunFacts::default();
-        for (d, file) in [("2026-06-01", "a"), ("2026-06-09", "b")] {
-            f.record(&ev(
-                "server.lifecycle",
-                &format!("r/server_logs_{RF}/{file}.log"),
-                &[],
-                &format!("[{d} 10:00:00] The server is fired up and ready to roll!"),
-                serde_json::json!({"event": "serving"}),
-            ));
-        }
-        let notes = what_ran(&f).notes.join("\n");
-        assert!(notes.contains("the logs' dates are 8 days apart (`2026-06-01` and `2026-06-09`): one run or several, the download does not say"), "{notes}");
     }
 
     #[test]

@@ -145,6 +145,7 @@ pub fn run(
         printer.coverage(&CoverageRecord::new(&a.path, s.sha256.clone(), &s.coverage));
         if let Some(run) = run_of_file.get(i).and_then(Option::as_deref) {
             printer.sink.records(run, &a.path, &s.records);
+            printer.standing.records(run, &a.path, &s.records);
         }
         judging.scanned(i, a.path.clone(), s, &mut |v| printer.verdict(v));
         // Output that cannot be written ends the check.

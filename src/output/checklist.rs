@@ -112,10 +112,101 @@ pub(crate) struct RunStanding {
     pub declared: Declared,
     pub unnumbered: Vec<Verdict>,
     pub unnumbered_left: u64,
+    /// Each unnumbered finding's (check, twin key), seen once: the
+    /// `agentic_<RF>` and `server_logs_<RF>` copies of one server log
+    /// report one crash, so it is one note.
+    seen_findings: std::collections::HashSet<(String, String)>,
+    /// Per verdict scope (artifact, or the run for run-scope checks), its
+    /// worst verdict per number: a folder holding several runs is split
+    /// by its artifacts when the rows are written.
+    pub parts: ByRun<BTreeMap<u8, Worst>>,
 }
 
 /// Unnumbered findings kept per run for notes; the rest are counted.
 const NOTES_KEPT: usize = 4;
+
+/// `v` counted into `numbers`' worst verdict of number `n`, kept as
+/// `keep` makes it.
+fn worse(numbers: &mut BTreeMap<u8, Worst>, n: u8, v: &Verdict, keep: fn(&Verdict) -> Verdict) {
+    match numbers.entry(n) {
+        Entry::Vacant(e) => {
+            e.insert(Worst {
+                verdict: keep(v),
+                tally: Tally::of([v.status]),
+            });
+        }
+        Entry::Occupied(mut e) => {
+            let w = e.get_mut();
+            w.tally.add(v.status);
+            if rank(v.status) < rank(w.verdict.status) {
+                w.verdict = keep(v);
+            }
+        }
+    }
+}
+
+/// What a row reads of a verdict (its claim, reason and first two
+/// citations): the rest (rule text, observed and expected values) is
+/// dropped from the per-artifact worsts, one per artifact and number.
+fn slim(v: &Verdict) -> Verdict {
+    Verdict {
+        checklist: v.checklist,
+        status: v.status,
+        reason: v.reason.clone(),
+        evidence: v.evidence.iter().take(2).cloned().collect(),
+        ..Verdict::new(&v.check, &v.description, "", &v.scope)
+    }
+}
+
+impl RunStanding {
+    /// Per number, the worst verdict over the artifacts (verdict scopes)
+    /// `keep` picks: one run of a folder holding several.
+    pub(crate) fn numbers_of(&self, keep: impl Fn(&str) -> bool) -> BTreeMap<u8, Worst> {
+        let mut out: BTreeMap<u8, Worst> = BTreeMap::new();
+        for (_, numbers) in self.parts.iter().filter(|(s, _)| keep(s)) {
+            for (&n, w) in numbers {
+                match out.entry(n) {
+                    Entry::Vacant(e) => {
+                        e.insert(w.clone());
+                    }
+                    Entry::Occupied(mut e) => {
+                        let o = e.get_mut();
+                        let t = &w.tally;
+                        o.tally.pass += t.pass;
+                        o.tally.fail += t.fail;
+                        o.tally.unknown += t.unknown;
+                        o.tally.not_applicable += t.not_applicable;
+                        if rank(w.verdict.status) < rank(o.verdict.status) {
+                            o.verdict = w.verdict.clone();
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Each run's row status for number `n` over `runs` (a run's name, its
+/// worst verdict per number, what its names declare), worst run first.
+pub(crate) fn rows_of<'a>(
+    runs: &'a [(String, BTreeMap<u8, Worst>, &'a Declared)],
+    n: u8,
+) -> Vec<RunRow<'a>> {
+    let mut rows: Vec<RunRow<'a>> = runs
+        .iter()
+        .filter_map(|(run, numbers, declared)| {
+            let worst = numbers.get(&n)?;
+            Some(RunRow {
+                run,
+                status: row_status(n, worst, declared),
+                worst,
+            })
+        })
+        .collect();
+    rows.sort_by_key(|r| r.status);
+    rows
+}
 
 fn rank(s: Status) -> u8 {
     match s {
@@ -134,6 +225,9 @@ pub(crate) struct Checklist {
     tally: Tally,
     /// Fails of checks that are not advisory (unnumbered ones included).
     hard_fails: u64,
+    /// What each artifact's records say of its run, to split a folder
+    /// holding several runs as the rows do (`records`).
+    facts: crate::check::what_ran::Facts,
 }
 
 /// One run's verdict for one number, as the row reads it.
@@ -152,7 +246,21 @@ impl Checklist {
         }
     }
 
+    /// One scanned file of `run` at `path` and its records (for the exit
+    /// code to split runs as the verdict rows do).
+    pub(crate) fn records(&mut self, run: &str, path: &str, records: &[crate::scan::Record]) {
+        self.facts.records(run, path, records);
+    }
+
     pub(crate) fn verdict(&mut self, v: &Verdict) {
+        let facts = std::mem::take(&mut self.facts);
+        self.verdict_in(v, &facts);
+        self.facts = facts;
+    }
+
+    /// `v` counted, `facts` saying which artifacts could be told apart
+    /// from their neighbours (`run_id::split_folder`).
+    pub(crate) fn verdict_in(&mut self, v: &Verdict, facts: &crate::check::what_ran::Facts) {
         // A chart or script beside the artifacts is no run of its own: only
         // a fail there would count.
         if !crate::check::run_id::is_ci_artifact(&v.scope) && v.status != Status::Fail {
@@ -167,6 +275,19 @@ impl Checklist {
         declare(&mut standing.declared, &v.scope);
         let Some(n) = v.checklist else {
             if matches!(v.status, Status::Fail | Status::Unknown) {
+                let key = (v.check.clone(), twin_key(&v.scope));
+                if !standing.seen_findings.insert(key.clone()) {
+                    // The twin's finding: the worse of the two is kept.
+                    if let Some(held) = standing
+                        .unnumbered
+                        .iter_mut()
+                        .find(|h| (h.check.clone(), twin_key(&h.scope)) == key)
+                        && rank(v.status) < rank(held.status)
+                    {
+                        *held = v.clone();
+                    }
+                    return;
+                }
                 if standing.unnumbered.len() < NOTES_KEPT {
                     standing.unnumbered.push(v.clone());
                 } else {
@@ -175,21 +296,18 @@ impl Checklist {
             }
             return;
         };
-        match standing.numbers.entry(n) {
-            Entry::Vacant(e) => {
-                e.insert(Worst {
-                    verdict: v.clone(),
-                    tally: Tally::of([v.status]),
-                });
-            }
-            Entry::Occupied(mut e) => {
-                let w = e.get_mut();
-                w.tally.add(v.status);
-                if rank(v.status) < rank(w.verdict.status) {
-                    w.verdict = v.clone();
-                }
-            }
-        }
+        worse(&mut standing.numbers, n, v, Verdict::clone);
+        // Only an artifact naming a model or a date can be placed in one of
+        // a folder's runs; the others (and run-scope verdicts) stay under
+        // the folder, held once: a folder of 20,000 unmarked files holds
+        // no worst per file.
+        let placeable = crate::check::run_id::is_ci_artifact(&v.scope)
+            && facts
+                .artifacts(&run)
+                .and_then(|a| a.get(&v.scope))
+                .is_some_and(|f| !f.marks.is_empty());
+        let part = if placeable { &v.scope } else { &run };
+        worse(standing.parts.entry(part, BTreeMap::new), n, v, slim);
     }
 
     /// The numbers any run was judged on, in order.
@@ -205,7 +323,9 @@ impl Checklist {
     }
 
     /// Each run's row status for number `n`, worst run first (runs in
-    /// order of first sight among equals).
+    /// order of first sight among equals), folders unsplit (the rows
+    /// split them: `verdict_rows`).
+    #[cfg(test)]
     pub(crate) fn row(&self, n: u8) -> Vec<RunRow<'_>> {
         let mut rows: Vec<RunRow<'_>> = self
             .runs
@@ -231,16 +351,31 @@ impl Checklist {
         if self.hard_fails > 0 {
             return 1;
         }
-        let unverified = self.numbers().into_iter().any(|n| {
-            self.row(n)
-                .iter()
-                .any(|r| r.status == RowStatus::Unverified)
-        });
+        // As the rows read it: a folder holding several runs is split first
+        // (a run without evals is "could not be verified" beside one with).
+        let unverified = super::verdict_rows::any_unverified(self, Some(&self.facts));
         if self.tally.unknown > 0 || unverified {
             3
         } else {
             0
         }
+    }
+}
+
+/// What names one server log's copies alike: the artifact's result stem
+/// without its kind (`agentic_<RF>` and `server_logs_<RF>` are both
+/// `<RF>`: InferenceX uploads the agentic job's `server.log` twice), or
+/// the scope itself for a name that does not parse.
+fn twin_key(scope: &str) -> String {
+    let name = scope.rsplit('/').next().unwrap_or(scope);
+    let dir = scope.rsplit_once('/').map_or("", |(d, _)| d);
+    match crate::names::parse_name(name).and_then(|f| f.kind) {
+        Some(kind) if kind == "agentic" || kind == "server_logs" => {
+            let stem = crate::names::stem(name);
+            let rf = stem.strip_prefix(&format!("{kind}_")).unwrap_or(stem);
+            format!("{dir}/{rf}")
+        }
+        _ => scope.to_string(),
     }
 }
 
@@ -329,6 +464,49 @@ pub(crate) mod tests {
         c.verdict(&v("no-traceback", None, NOSPEC, Status::Fail));
         assert_eq!(c.exit_code(), 1);
         assert_eq!(c.runs.iter().next().unwrap().1.unnumbered.len(), 2);
+    }
+
+    #[test]
+    fn one_crash_in_the_twin_copies_of_a_server_log_is_one_finding() {
+        // InferenceX uploads the agentic job's server.log as agentic_<RF>
+        // and as server_logs_<RF> (the real minimaxm2.5 run: 17 twins, byte
+        // for byte): one crash, one note, the worse verdict kept.
+        let rf = "minimaxm2.5_tp2_conc4_offloadlmcache_fp8_vllm_tp2-ep1-dpafalse_disagg-false_spec-none_conc4_mi355x-amds_05";
+        let mut c = Checklist::new(vec![]);
+        c.verdict(&v(
+            "no-oom",
+            None,
+            &format!("r/server_logs_{rf}"),
+            Status::Unknown,
+        ));
+        c.verdict(&v("no-oom", None, &format!("r/agentic_{rf}"), Status::Fail));
+        c.verdict(&v(
+            "no-traceback",
+            None,
+            &format!("r/agentic_{rf}"),
+            Status::Fail,
+        ));
+        let other = rf.replace("amds_05", "amds_06");
+        c.verdict(&v(
+            "no-oom",
+            None,
+            &format!("r/agentic_{other}"),
+            Status::Fail,
+        ));
+        let s = c.runs.get("r").unwrap();
+        let got: Vec<(&str, &str, Status)> = s
+            .unnumbered
+            .iter()
+            .map(|v| (v.check.as_str(), v.scope.as_str(), v.status))
+            .collect();
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert_eq!(
+            got[0],
+            ("no-oom", format!("r/agentic_{rf}").as_str(), Status::Fail)
+        );
+        assert_eq!(got[1].0, "no-traceback");
+        assert!(got[2].1.ends_with("amds_06"));
+        assert_eq!(c.exit_code(), 1);
     }
 
     #[test]

@@ -9,12 +9,16 @@
 //! failures and warnings first, PASS and N/A rows in one collapsed
 //! `<details>` group.
 
-use super::checklist::{ADVISORY, Checklist, RowStatus, RunRow, check_name};
+use super::checklist::{
+    ADVISORY, Checklist, Declared, RowStatus, RunRow, RunStanding, Worst, check_name, rows_of,
+};
 use super::plain;
 use super::records::{Status, Verdict};
 use super::verdicts::cut_chars;
-use crate::check::what_ran::{Facts, what_ran};
+use crate::check::run_id::{Split, split_folder};
+use crate::check::what_ran::{Facts, RunFacts, merged, what_ran};
 use crate::escape;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
 
 /// Characters of a row's reason (citations come after it).
@@ -44,7 +48,7 @@ impl VerdictRows {
     }
 
     pub(crate) fn verdict(&mut self, v: &Verdict) {
-        self.list.verdict(v);
+        self.list.verdict_in(v, &self.facts);
     }
 
     pub(crate) fn finish(&self) -> String {
@@ -52,15 +56,177 @@ impl VerdictRows {
     }
 }
 
+/// One run as the rows read it: a folder's run, or one of the runs a
+/// folder holding several was split into (`run_id::split_folder`).
+struct View<'a> {
+    /// Unique among views: the folder, or the folder and the run's number.
+    key: String,
+    /// What rows and notes call it (Markdown).
+    label: String,
+    folder: &'a str,
+    standing: &'a RunStanding,
+    numbers: BTreeMap<u8, Worst>,
+    facts: Option<RunFacts>,
+    /// Said once, before the folder's first view: how it was split, or
+    /// why it could not be.
+    split_note: Option<String>,
+}
+
+/// The runs of `list`, a folder holding several split by the evidence
+/// that differs.
+fn views<'a>(list: &'a Checklist, facts: Option<&Facts>) -> Vec<View<'a>> {
+    let mut out = Vec::new();
+    for (run, standing) in list.runs.iter() {
+        let arts = facts.and_then(|f| f.artifacts(run));
+        // A chart or script beside the artifacts forms no run and places none.
+        let ci: Vec<(&str, &RunFacts)> = arts.map_or(Vec::new(), |a| {
+            a.iter()
+                .filter(|(n, _)| crate::check::run_id::is_ci_artifact(n))
+                .collect()
+        });
+        let names: Vec<&str> = ci.iter().map(|(n, _)| *n).collect();
+        let marks: Vec<_> = ci.iter().map(|(_, f)| f.marks.clone()).collect();
+        let whole = |note: Option<String>| View {
+            key: run.to_string(),
+            label: run_label(run),
+            folder: run,
+            standing,
+            numbers: standing.numbers.clone(),
+            facts: facts.and_then(|f| f.get(run)),
+            split_note: note,
+        };
+        match split_folder(&marks) {
+            Split::One => out.push(whole(None)),
+            Split::Undecided(why) => out.push(whole(Some(format!(
+                "{}: one run or several, the download does not say; judged as one run",
+                escape::md_cell(&why)
+            )))),
+            Split::Apart { on, runs, rest } => {
+                let mut group_of: HashMap<&str, usize> = HashMap::new();
+                for (g, (_, _, members)) in runs.iter().enumerate() {
+                    for &i in members {
+                        group_of.insert(names[i], g);
+                    }
+                }
+                let facts_of = |members: &[usize]| {
+                    let a = arts.expect("split from facts");
+                    merged(members.iter().filter_map(|&i| a.get(names[i])))
+                };
+                let told: Vec<String> = runs
+                    .iter()
+                    .enumerate()
+                    .map(|(g, (value, cite, members))| {
+                        format!(
+                            "#{} {} ({}, {} artifact(s))",
+                            g + 1,
+                            escape::md_code(value),
+                            escape::md_code(cite),
+                            members.len()
+                        )
+                    })
+                    .collect();
+                let mut note = format!(
+                    "folder {} holds {} runs, told apart by {on}: {}; each is judged as its own run below",
+                    run_label(run),
+                    runs.len(),
+                    told.join(", ")
+                );
+                let _ = write!(
+                    note,
+                    "; checks judged over the folder (Check 2's eval image, Check 9's client, Check 14's curves) read all of them"
+                );
+                if let Some(&i) = rest.first() {
+                    let _ = write!(
+                        note,
+                        ", as do {} artifact(s) {on} does not place (e.g. {}): these are under {} (the folder)",
+                        rest.len(),
+                        escape::md_code(&crate::location::escape(
+                            names[i].rsplit('/').next().unwrap_or(names[i])
+                        )),
+                        run_label(run)
+                    );
+                } else {
+                    let _ = write!(note, ": these are under {} (the folder)", run_label(run));
+                }
+                note.push_str("; give each run's artifacts separately to judge them apart");
+                let mut first = Some(note);
+                for (g, (_, _, members)) in runs.iter().enumerate() {
+                    out.push(View {
+                        key: format!("{run}\u{1f}{}", g + 1),
+                        label: format!("{} #{}", run_label(run), g + 1),
+                        folder: run,
+                        standing,
+                        numbers: standing.numbers_of(|s| group_of.get(s) == Some(&g)),
+                        facts: Some(facts_of(members)),
+                        split_note: first.take(),
+                    });
+                }
+                let numbers = standing.numbers_of(|s| !group_of.contains_key(s));
+                if !numbers.is_empty() || !rest.is_empty() {
+                    out.push(View {
+                        key: run.to_string(),
+                        label: run_label(run),
+                        folder: run,
+                        standing,
+                        numbers,
+                        facts: (!rest.is_empty()).then(|| facts_of(&rest)),
+                        split_note: None,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether any row of `list`'s block could not be verified (the exit
+/// code's 3).
+pub(crate) fn any_unverified(list: &Checklist, facts: Option<&Facts>) -> bool {
+    let views = views(list, facts);
+    let table: Vec<(String, BTreeMap<u8, Worst>, &Declared)> = views
+        .iter()
+        .map(|v| (v.key.clone(), v.numbers.clone(), &v.standing.declared))
+        .collect();
+    table
+        .iter()
+        .flat_map(|(_, n, _)| n.keys().copied())
+        .any(|n| {
+            rows_of(&table, n)
+                .iter()
+                .any(|r| r.status == RowStatus::Unverified)
+        })
+}
+
 /// The block for `list`.
 pub(crate) fn render(list: &Checklist, facts: Option<&Facts>, grouped: bool) -> String {
-    let runs = list.runs.iter().count();
-    let rows: Vec<(RowStatus, String)> = list
-        .numbers()
+    let views = views(list, facts);
+    let table: Vec<(String, BTreeMap<u8, Worst>, &Declared)> = views
+        .iter()
+        .map(|v| (v.key.clone(), v.numbers.clone(), &v.standing.declared))
+        .collect();
+    let labels: HashMap<&str, &str> = views
+        .iter()
+        .map(|v| (v.key.as_str(), v.label.as_str()))
+        .collect();
+    let label = |key: &str| -> String {
+        labels
+            .get(key)
+            .map_or_else(|| run_label(key), |l| (*l).to_string())
+    };
+    let folder_of: HashMap<&str, &str> = views.iter().map(|v| (v.key.as_str(), v.folder)).collect();
+    let several = views.len() > 1;
+    let mut numbers: Vec<u8> = table
+        .iter()
+        .flat_map(|(_, n, _)| n.keys().copied())
+        .collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    let rows: Vec<(RowStatus, String)> = numbers
         .into_iter()
         .map(|n| {
-            let r = list.row(n);
-            (r[0].status, row(n, &r, runs > 1))
+            let r = rows_of(&table, n);
+            let folder = folder_of.get(r[0].run).copied().unwrap_or(r[0].run);
+            (r[0].status, row(n, &r, several, &label, folder))
         })
         .collect();
     let mut out = String::new();
@@ -86,42 +252,54 @@ pub(crate) fn render(list: &Checklist, facts: Option<&Facts>, grouped: bool) -> 
             out.push_str("\n\n");
         }
     }
-    for (run, standing) in list.runs.iter() {
+    for (i, view) in views.iter().enumerate() {
         let mut notes = String::new();
-        if let Some(f) = facts.and_then(|f| f.get(run)) {
+        let at = if several {
+            format!(" (run {})", view.label)
+        } else {
+            String::new()
+        };
+        if let Some(n) = &view.split_note {
+            let _ = writeln!(notes, "Note: {n}");
+        }
+        if let Some(f) = &view.facts {
             let w = what_ran(f);
             if !w.lines.is_empty() {
-                let _ = writeln!(out, "**What ran** in run {}:", run_label(run));
+                let _ = writeln!(out, "**What ran** in run {}:", view.label);
                 for l in &w.lines {
                     let _ = writeln!(out, "- {l}");
                 }
                 out.push('\n');
             }
             for n in &w.notes {
-                let at = if runs > 1 {
-                    format!(" (run {})", run_label(run))
-                } else {
-                    String::new()
-                };
                 let _ = writeln!(notes, "Note{at}: {n}");
             }
         }
-        for v in &standing.unnumbered {
-            let line = note(v, run, runs > 1);
-            if notes.len() + line.len() > NOTES_PER_RUN {
-                break;
+        // Findings without a number are the folder's: said after its last view.
+        let last_of_folder = views
+            .get(i + 1)
+            .is_none_or(|next| next.folder != view.folder);
+        if last_of_folder {
+            let standing = view.standing;
+            let run = view.folder;
+            let mut written = 0u64;
+            for v in &standing.unnumbered {
+                let line = note(v, run, several);
+                if notes.len() + line.len() > NOTES_PER_RUN {
+                    break;
+                }
+                notes.push_str(&line);
+                written += 1;
             }
-            notes.push_str(&line);
-        }
-        let kept = standing.unnumbered.len() as u64;
-        let written = notes.lines().count() as u64;
-        let left = standing.unnumbered_left + kept - written.min(kept);
-        if left > 0 {
-            let _ = writeln!(
-                notes,
-                "Note: {left} more finding(s) without a checklist number in run {}: `--format jsonl` has them.",
-                run_label(run)
-            );
+            let kept = standing.unnumbered.len() as u64;
+            let left = standing.unnumbered_left + kept - written.min(kept);
+            if left > 0 {
+                let _ = writeln!(
+                    notes,
+                    "Note: {left} more finding(s) without a checklist number in run {}: `--format jsonl` has them.",
+                    run_label(run)
+                );
+            }
         }
         out.push_str(&notes);
     }
@@ -143,7 +321,13 @@ fn run_label(run: &str) -> String {
 }
 
 /// One row: the worst run's verdict, in plain words, with citations.
-fn row(n: u8, rows: &[RunRow<'_>], several: bool) -> String {
+fn row(
+    n: u8,
+    rows: &[RunRow<'_>],
+    several: bool,
+    label: &dyn Fn(&str) -> String,
+    folder: &str,
+) -> String {
     let top = &rows[0];
     let (mark, word) = top.status.mark(n);
     let v = &top.worst.verdict;
@@ -158,7 +342,7 @@ fn row(n: u8, rows: &[RunRow<'_>], several: bool) -> String {
             "{}; admin exception not verified here",
             escape::md_cell(&plain::reason(v))
         ),
-        RowStatus::Unverified if for_want_of_evidence(v) => missing(n, top.run),
+        RowStatus::Unverified if for_want_of_evidence(v) => missing(n, folder),
         RowStatus::Unverified => format!(
             "{}: {}; decides it: `{}` ({})",
             if ADVISORY.contains(&n) {
@@ -194,17 +378,17 @@ fn row(n: u8, rows: &[RunRow<'_>], several: bool) -> String {
         .collect();
         let all_same = rows.iter().all(|r| r.status == top.status);
         reason = if rows.len() == 1 {
-            format!("in run {}: {reason}", run_label(top.run))
+            format!("in run {}: {reason}", label(top.run))
         } else if all_same {
             format!(
                 "in all {} runs, e.g. run {}: {reason}",
                 rows.len(),
-                run_label(top.run)
+                label(top.run)
             )
         } else {
             format!(
                 "in run {} (other runs: {}): {reason}",
-                run_label(top.run),
+                label(top.run),
                 others.join(", ")
             )
         };

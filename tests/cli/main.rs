@@ -36,6 +36,7 @@ mod pareto_copies;
 mod progress;
 mod results;
 mod run_shapes;
+mod run_split;
 mod scan;
 mod schema;
 mod show;

@@ -125,3 +125,46 @@ fn exit_codes_mean_the_same_in_every_format() {
         }
     }
 }
+
+/// `--status fail,unknown` lists only those verdicts of the text view (the
+/// same ones, in the same order, as the full listing); the totals and the
+/// exit code still count all.
+#[test]
+fn the_text_views_status_filter_lists_only_those_verdicts() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "check",
+            "--set",
+            "inferencex",
+            "--param",
+            "al=3.39",
+            "--format",
+            "text",
+        ];
+        args.extend_from_slice(extra);
+        args.push("samples/verifier/runs/fail");
+        artiscan(&args)
+    };
+    let all = run(&[]);
+    let some = run(&["--status", "fail,unknown"]);
+    assert_eq!((all.code, some.code), (1, 1), "{}", some.stderr);
+    let listed = |out: &str, words: &[&str]| -> Vec<String> {
+        out.lines()
+            .filter(|l| words.iter().any(|w| l.starts_with(&format!("  {w} "))))
+            .map(str::to_string)
+            .collect()
+    };
+    let bad = listed(&all.stdout, &["FAIL", "UNKNOWN"]);
+    assert!(bad.len() >= 2, "{}", all.stdout);
+    assert!(!listed(&all.stdout, &["PASS"]).is_empty(), "{}", all.stdout);
+    assert_eq!(
+        listed(&some.stdout, &["FAIL", "UNKNOWN", "PASS", "N/A"]),
+        bad
+    );
+    assert_eq!(all.stdout.lines().last(), some.stdout.lines().last());
+    assert!(
+        some.stdout.lines().last().unwrap().contains(" pass"),
+        "{}",
+        some.stdout
+    );
+}
