@@ -7,7 +7,7 @@ use crate::domain::{Aggregate, Citation, Evidence, Quote, SmallMap};
 use crate::drive;
 use crate::lines::{Line, LineSink, clean};
 use crate::location::Location;
-use crate::pack::{AnchoredCaptures, CapType, Hit, LiteralCursor, Literals, Matcher, RuleSet};
+use crate::pack::{AnchoredCaptures, CapType, Hit, Kind, LiteralCursor, Literals, RuleSet};
 use crate::source::{self, Coverage};
 use regex::bytes::Captures;
 use serde_json::{Map, Value};
@@ -217,7 +217,7 @@ pub(super) struct OpenBlock {
     /// lm-eval block).
     start: Box<[u8]>,
     caps: Option<Map<String, Value>>,
-    indent: Option<crate::pack::kind::indent::IndentState>,
+    indent: Option<crate::pack::kind::block::IndentState>,
 }
 
 impl OpenBlock {
@@ -226,8 +226,8 @@ impl OpenBlock {
         let (variant, start) = (self.variant, &self.start);
         self.caps.get_or_insert_with(|| {
             let v = &set.variants[variant];
-            match &v.matcher {
-                Matcher::Block(b) => b
+            match &v.kind {
+                Kind::Block(b) => b
                     .start
                     .captures(start)
                     .map(|c| set.captures(v, &[&c], &[&b.start]))
@@ -490,7 +490,7 @@ impl<'a> MemberScan<'a> {
         // A `complete` block still open where the member ends was cut.
         for b in &self.blocks {
             let v = &self.set.variants[b.variant];
-            if matches!(&v.matcher, Matcher::Block(b) if b.complete) {
+            if matches!(&v.kind, Kind::Block(b) if b.complete) {
                 self.cuts.push(format!(
                     "{}: a block the rule reads whole is still open where the member ends \
                      (no line matching its end): the dump is cut",
@@ -714,7 +714,7 @@ impl<'a> MemberScan<'a> {
                 let v = &set.variants[vi];
                 active[vi]
                     && !v.excluded(text)
-                    && matches!(&v.matcher, Matcher::Line(l) if l.regex.is_match(text))
+                    && matches!(&v.kind, Kind::Line(l) if l.regex.is_match(text))
             })
         });
     }
@@ -750,7 +750,7 @@ impl<'a> MemberScan<'a> {
         };
         // JSON Lines only where a variant reading the member says so.
         let json_lines = (0..set.variants.len()).any(|v| {
-            self.active[v] && matches!(&set.variants[v].matcher, Matcher::Json(m) if m.json_lines)
+            self.active[v] && matches!(&set.variants[v].kind, Kind::Json(m) if m.json_lines)
         });
         let lines = (0..doc.lines.len()).map(|i| {
             let line = std::str::from_utf8(doc.line_text(i)).unwrap_or_default();
@@ -791,7 +791,7 @@ impl<'a> MemberScan<'a> {
         let mut done = Vec::new();
         let mut any = false;
         for (vi, v) in set.variants.iter().enumerate() {
-            let Matcher::Json(m) = &v.matcher else {
+            let Kind::Json(m) = &v.kind else {
                 continue;
             };
             if !self.active[vi] || done.contains(&v.rule) {
@@ -972,14 +972,14 @@ impl<'a> MemberScan<'a> {
         while i < self.blocks.len() {
             let vi = self.blocks[i].variant;
             let v = &self.set.variants[vi];
-            let Matcher::Block(b) = &v.matcher else {
+            let Kind::Block(b) = &v.kind else {
                 self.blocks.remove(i);
                 continue;
             };
             if let (Some(re), Some(state)) = (&b.indent, self.blocks[i].indent.as_mut()) {
                 // A YAML block: its indentation decides where it ends and
                 // which lines are its entries (src/pack/kind/indent.rs).
-                use crate::pack::kind::indent::{LineAt, Made, Then};
+                use crate::pack::kind::block::{LineAt, Made, Then};
                 let (at, rest) = indentation(re, text);
                 if !b.each.capture_names().any(|n| n == Some("name")) {
                     match state.step_keys(
@@ -1142,8 +1142,8 @@ impl<'a> MemberScan<'a> {
             if v.rule == done_rule || v.excluded(text) || self.block_rules.contains(&v.rule) {
                 continue;
             }
-            let matched = match &v.matcher {
-                Matcher::Line(l) if l.anchored.is_some() && self.aggregates(vi) => {
+            let matched = match &v.kind {
+                Kind::Line(l) if l.anchored.is_some() && self.aggregates(vi) => {
                     let a = l.anchored.as_ref().expect("anchored");
                     // No match begins more than `lead` before the literal.
                     let from = l
@@ -1161,7 +1161,7 @@ impl<'a> MemberScan<'a> {
                     }
                     found
                 }
-                Matcher::Line(l) => {
+                Kind::Line(l) => {
                     let re = &l.regex;
                     // In a window of a long line, the first match it owns
                     // (the one before it reports what starts earlier).
@@ -1205,10 +1205,10 @@ impl<'a> MemberScan<'a> {
                         },
                     }
                 }
-                Matcher::Block(b) => {
+                Kind::Block(b) => {
                     if line.window == 0 && b.start.is_match(text) {
                         let indent = b.indent.as_ref().map(|re| {
-                            crate::pack::kind::indent::IndentState::new(indentation(re, text).0)
+                            crate::pack::kind::block::IndentState::new(indentation(re, text).0)
                         });
                         self.blocks.retain(|b| b.variant != vi);
                         self.blocks.push(OpenBlock {
@@ -1223,7 +1223,7 @@ impl<'a> MemberScan<'a> {
                     }
                 }
                 // Read whole documents at the member's end.
-                Matcher::Json(_) => false,
+                Kind::Json(_) => false,
             };
             if matched {
                 done_rule = v.rule;
@@ -1267,7 +1267,7 @@ impl LineSink for MemberScan<'_> {
             // A block that starts again here is the next part's to follow.
             let set = self.set;
             self.blocks.retain(|open| {
-                let Matcher::Block(b) = &set.variants[open.variant].matcher else {
+                let Kind::Block(b) = &set.variants[open.variant].kind else {
                     return false;
                 };
                 !b.start.is_match(text)

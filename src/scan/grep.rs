@@ -3,7 +3,8 @@
 //! text or JSON Lines), as ripgrep's searcher hands matches to its sink.
 
 use crate::escape;
-use crate::lines::{Joins, Line, LineSink, clean, first_join, join_bytes};
+use crate::lines::{Line, LineSink, clean};
+use crate::pack::prefilter::join::{Joins, first_join, join_bytes};
 use regex::bytes::Regex;
 use std::collections::VecDeque;
 
@@ -208,8 +209,9 @@ impl GrepMatcher {
         if f.needle().iter().any(|&b| b == 0x1b || b == b'\r') {
             return false;
         }
-        f.find(raw)
-            .is_some_and(|at| crate::lines::kept_whole(raw, at, at + f.needle().len()))
+        f.find(raw).is_some_and(|at| {
+            crate::pack::prefilter::join::kept_whole(raw, at, at + f.needle().len())
+        })
     }
 
     pub(crate) fn is_match(&self, line: &[u8]) -> bool {

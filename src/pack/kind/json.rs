@@ -511,6 +511,26 @@ pub(crate) fn documents<'t>(
     }
 }
 
+/// A json variant as the pack gives it.
+pub(super) fn compile(v: &VariantDef, re: &mut super::Regexes<'_>) -> Result<JsonMatch, String> {
+    super::unused(
+        "json",
+        &[
+            ("regex", v.regex.is_some()),
+            ("each", v.each.is_some()),
+            ("start", v.start.is_some()),
+            ("end", v.end.is_some()),
+            ("dump", v.dump.is_some()),
+            ("carry", !v.carry.is_empty()),
+            ("indent", v.indent.is_some()),
+            ("prefilter", v.prefilter.is_some()),
+        ],
+    )?;
+    let m = JsonMatch::compile(v)?;
+    re.names.extend(m.names().map(str::to_string));
+    Ok(m)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,4 +1,9 @@
-//! The indented (YAML) block kind: a `kind = "block"` variant with an
+//! The block kind: a `kind = "block"` variant's `start` line opens a
+//! block whose following lines are its entries (each read by `each`) until
+//! `end`, a line matching neither, or the member's end (an env dump, an
+//! lm-eval table under its task's row).
+//!
+//! Indented (YAML) blocks: a block variant with an
 //! `indent` regex reads a YAML mapping or list of name/value entries (an
 //! env block) by indentation, the way YAML nests it.
 //!
@@ -14,6 +19,98 @@
 //! Kubernetes item whose value it cannot read (`valueFrom:` a secret or a
 //! config map), is reported as unreadable: the scanner makes it a
 //! `truncated` coverage error, so no absence is claimed from the block.
+
+use super::{Regexes, unused};
+use crate::pack::VariantDef;
+use crate::pack::pattern::PackRegex;
+
+#[derive(Debug)]
+pub struct BlockMatch {
+    pub start: PackRegex,
+    pub each: PackRegex,
+    pub end: Option<PackRegex>,
+    /// `each` captures carried down from the line above where a line
+    /// leaves them empty.
+    pub carry: Vec<String>,
+    /// Closing other than at `end` is a coverage error (see
+    /// `VariantDef::complete`).
+    pub complete: bool,
+    /// A YAML block: where a line's indentation is (group `indent`; see
+    /// `VariantDef::indent`).
+    pub indent: Option<PackRegex>,
+}
+
+impl BlockMatch {
+    /// The regexes whose named groups become captures.
+    pub fn regexes(&self) -> Vec<&PackRegex> {
+        vec![&self.start, &self.each]
+    }
+
+    /// What it looks for, by field, for `packs show`.
+    pub fn patterns(&self) -> Vec<(&'static str, String)> {
+        let re = |n: &'static str, r: &PackRegex| (n, r.as_str().to_string());
+        [
+            Some(re("start", &self.start)),
+            Some(re("each", &self.each)),
+            self.end.as_ref().map(|e| re("end", e)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+}
+
+/// A block variant as the pack gives it.
+pub(super) fn compile(v: &VariantDef, re: &mut Regexes<'_>) -> Result<BlockMatch, String> {
+    unused(
+        "block",
+        &[
+            ("regex", v.regex.is_some()),
+            ("dump", v.dump.is_some()),
+            ("keys", v.keys.is_some()),
+            ("at", v.at.is_some()),
+            ("key", v.key.is_some()),
+            ("fields", v.fields.is_some()),
+            ("cite", v.cite.is_some()),
+            ("json_lines", v.json_lines),
+        ],
+    )?;
+    let start = re.capturing("start", &v.start)?;
+    let each = re.capturing("each", &v.each)?;
+    let end = re.capturing("end", &v.end)?;
+    let (Some(start), Some(each)) = (start, each) else {
+        return Err("a block variant needs `start` and `each`".into());
+    };
+    if v.complete && end.is_none() {
+        return Err("`complete` needs a block variant with `end`".into());
+    }
+    let indent = match &v.indent {
+        None => None,
+        Some(s) => {
+            // Its group is a position, not a capture of the record.
+            let re = PackRegex::new(s, re.eager).map_err(|e| format!("indent: {e}"))?;
+            if !re.names().iter().any(|n| n == "indent") {
+                return Err("indent: the regex needs a group named `indent`".into());
+            }
+            Some(re)
+        }
+    };
+    if v.complete && indent.is_some() {
+        return Err(
+            "`complete` and `indent` exclude each other (an indented block ends where \
+             its indentation does)"
+                .into(),
+        );
+    }
+    Ok(BlockMatch {
+        start,
+        each,
+        end,
+        carry: v.carry.clone(),
+        complete: v.complete,
+        indent,
+    })
+}
 
 /// Where an open indented block is.
 #[derive(Debug, Clone)]
