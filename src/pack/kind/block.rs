@@ -20,9 +20,11 @@
 //! config map), is reported as unreadable: the scanner makes it a
 //! `truncated` coverage error, so no absence is claimed from the block.
 
-use super::{Regexes, unused};
+use super::{Kind, Regexes, unused};
+use crate::pack::RuleSet;
 use crate::pack::VariantDef;
 use crate::pack::pattern::PackRegex;
+use serde_json::{Map, Value};
 
 #[derive(Debug)]
 pub struct BlockMatch {
@@ -110,6 +112,59 @@ pub(super) fn compile(v: &VariantDef, re: &mut Regexes<'_>) -> Result<BlockMatch
         complete: v.complete,
         indent,
     })
+}
+
+/// A block being read: its variant, the captures of the line that opened
+/// it, and for an indented (YAML) block the start line's indentation and
+/// that of its entries (known at its first entry).
+#[derive(Debug, Clone)]
+pub(crate) struct OpenBlock {
+    pub(crate) variant: usize,
+    /// The start line's text, kept until its captures are made: at the
+    /// block's first entry. Most blocks end on the line after their start
+    /// without one (each `"key": {` of a pretty-printed JSON opens an
+    /// lm-eval block).
+    pub(crate) start: Box<[u8]>,
+    pub(crate) caps: Option<Map<String, Value>>,
+    pub(crate) indent: Option<IndentState>,
+}
+
+impl OpenBlock {
+    /// The start line's captures, made now if they were not yet.
+    pub(crate) fn caps(&mut self, set: &RuleSet) -> &mut Map<String, Value> {
+        let (variant, start) = (self.variant, &self.start);
+        self.caps.get_or_insert_with(|| {
+            let v = &set.variants[variant];
+            match &v.kind {
+                Kind::Block(b) => b
+                    .start
+                    .captures(start)
+                    .map(|c| set.captures(v, &[&c], &[&b.start]))
+                    .unwrap_or_default(),
+                _ => Map::new(),
+            }
+        })
+    }
+}
+
+/// The indentation `re` finds on `text` (its group `indent`; 0 where it
+/// does not match), and what follows it.
+pub(crate) fn indentation<'t>(re: &regex::bytes::Regex, text: &'t [u8]) -> (usize, &'t [u8]) {
+    match re.captures(text).and_then(|c| c.name("indent")) {
+        Some(m) => (m.end() - m.start(), &text[m.end()..]),
+        None => (0, text),
+    }
+}
+
+/// The column (0-based) where `rest` begins in `text`.
+pub(crate) fn at_column(text: &[u8], rest: &[u8]) -> usize {
+    text.len() - rest.len()
+}
+
+/// Blank lines and `#` comments do not end a block (YAML recipes have both).
+pub(crate) fn is_blank_or_comment(text: &[u8]) -> bool {
+    let t = text.trim_ascii_start();
+    t.is_empty() || t.starts_with(b"#")
 }
 
 /// Where an open indented block is.
