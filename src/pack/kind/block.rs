@@ -40,6 +40,9 @@ pub struct BlockMatch {
     /// A YAML block: where a line's indentation is (group `indent`; see
     /// `VariantDef::indent`).
     pub indent: Option<PackRegex>,
+    /// `each` has a `name` group: an indented block's entries are
+    /// name/value pairs, which may spread over lines (see [`Each`]).
+    pub pairs: bool,
 }
 
 impl BlockMatch {
@@ -105,6 +108,7 @@ pub(super) fn compile(v: &VariantDef, re: &mut Regexes<'_>) -> Result<BlockMatch
         );
     }
     Ok(BlockMatch {
+        pairs: each.names().iter().any(|n| n == "name"),
         start,
         each,
         end,
@@ -226,6 +230,18 @@ pub(crate) enum Then {
     Entry,
 }
 
+/// What a block's `each` read on a line of an indented block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Each<'t> {
+    /// `each` without a `name` group picks values out of a YAML mapping
+    /// (`container:` under `model:`): whether it matched. Lines at the
+    /// entries' indentation that it does not match are other keys.
+    Keys(bool),
+    /// `each` with a `name` group reads name/value entries: the name and
+    /// value it read, if it matched.
+    Pairs(Option<(&'t [u8], &'t [u8])>),
+}
+
 /// The key and value of a `key: value` text (a Kubernetes item's keys).
 fn key_value(rest: &[u8]) -> Option<(&[u8], &[u8])> {
     let rest = rest.strip_prefix(b"- ").unwrap_or(rest).trim_ascii_start();
@@ -269,34 +285,15 @@ impl IndentState {
         }
     }
 
-    /// Reads one line of a block whose `each` picks values out of a YAML
-    /// mapping rather than reading name/value entries (`container:` under
-    /// `model:`): lines `each` does not match are other keys, passed over.
-    pub(crate) fn step_keys(&mut self, blank: bool, at: usize, rest: &[u8], matched: bool) -> Then {
-        if blank {
-            return Then::Done;
-        }
-        if at < self.start || (at == self.start && !rest.starts_with(b"- ")) {
-            return Then::End;
-        }
-        let entry = *self.entry.get_or_insert(at);
-        if at > entry || !matched {
-            Then::Done
-        } else {
-            Then::Entry
-        }
-    }
-
     /// Reads one line: `blank` (blank or a comment), its indentation `at`,
-    /// the text after it `rest`, and what `each` read on it (name and
-    /// value), if it did. `line` is the line itself, kept if it opens a
-    /// value to come.
+    /// the text after it `rest`, and what `each` read on it. `line` is the
+    /// line itself, kept if it opens a value to come.
     pub(crate) fn step(
         &mut self,
         blank: bool,
         at: usize,
         rest: &[u8],
-        each: Option<(&[u8], &[u8])>,
+        each: Each<'_>,
         line: impl FnOnce() -> LineAt,
     ) -> (Vec<Made>, Then) {
         let mut made = Vec::new();
@@ -340,6 +337,11 @@ impl IndentState {
             }
             return (made, Then::Done);
         }
+        let each = match each {
+            // Other keys of the mapping are passed over; nothing pends.
+            Each::Keys(matched) => return (made, if matched { Then::Entry } else { Then::Done }),
+            Each::Pairs(each) => each,
+        };
         self.flush(&mut made);
         // A Kubernetes item: `- name: X` or `- value: Y` opens it.
         if rest.starts_with(b"- ")
@@ -419,6 +421,11 @@ mod tests {
     /// Runs lines (indentation by spaces) through a block started at
     /// indentation `start`; `each` reads `NAME: v` and `- NAME=v`.
     fn run(start: usize, lines: &[&str]) -> Vec<String> {
+        read(start, false, lines)
+    }
+
+    /// As `run`, with `keys`: `each` picks keys out of a mapping.
+    fn read(start: usize, keys: bool, lines: &[&str]) -> Vec<String> {
         let mut s = IndentState::new(start);
         let mut out = Vec::new();
         for (n, l) in lines.iter().enumerate() {
@@ -433,6 +440,11 @@ mod tests {
                 .or_else(|| body.split_once('='))
                 .filter(|(k, _)| k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
                 .map(|(k, v)| (k.as_bytes(), v.as_bytes()));
+            let each = if keys {
+                Each::Keys(each.is_some())
+            } else {
+                Each::Pairs(each)
+            };
             let (made, then) = s.step(blank, at, rest, each, || LineAt {
                 number: n as u64 + 1,
                 offset: 0,
@@ -523,6 +535,25 @@ mod tests {
             ],
         );
         assert_eq!(got, ["entry@1", "unreadable", "entry@3", "end"]);
+    }
+
+    #[test]
+    fn a_mapping_read_by_keys_passes_over_other_keys_and_deeper_lines() {
+        // sglang's recipe YAML: `model:` holds `container:` among other
+        // keys, some with nested values.
+        let got = read(
+            2,
+            true,
+            &[
+                "    path: /models/dsr1",
+                "    served:",
+                "      - name: dsr1",
+                "    container: lmsysorg/sglang:v0.5.5",
+                "    ??? what",
+                "  resources:",
+            ],
+        );
+        assert_eq!(got, ["entry@1", "entry@2", "entry@4", "end"]);
     }
 
     #[test]

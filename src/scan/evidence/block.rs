@@ -4,7 +4,9 @@
 use super::MemberScan;
 use crate::lines::Line;
 use crate::pack::Kind;
-use crate::pack::kind::block::{LineAt, Made, Then, at_column, indentation, is_blank_or_comment};
+use crate::pack::kind::block::{
+    Each, LineAt, Made, Then, at_column, indentation, is_blank_or_comment,
+};
 use serde_json::Value;
 
 impl MemberScan<'_> {
@@ -29,53 +31,52 @@ impl MemberScan<'_> {
                 // Without a `name` group, `each` reads an entry's line
                 // itself below; with one, the state pairs entries across
                 // lines and records them here.
-                let then = if !b.each.capture_names().any(|n| n == Some("name")) {
-                    state.step_keys(is_blank_or_comment(text), at, rest, b.each.is_match(text))
-                } else {
-                    let read = b.each.captures(text);
-                    let pair = read.as_ref().and_then(|c| {
+                let read = if b.pairs { b.each.captures(text) } else { None };
+                let each = if b.pairs {
+                    Each::Pairs(read.as_ref().and_then(|c| {
                         let value = c.name("value").map_or(&b""[..], |m| m.as_bytes());
                         Some((c.name("name")?.as_bytes(), value))
-                    });
-                    let (made, then) =
-                        state.step(is_blank_or_comment(text), at, rest, pair, || LineAt {
-                            number: line.number,
-                            offset: line.offset,
-                            text: text.into(),
-                        });
-                    for m in made {
-                        match m {
-                            Made::Record { name, value, at } => {
-                                let mut caps = self.blocks[i].caps(self.set).clone();
-                                caps.extend(
-                                    self.set
-                                        .named_captures(v, &[("name", &name), ("value", &value)]),
-                                );
-                                match &at {
-                                    Some(a) => {
-                                        let cited = Line {
-                                            number: a.number,
-                                            offset: a.offset,
-                                            raw: &a.text,
-                                            hay: &a.text,
-                                            truncated: false,
-                                            window: 0,
-                                            shared: 0,
-                                        };
-                                        self.emit(vi, &cited, &a.text, 0, caps);
-                                    }
-                                    None => self.emit(vi, line, text, at_column(text, rest), caps),
-                                }
-                                self.block_rules.push(v.rule);
-                            }
-                            Made::Unreadable(what) => self.cuts.push(format!(
-                                "{}: line {}: {what}: the block is read in part",
-                                self.set.rules[v.rule].id, line.number
-                            )),
-                        }
-                    }
-                    then
+                    }))
+                } else {
+                    Each::Keys(b.each.is_match(text))
                 };
+                let (made, then) =
+                    state.step(is_blank_or_comment(text), at, rest, each, || LineAt {
+                        number: line.number,
+                        offset: line.offset,
+                        text: text.into(),
+                    });
+                for m in made {
+                    match m {
+                        Made::Record { name, value, at } => {
+                            let mut caps = self.blocks[i].caps(self.set).clone();
+                            caps.extend(
+                                self.set
+                                    .named_captures(v, &[("name", &name), ("value", &value)]),
+                            );
+                            match &at {
+                                Some(a) => {
+                                    let cited = Line {
+                                        number: a.number,
+                                        offset: a.offset,
+                                        raw: &a.text,
+                                        hay: &a.text,
+                                        truncated: false,
+                                        window: 0,
+                                        shared: 0,
+                                    };
+                                    self.emit(vi, &cited, &a.text, 0, caps);
+                                }
+                                None => self.emit(vi, line, text, at_column(text, rest), caps),
+                            }
+                            self.block_rules.push(v.rule);
+                        }
+                        Made::Unreadable(what) => self.cuts.push(format!(
+                            "{}: line {}: {what}: the block is read in part",
+                            self.set.rules[v.rule].id, line.number
+                        )),
+                    }
+                }
                 match then {
                     Then::End => {
                         self.blocks.remove(i);
