@@ -164,3 +164,40 @@ impl GrepPrinter for Summary<'_> {
         self.member.out.spill()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The summary is the first of `-q`, `-L`, `-l`, `-c` given (the order
+    /// the searcher stopped in before the printer decided); no summary
+    /// flag prints lines.
+    #[test]
+    fn the_summary_is_the_first_of_q_l_and_c() {
+        let o = |quiet, without, with, count| GrepOptions {
+            quiet,
+            files_without_match: without,
+            files_with_matches: with,
+            count,
+            ..GrepOptions::default()
+        };
+        assert_eq!(SummaryKind::of(&o(false, false, false, false)), None);
+        assert_eq!(
+            SummaryKind::of(&o(true, true, true, true)),
+            Some(SummaryKind::Quiet)
+        );
+        assert_eq!(
+            SummaryKind::of(&o(false, true, true, true)),
+            Some(SummaryKind::PathWithoutMatch)
+        );
+        // `-l --count-matches`: the name, then the count (see `finish`).
+        assert_eq!(
+            SummaryKind::of(&o(false, false, true, true)),
+            Some(SummaryKind::PathWithMatch)
+        );
+        assert_eq!(
+            SummaryKind::of(&o(false, false, false, true)),
+            Some(SummaryKind::Count)
+        );
+    }
+}
