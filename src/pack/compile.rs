@@ -1,17 +1,19 @@
-//! Compiling packs into one matcher: every rule's literals go into one
-//! Aho-Corasick automaton that finds candidate lines in whole buffers; only
-//! the rules whose literal occurs on a line run their regex there.
+//! Compiling packs into one [`RuleSet`]: the selected rules, their
+//! variants (each of a rule kind, see [`super::kind`]) and typed captures.
+//! The literal prefilter that picks the rules worth running on a line is
+//! [`super::prefilter`]; a variant's kind compiles in its own file.
 
-use super::{LoadedPack, PackError, VariantDef};
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
-
-use super::onepass::{OnePass, Spans};
+use super::anchored::AnchoredRegex;
+use super::kind::{Kind, compile_variant};
+use super::pattern::PackRegex;
+use super::prefilter::Literals;
+use super::{LoadedPack, PackError};
 use globset::GlobSet;
-use regex::bytes::{Captures, Regex, RegexBuilder};
+use regex::bytes::{Captures, Regex};
 use serde_json::{Map, Value};
 use sha2::Digest;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 /// Type of a named capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,58 +95,10 @@ impl CapType {
     }
 }
 
-/// How a variant finds its events: the rule kinds. A new kind is one arm
-/// here, its compile in [`compile_variant`] and its match in the scan.
-// Line variants are the many and the hot ones (every candidate line):
-// kept inline, not boxed, though they are the largest.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug)]
-pub enum Matcher {
-    /// A line matching `regex` (with `each`: one event per match of `each`
-    /// inside the regex's match).
-    Line(LineMatch),
-    /// A line matching `start`, then each following line matching `each`
-    /// until `end`, a line matching neither, or the member's end.
-    Block(BlockMatch),
-    /// Fields of a JSON document or JSON Lines member, read by path.
-    Json(super::kind::json::JsonMatch),
-}
-
-#[derive(Debug)]
-pub struct LineMatch {
-    pub regex: PackRegex,
-    pub each: Option<PackRegex>,
-    /// For the line variants of aggregating rules (the most frequent lines).
-    pub anchored: Option<AnchoredRegex>,
-    /// With `anchored` and a single prefilter literal: how far into a match
-    /// that literal can begin, at most. No match then begins more than this
-    /// before the literal's first place on the line (a [`Hit`]'s place), so
-    /// the anchor is looked for from there, not from the line's start.
-    pub lead: Option<usize>,
-    /// The capture group that holds a repr/dict dump, and the keys to keep.
-    pub dump: Option<(String, Option<Vec<String>>)>,
-}
-
-#[derive(Debug)]
-pub struct BlockMatch {
-    pub start: PackRegex,
-    pub each: PackRegex,
-    pub end: Option<PackRegex>,
-    /// `each` captures carried down from the line above where a line
-    /// leaves them empty.
-    pub carry: Vec<String>,
-    /// Closing other than at `end` is a coverage error (see
-    /// `VariantDef::complete`).
-    pub complete: bool,
-    /// A YAML block: where a line's indentation is (group `indent`; see
-    /// `VariantDef::indent`).
-    pub indent: Option<PackRegex>,
-}
-
 #[derive(Debug)]
 pub struct Variant {
     pub rule: usize,
-    pub matcher: Matcher,
+    pub kind: Kind,
     pub set: Map<String, Value>,
     pub members: Option<GlobSet>,
     pub member_globs: Vec<String>,
@@ -164,240 +118,38 @@ impl Variant {
 
     /// The anchored form of an aggregating line variant's regex.
     pub fn anchored(&self) -> Option<&AnchoredRegex> {
-        match &self.matcher {
-            Matcher::Line(l) => l.anchored.as_ref(),
+        match &self.kind {
+            Kind::Line(l) => l.anchored.as_ref(),
             _ => None,
         }
     }
 
     /// The regexes whose named groups become captures.
     pub fn regexes(&self) -> Vec<&PackRegex> {
-        match &self.matcher {
-            Matcher::Line(l) => [Some(&l.regex), l.each.as_ref()]
-                .into_iter()
-                .flatten()
-                .collect(),
-            Matcher::Block(b) => vec![&b.start, &b.each],
-            Matcher::Json(_) => Vec::new(),
-        }
+        self.kind.regexes()
     }
 
     /// The kind's name, as `packs show` prints it.
     pub fn kind_name(&self) -> &'static str {
-        match &self.matcher {
-            Matcher::Line(_) => "Line",
-            Matcher::Block(_) => "Block",
-            Matcher::Json(_) => "Json",
-        }
+        self.kind.name()
     }
 
     /// What the variant looks for, by field, for `packs show`.
     pub fn patterns(&self) -> Vec<(&'static str, String)> {
-        let re = |n: &'static str, r: &PackRegex| (n, r.as_str().to_string());
-        match &self.matcher {
-            Matcher::Line(l) => [
-                Some(re("regex", &l.regex)),
-                l.each.as_ref().map(|e| re("each", e)),
-            ]
-            .into_iter()
-            .flatten()
-            .collect(),
-            Matcher::Block(b) => [
-                Some(re("start", &b.start)),
-                Some(re("each", &b.each)),
-                b.end.as_ref().map(|e| re("end", e)),
-            ]
-            .into_iter()
-            .flatten()
-            .collect(),
-            Matcher::Json(j) => j.describe(),
-        }
+        self.kind.patterns()
     }
 
     /// Whether this variant reads whole documents rather than lines.
     pub fn is_json(&self) -> bool {
-        matches!(self.matcher, Matcher::Json(_))
+        matches!(self.kind, Kind::Json(_))
     }
 
     /// The dump group and its keys, for a line variant that reads one.
     pub fn dump(&self) -> Option<&(String, Option<Vec<String>>)> {
-        match &self.matcher {
-            Matcher::Line(l) => l.dump.as_ref(),
+        match &self.kind {
+            Kind::Line(l) => l.dump.as_ref(),
             _ => None,
         }
-    }
-}
-
-/// A line regex every match of which begins with one literal: it runs
-/// anchored at that literal's places (found with memmem from where the
-/// prefilter saw the variant's literal, less the pattern's bounded lead:
-/// see [`Variant::lead`]), which skips the
-/// forward-then-reverse search for the match bounds.
-#[derive(Debug)]
-pub struct AnchoredRegex {
-    literal: memchr::memmem::Finder<'static>,
-    re: regex_automata::meta::Regex,
-    /// The same pattern as a forward walk, where it has one (no regex run
-    /// on the lines it matches).
-    onepass: Option<OnePass>,
-    /// Capture group index by name.
-    groups: Vec<(String, usize)>,
-    /// The group of each of the rule's fields (aggregate keys, then numeric
-    /// captures) by position: looked up once, not by name on every line.
-    fields: Vec<Option<usize>>,
-}
-
-/// Reusable match slots of an [`AnchoredRegex`]: the walk's or the regex's.
-#[derive(Debug)]
-pub struct AnchoredCaptures {
-    caps: regex_automata::util::captures::Captures,
-    spans: Spans,
-    walked: bool,
-    /// Regex searches run so far (linearity is tested by this count).
-    pub(crate) searches: usize,
-}
-
-impl AnchoredRegex {
-    /// `fields`: the names [`Self::field_span`] asks for by position.
-    fn new(src: &str, fields: &[&str]) -> Option<AnchoredRegex> {
-        use regex_automata::{meta, util::syntax};
-        let literal = anchor_literal(src)?;
-        let re = meta::Regex::builder()
-            .syntax(syntax::Config::new().unicode(false).utf8(false))
-            .configure(meta::Config::new().nfa_size_limit(Some(32 << 20)))
-            .build(src)
-            .ok()?;
-        let groups: Vec<(String, usize)> = re
-            .group_info()
-            .pattern_names(regex_automata::PatternID::ZERO)
-            .enumerate()
-            .filter_map(|(i, n)| Some((n?.to_string(), i)))
-            .collect();
-        let fields = fields
-            .iter()
-            .map(|f| groups.iter().find(|(n, _)| n == f).map(|(_, g)| *g))
-            .collect();
-        Some(AnchoredRegex {
-            literal: memchr::memmem::Finder::new(&literal).into_owned(),
-            re,
-            onepass: OnePass::new(src),
-            groups,
-            fields,
-        })
-    }
-
-    pub fn new_captures(&self) -> AnchoredCaptures {
-        AnchoredCaptures {
-            caps: self.re.create_captures(),
-            spans: self
-                .onepass
-                .as_ref()
-                .map_or_else(Vec::new, OnePass::new_spans),
-            walked: false,
-            searches: 0,
-        }
-    }
-
-    /// Whether lines it matches are matched without running a regex.
-    pub fn walks(&self) -> bool {
-        self.onepass.is_some()
-    }
-
-    /// How far into a match the literal `lit` can begin, at most (see
-    /// [`Variant::lead`]).
-    pub fn lead(&self, lit: &str) -> Option<usize> {
-        if self.literal.needle() == lit.as_bytes() {
-            return Some(0);
-        }
-        self.onepass.as_ref()?.lead(lit.as_bytes())
-    }
-
-    /// The leftmost-first match in `text`, the one the unanchored regex
-    /// finds, where no match begins before `from`: at the first place of
-    /// the literal where the regex matches. Only the literal's first place
-    /// is tried anchored (where real lines match); past it one unanchored
-    /// search finds the same match. Retrying anchored at every place would
-    /// be quadratic on a line that repeats the literal (a `.*?` runs to the
-    /// line's end each time).
-    pub fn captures(&self, text: &[u8], from: usize, caps: &mut AnchoredCaptures) -> bool {
-        use regex_automata::{Anchored, Input};
-        caps.walked = false;
-        let from = from.min(text.len());
-        // The literal is usually right there (`from` is where the prefilter
-        // saw it): no search.
-        let at = if super::onepass::has_prefix(&text[from..], self.literal.needle()) {
-            Some(from)
-        } else {
-            self.literal.find(&text[from..]).map(|i| from + i)
-        };
-        let Some(at) = at else {
-            caps.caps.set_pattern(None);
-            return false;
-        };
-        // The walk finds what the anchored regex finds (see `onepass`), so
-        // where it fails only the unanchored search remains.
-        let tried = match &self.onepass {
-            Some(walk) => {
-                if walk.matches_at(text, at, &mut caps.spans) {
-                    caps.walked = true;
-                    return true;
-                }
-                true
-            }
-            None => false,
-        };
-        if !tried {
-            let input = Input::new(text)
-                .span(at..text.len())
-                .anchored(Anchored::Yes);
-            caps.searches += 1;
-            self.re.search_captures(&input, &mut caps.caps);
-            if caps.caps.is_match() {
-                return true;
-            }
-        }
-        if at + 1 >= text.len() {
-            caps.caps.set_pattern(None);
-            return false;
-        }
-        let rest = Input::new(text).span(at + 1..text.len());
-        caps.searches += 1;
-        self.re.search_captures(&rest, &mut caps.caps);
-        caps.caps.is_match()
-    }
-
-    /// The bytes of group `name` of the match in `caps`.
-    pub fn group<'t>(
-        &self,
-        text: &'t [u8],
-        caps: &AnchoredCaptures,
-        name: &str,
-    ) -> Option<&'t [u8]> {
-        let (_, g) = self.groups.iter().find(|(n, _)| n == name)?;
-        Self::at(text, caps, *g)
-    }
-
-    /// How many fields [`Self::field_span`] knows (see [`Self::new`]).
-    pub fn field_count(&self) -> usize {
-        self.fields.len()
-    }
-
-    /// Where the rule's field number `i` is in the text of the match in
-    /// `caps`, if it took part.
-    pub fn field_span(&self, caps: &AnchoredCaptures, i: usize) -> Option<(usize, usize)> {
-        Self::span(caps, (*self.fields.get(i)?)?)
-    }
-
-    fn at<'t>(text: &'t [u8], caps: &AnchoredCaptures, g: usize) -> Option<&'t [u8]> {
-        Self::span(caps, g).map(|(s, e)| &text[s..e])
-    }
-
-    /// Group `g`'s span, from the walk's slots or the regex's.
-    fn span(caps: &AnchoredCaptures, g: usize) -> Option<(usize, usize)> {
-        if caps.walked {
-            return caps.spans.get(g).copied().flatten();
-        }
-        caps.caps.get_group(g).map(|s| (s.start, s.end))
     }
 }
 
@@ -462,157 +214,8 @@ impl Selection {
 /// Rule-id globs (`--only`, `--skip`, `--with`) and a rule's `members`
 /// globs: the one dialect of [`crate::member_glob`] (`*` stays inside a
 /// path component; a rule id has none).
-fn globs(pats: &[String]) -> Result<Option<GlobSet>, globset::Error> {
+pub(crate) fn globs(pats: &[String]) -> Result<Option<GlobSet>, globset::Error> {
     crate::member_glob::glob_set(pats)
-}
-
-fn build_regex(src: &str) -> Result<Regex, regex::Error> {
-    // The regex crate is linear-time; the size limit bounds compile memory.
-    // ASCII classes (`\d`, `\w`, `\b`) are what log lines need and run
-    // several times faster than their Unicode forms.
-    RegexBuilder::new(src)
-        .unicode(false)
-        .size_limit(32 << 20)
-        .build()
-}
-
-/// A rule's regex. A built-in pack's regexes are compiled when a scan
-/// first runs them: most rules see no candidate line in a given input, and
-/// compiling every one took most of a scan's start-up. They cannot fail
-/// then: a test compiles every one (`every_builtin_regex_compiles`), and
-/// their syntax and group names are read at load. Other packs' regexes are
-/// compiled at load, so that a size limit is an error there, not later.
-/// Clones share the compiled regex.
-#[derive(Clone)]
-pub struct PackRegex(Arc<Lazy>);
-
-struct Lazy {
-    src: Box<str>,
-    /// Its named groups, in order.
-    names: Box<[String]>,
-    compiled: OnceLock<Regex>,
-}
-
-impl PackRegex {
-    /// The regex of `src`; `eager`: compiled now.
-    fn new(src: &str, eager: bool) -> Result<PackRegex, String> {
-        let compiled = OnceLock::new();
-        let names = if eager {
-            let re = build_regex(src).map_err(|e| e.to_string())?;
-            let names = re.capture_names().flatten().map(str::to_string).collect();
-            let _ = compiled.set(re);
-            names
-        } else {
-            group_names(src)?
-        };
-        Ok(PackRegex(Arc::new(Lazy {
-            src: src.into(),
-            names: names.into(),
-            compiled,
-        })))
-    }
-
-    /// The pattern as written (compiles nothing).
-    pub fn as_str(&self) -> &str {
-        &self.0.src
-    }
-
-    /// Its named groups, in order (compiles nothing).
-    pub fn names(&self) -> &[String] {
-        &self.0.names
-    }
-
-    /// Whether the regex has been compiled (tests).
-    #[cfg(test)]
-    pub(crate) fn is_compiled(&self) -> bool {
-        self.0.compiled.get().is_some()
-    }
-}
-
-impl std::ops::Deref for PackRegex {
-    type Target = Regex;
-
-    fn deref(&self) -> &Regex {
-        self.0.compiled.get_or_init(|| {
-            build_regex(&self.0.src)
-                .expect("a built-in pack's regex compiles (every_builtin_regex_compiles)")
-        })
-    }
-}
-
-impl std::fmt::Debug for PackRegex {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The named groups of `src`, in order, read from its syntax with the
-/// flags of [`build_regex`] (a syntax error is the same error).
-fn group_names(src: &str) -> Result<Vec<String>, String> {
-    use regex_syntax::hir::{Hir, HirKind};
-    fn walk(h: &Hir, out: &mut Vec<String>) {
-        match h.kind() {
-            HirKind::Capture(c) => {
-                if let Some(n) = &c.name {
-                    out.push(n.to_string());
-                }
-                walk(&c.sub, out);
-            }
-            HirKind::Repetition(r) => walk(&r.sub, out),
-            HirKind::Concat(hs) | HirKind::Alternation(hs) => hs.iter().for_each(|h| walk(h, out)),
-            HirKind::Empty | HirKind::Literal(_) | HirKind::Class(_) | HirKind::Look(_) => {}
-        }
-    }
-    let hir = regex_syntax::ParserBuilder::new()
-        .unicode(false)
-        .utf8(false)
-        .build()
-        .parse(src)
-        .map_err(|e| regex::Error::Syntax(e.to_string()).to_string())?;
-    let mut out = Vec::new();
-    walk(&hir, &mut out);
-    Ok(out)
-}
-
-/// The literal prefixes of `src`'s matches, as regex-syntax extracts them.
-fn prefix_literals(src: &str) -> Option<regex_syntax::hir::literal::Seq> {
-    use regex_syntax::hir::literal::{ExtractKind, Extractor};
-    let hir = regex_syntax::ParserBuilder::new().build().parse(src).ok()?;
-    let mut ex = Extractor::new();
-    ex.kind(ExtractKind::Prefix);
-    Some(ex.extract(&hir))
-}
-
-/// The literal every match of `src` begins with (the common prefix of its
-/// prefix literals: ` graph: ` for ` graph: (True|False), ...`), if it is
-/// long enough to search for.
-fn anchor_literal(src: &str) -> Option<Vec<u8>> {
-    let seq = prefix_literals(src)?;
-    let lcp = seq.longest_common_prefix()?;
-    (lcp.trim_ascii().len() >= 3).then(|| lcp.to_vec())
-}
-
-/// Literal prefixes every match starts with, if the regex has a small set of them.
-pub(crate) fn derive_literals(src: &str) -> Vec<String> {
-    let Some(seq) = prefix_literals(src) else {
-        return Vec::new();
-    };
-    let Some(lits) = seq.literals() else {
-        return Vec::new();
-    };
-    let out: Vec<String> = lits
-        .iter()
-        .filter_map(|l| std::str::from_utf8(l.as_bytes()).ok().map(str::to_string))
-        .collect();
-    // Too short or too many literals filter nothing.
-    if out.is_empty()
-        || out.len() > 16
-        || out.iter().any(|l| l.trim().len() < 3)
-        || out.len() != lits.len()
-    {
-        return Vec::new();
-    }
-    out
 }
 
 impl RuleSet {
@@ -726,18 +329,12 @@ impl RuleSet {
                         .collect();
                     for &vi in &vids {
                         let v: &mut Variant = &mut variants[vi];
-                        match &mut v.matcher {
-                            Matcher::Line(l) if l.each.is_none() => {
-                                l.anchored = AnchoredRegex::new(l.regex.as_str(), &fields);
-                                l.lead = match (&l.anchored, v.prefilter.as_slice()) {
-                                    (Some(a), [lit]) => a.lead(lit),
-                                    _ => None,
-                                };
-                            }
-                            Matcher::Json(_) => {
+                        match &mut v.kind {
+                            Kind::Line(l) => l.anchor(&fields, &v.prefilter),
+                            Kind::Json(_) => {
                                 return Err(err("a json rule cannot aggregate".into()));
                             }
-                            _ => {}
+                            Kind::Block(_) => {}
                         }
                     }
                 }
@@ -823,7 +420,7 @@ impl RuleSet {
                 names.remove(group);
                 names.extend(keys.iter().cloned());
             }
-            if let Matcher::Json(j) = &v.matcher {
+            if let Kind::Json(j) = &v.kind {
                 names.extend(j.names().map(str::to_string));
             }
             names.extend(v.set.keys().cloned());
@@ -897,406 +494,6 @@ impl RuleSet {
     }
 }
 
-/// Most literals one SIMD (Teddy) searcher takes; past about 64 it cannot
-/// be built. Fewer per searcher means fewer false candidates, but every
-/// searcher is one more pass over the text: on a decode-heavy log 24 cost
-/// 9% more instructions than 32 (three cold passes instead of two), 12
-/// and 64 more still; on environment dumps 32 was as good.
-const GROUP: usize = 32;
-
-/// The literals of some variants, in groups searched separately with SIMD:
-/// where the next candidate line is, and which variants a line may feed.
-#[derive(Debug)]
-pub struct Literals {
-    groups: Vec<Group>,
-    /// Variants without any literal: they see every line.
-    unfiltered: Vec<usize>,
-    /// Per pair of adjacent bytes (`a` then `b`: index `a << 8 | b`), 1 +
-    /// its index in `straddling` if some literal holds it, else 0.
-    pairs: Box<[u16]>,
-    /// Per such pair, the places it is inside literals.
-    straddling: Vec<Vec<Straddle>>,
-}
-
-/// A literal that holds a pair of bytes: a literal across a join in a
-/// cleaned line whose pair is the bytes either side of the join.
-#[derive(Debug, Clone, Copy)]
-struct Straddle {
-    group: u32,
-    literal: u32,
-    /// Index of the pair's second byte in the literal.
-    at: u32,
-    len: u32,
-    /// Its first and last bytes: most candidates fail on these.
-    ends: [u8; 2],
-}
-
-#[derive(Debug)]
-struct Group {
-    finder: Finder,
-    /// Per literal of the group, the variants it and the group's literals it
-    /// contains feed (sorted): leftmost-longest reports one literal per place.
-    implied: Vec<Vec<usize>>,
-    /// A literal's end can begin another of the group (`ab`, `bc`): after a
-    /// match the search resumes one byte in rather than at its end.
-    chained: bool,
-    literals: Vec<Box<[u8]>>,
-}
-
-#[derive(Debug)]
-enum Finder {
-    Packed(aho_corasick::packed::Searcher),
-    /// Where no SIMD searcher can be built (CPU, patterns).
-    Automaton(AhoCorasick),
-}
-
-impl Finder {
-    fn new(lits: &[&str]) -> Finder {
-        use aho_corasick::packed;
-        let packed = packed::Config::new()
-            .match_kind(packed::MatchKind::LeftmostLongest)
-            .builder()
-            .extend(lits)
-            .build();
-        match packed {
-            Some(p) => Finder::Packed(p),
-            None => Finder::Automaton(
-                AhoCorasickBuilder::new()
-                    .match_kind(MatchKind::LeftmostLongest)
-                    .build(lits)
-                    .expect("literal automaton"),
-            ),
-        }
-    }
-
-    /// First match in `hay[from..]`: (start, end, literal).
-    fn find(&self, hay: &[u8], from: usize) -> Option<(usize, usize, usize)> {
-        let span = from..hay.len();
-        let m = match self {
-            Finder::Packed(p) => p.find_in(hay, aho_corasick::Span::from(span)),
-            Finder::Automaton(a) => a.find(aho_corasick::Input::new(hay).span(span)),
-        }?;
-        Some((m.start(), m.end(), m.pattern().as_usize()))
-    }
-}
-
-/// Per member: each group's next match at or after the last place asked
-/// about, in member offsets. Lines are visited in order, so a group is
-/// searched once over the member, not once per candidate.
-#[derive(Debug, Clone, Default)]
-pub struct LiteralCursor {
-    next: Vec<Next>,
-}
-
-#[derive(Debug, Clone, Copy, Default)]
-enum Next {
-    #[default]
-    Unknown,
-    /// Searched from at most the place asked about; first match here.
-    Hit {
-        start: u64,
-        end: u64,
-        literal: usize,
-    },
-    /// Searched from at most the place asked about up to here: no match.
-    NoneBefore(u64),
-}
-
-impl Next {
-    /// Whether this still tells the first match at or after member offset
-    /// `at` in text that ends at `end`.
-    fn answers(self, at: u64, end: u64) -> bool {
-        match self {
-            Next::Hit { start, .. } => start >= at,
-            Next::NoneBefore(upto) => upto >= end,
-            Next::Unknown => false,
-        }
-    }
-}
-
-impl Group {
-    /// The first match in `text[from..]`, `text` being at member offset `at`.
-    fn search(&self, text: &[u8], at: u64, from: usize) -> Next {
-        match self.finder.find(text, from) {
-            Some((s, e, literal)) => Next::Hit {
-                start: at + s as u64,
-                end: at + e as u64,
-                literal,
-            },
-            None => Next::NoneBefore(at + text.len() as u64),
-        }
-    }
-}
-
-impl Literals {
-    fn new(variants: &[Variant], active: &[bool]) -> Literals {
-        let mut unfiltered = Vec::new();
-        // The literals of aggregating rules (the lines a log repeats most)
-        // get groups of their own: such a line then costs one group's
-        // searches, not one in every group that holds one of its literals.
-        // Teddy filters on as many first bytes as the group's shortest
-        // literal has, so literals under 4 bytes (`==`) are grouped apart
-        // too: they would make every other literal's filter weaker.
-        let mut hot = (Vec::new(), Vec::new());
-        let mut short = (Vec::new(), Vec::new());
-        let mut cold = (Vec::new(), Vec::new());
-        // Json variants read documents, not lines: no literal feeds them.
-        for (i, v) in variants
-            .iter()
-            .enumerate()
-            .filter(|(i, v)| active[*i] && !v.is_json())
-        {
-            if v.prefilter.is_empty() {
-                unfiltered.push(i);
-            }
-            for l in &v.prefilter {
-                let (lits, feeds): &mut (Vec<&str>, Vec<Vec<usize>>) = if v.anchored().is_some() {
-                    &mut hot
-                } else if l.len() < 4 {
-                    &mut short
-                } else {
-                    &mut cold
-                };
-                match lits.iter().position(|x| x == l) {
-                    Some(p) => feeds[p].push(i),
-                    None => {
-                        lits.push(l);
-                        feeds.push(vec![i]);
-                    }
-                }
-            }
-        }
-        let mut groups = Vec::new();
-        for (lits, feeds) in [hot, short, cold] {
-            if lits.is_empty() {
-                continue;
-            }
-            let count = lits.len().div_ceil(GROUP);
-            let size = lits.len().div_ceil(count);
-            groups.extend(
-                lits.chunks(size)
-                    .zip(feeds.chunks(size))
-                    .map(|(lits, feeds)| Group {
-                        finder: Finder::new(lits),
-                        implied: lits
-                            .iter()
-                            .map(|a| {
-                                let mut vs: Vec<usize> = lits
-                                    .iter()
-                                    .zip(feeds)
-                                    .filter(|(b, _)| a.contains(**b))
-                                    .flat_map(|(_, v)| v.iter().copied())
-                                    .collect();
-                                vs.sort_unstable();
-                                vs.dedup();
-                                vs
-                            })
-                            .collect(),
-                        chained: literals_chain(lits),
-                        literals: lits.iter().map(|l| l.as_bytes().into()).collect(),
-                    }),
-            );
-        }
-        let mut pairs = vec![0u16; 1 << 16].into_boxed_slice();
-        let mut straddling: Vec<Vec<Straddle>> = Vec::new();
-        for (g, group) in groups.iter().enumerate() {
-            for (l, lit) in group.literals.iter().enumerate() {
-                for at in 1..lit.len() {
-                    let pair = usize::from(lit[at - 1]) << 8 | usize::from(lit[at]);
-                    if pairs[pair] == 0 {
-                        straddling.push(Vec::new());
-                        pairs[pair] = u16::try_from(straddling.len()).expect("pairs fit u16");
-                    }
-                    straddling[usize::from(pairs[pair]) - 1].push(Straddle {
-                        group: g as u32,
-                        literal: l as u32,
-                        at: at as u32,
-                        len: lit.len() as u32,
-                        ends: [lit[0], lit[lit.len() - 1]],
-                    });
-                }
-            }
-        }
-        Literals {
-            groups,
-            unfiltered,
-            pairs,
-            straddling,
-        }
-    }
-
-    /// Whether some variant has no literal (every line is a candidate).
-    pub fn needs_every_line(&self) -> bool {
-        !self.unfiltered.is_empty()
-    }
-
-    pub fn cursor(&self) -> LiteralCursor {
-        LiteralCursor {
-            next: vec![Next::Unknown; self.groups.len()],
-        }
-    }
-
-    /// Index in `hay` (which starts at member offset `at`; later calls ask
-    /// about later places) of the first place a candidate line may be.
-    pub fn candidate(&self, cur: &mut LiteralCursor, hay: &[u8], at: u64) -> Option<usize> {
-        let end = at + hay.len() as u64;
-        let mut first = u64::MAX;
-        for (g, next) in self.groups.iter().zip(&mut cur.next) {
-            if !next.answers(at, end) {
-                *next = g.search(hay, at, 0);
-            }
-            if let Next::Hit { start, .. } = *next {
-                first = first.min(start);
-            }
-        }
-        let m = (first < end).then(|| (first - at) as usize);
-        // Lines with escape sequences are always looked at: a literal may be
-        // split by colour codes in the raw bytes.
-        memchr::memchr(0x1b, &hay[..m.unwrap_or(hay.len())]).or(m)
-    }
-
-    /// Variants (sorted) whose literal is in the line `hay[..len]` (raw, at
-    /// member offset `at`), plus the unfiltered ones; moves the cursor past
-    /// the line. The search runs on into the rest of `hay`, so that the
-    /// next candidate is known without searching again.
-    pub fn hits_at(
-        &self,
-        cur: &mut LiteralCursor,
-        hay: &[u8],
-        len: usize,
-        at: u64,
-        out: &mut Vec<Hit>,
-    ) {
-        out.clear();
-        let end = at + len as u64;
-        for (g, next) in self.groups.iter().zip(&mut cur.next) {
-            if !next.answers(at, end) {
-                *next = g.search(hay, at, 0);
-            }
-            while let Next::Hit {
-                start,
-                end: e,
-                literal,
-            } = *next
-            {
-                if start >= end {
-                    break;
-                }
-                let place = start.saturating_sub(at) as usize;
-                out.extend(
-                    g.implied[literal]
-                        .iter()
-                        .map(|&variant| Hit { variant, place }),
-                );
-                let from = if g.chained { start + 1 } else { e };
-                *next = g.search(hay, at, (from - at) as usize);
-            }
-        }
-        finish_hits(out, &self.unfiltered);
-    }
-
-    /// Variants (sorted) whose literal is in `text`, the cleaned text of the
-    /// raw line `hay[..len]` (at member offset `at`; not a json-file
-    /// record), plus the unfiltered ones; moves the cursor past the line.
-    /// A literal in `text` either lies between two escape sequences, and is
-    /// in the raw line, or straddles a place where they were taken out: the
-    /// cursor finds the first kind, a look at each such place the second,
-    /// so a coloured line costs no search of its own. Places are 0: they
-    /// are in raw bytes, not in `text`.
-    pub fn hits_cleaned(
-        &self,
-        cur: &mut LiteralCursor,
-        hay: &[u8],
-        len: usize,
-        at: u64,
-        text: &[u8],
-        out: &mut Vec<Hit>,
-    ) {
-        self.hits_at(cur, hay, len, at, out);
-        out.iter_mut().for_each(|h| h.place = 0);
-        let found = out.len();
-        crate::lines::for_each_join(&hay[..len], |p| {
-            if p >= text.len() {
-                return;
-            }
-            let slot = self.pairs[usize::from(text[p - 1]) << 8 | usize::from(text[p])];
-            if slot == 0 {
-                return;
-            }
-            for s in &self.straddling[usize::from(slot) - 1] {
-                let (at, len) = (s.at as usize, s.len as usize);
-                let Some(start) = p.checked_sub(at) else {
-                    continue;
-                };
-                let Some(seen) = text.get(start..start + len) else {
-                    continue;
-                };
-                let g = &self.groups[s.group as usize];
-                if seen[0] == s.ends[0]
-                    && seen[len - 1] == s.ends[1]
-                    && *seen == *g.literals[s.literal as usize]
-                {
-                    out.extend(
-                        g.implied[s.literal as usize]
-                            .iter()
-                            .map(|&variant| Hit { variant, place: 0 }),
-                    );
-                }
-            }
-        });
-        if out.len() > found {
-            out.sort_unstable();
-            out.dedup_by_key(|h| h.variant);
-        }
-    }
-
-    /// Variants (sorted) whose literal is in `text`, plus the unfiltered
-    /// ones, without a cursor (text that is not the raw line).
-    pub fn hits(&self, text: &[u8], out: &mut Vec<Hit>) {
-        out.clear();
-        for g in &self.groups {
-            let mut from = 0;
-            while let Some((s, e, literal)) = g.finder.find(text, from) {
-                out.extend(
-                    g.implied[literal]
-                        .iter()
-                        .map(|&variant| Hit { variant, place: s }),
-                );
-                from = if g.chained { s + 1 } else { e };
-            }
-        }
-        finish_hits(out, &self.unfiltered);
-    }
-}
-
-/// A variant whose literal is on a line, and a place in the line at or
-/// before the first place of its literal: where a match can begin to be
-/// looked for (see [`Variant::lead`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Hit {
-    pub variant: usize,
-    pub place: usize,
-}
-
-/// Adds the unfiltered variants, then one hit per variant, its first.
-fn finish_hits(out: &mut Vec<Hit>, unfiltered: &[usize]) {
-    out.extend(unfiltered.iter().map(|&variant| Hit { variant, place: 0 }));
-    if out.len() > 1 {
-        out.sort_unstable();
-        out.dedup_by_key(|h| h.variant);
-    }
-}
-
-/// Whether a proper suffix of one literal is a proper prefix of another, so
-/// that two literals can overlap in a text without one containing the other.
-fn literals_chain(lits: &[&str]) -> bool {
-    lits.iter().enumerate().any(|(i, a)| {
-        lits.iter().enumerate().any(|(j, b)| {
-            i != j && (1..a.len().min(b.len())).any(|k| a.as_bytes().ends_with(&b.as_bytes()[..k]))
-        })
-    })
-}
-
 pub(crate) fn strip_compression(name: &str) -> &str {
     crate::formats::strip_compression(name).map_or(name, |(rest, _)| rest)
 }
@@ -1305,402 +502,11 @@ fn basename(name: &str) -> &str {
     name.rsplit('/').next().unwrap_or(name)
 }
 
-fn toml_to_json(t: &toml::Table) -> Map<String, Value> {
-    t.iter()
-        .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or(Value::Null)))
-        .collect()
-}
-
-fn compile_variant(
-    rule: usize,
-    v: &VariantDef,
-    names: &mut BTreeSet<String>,
-    eager: bool,
-) -> Result<Variant, String> {
-    let mut compile = |field: &str, src: &Option<String>| -> Result<Option<PackRegex>, String> {
-        match src {
-            None => Ok(None),
-            Some(s) => {
-                let re = PackRegex::new(s, eager).map_err(|e| format!("{field}: {e}"))?;
-                names.extend(re.names().iter().cloned());
-                Ok(Some(re))
-            }
-        }
-    };
-    // Fields of one kind must not be given to another, where they would
-    // silently mean nothing.
-    let unused = |kind: &str, given: &[(&str, bool)]| -> Result<(), String> {
-        match given.iter().find(|(_, g)| *g) {
-            Some((f, _)) => Err(format!("`{f}` has no meaning in a {kind} variant")),
-            None => Ok(()),
-        }
-    };
-    if v.complete && v.kind.as_deref() != Some("block") {
-        return Err("`complete` needs a block variant with `end`".into());
-    }
-    let (matcher, key) = match v.kind.as_deref() {
-        None | Some("line") => {
-            unused(
-                "line",
-                &[
-                    ("start", v.start.is_some()),
-                    ("end", v.end.is_some()),
-                    ("carry", !v.carry.is_empty()),
-                    ("indent", v.indent.is_some()),
-                    ("at", v.at.is_some()),
-                    ("key", v.key.is_some()),
-                    ("fields", v.fields.is_some()),
-                    ("cite", v.cite.is_some()),
-                    ("json_lines", v.json_lines),
-                ],
-            )?;
-            let regex = compile("regex", &v.regex)?.ok_or("a line variant needs `regex`")?;
-            let each = compile("each", &v.each)?;
-            let dump = match &v.dump {
-                None => None,
-                Some(group) => {
-                    if !regex.names().iter().any(|n| n == group) {
-                        return Err(format!("dump: `regex` has no group named {group}"));
-                    }
-                    names.extend(v.keys.iter().flatten().cloned());
-                    Some((group.clone(), v.keys.clone()))
-                }
-            };
-            let line = LineMatch {
-                regex,
-                each,
-                anchored: None,
-                lead: None,
-                dump,
-            };
-            (Matcher::Line(line), v.regex.as_deref())
-        }
-        Some("block") => {
-            unused(
-                "block",
-                &[
-                    ("regex", v.regex.is_some()),
-                    ("dump", v.dump.is_some()),
-                    ("keys", v.keys.is_some()),
-                    ("at", v.at.is_some()),
-                    ("key", v.key.is_some()),
-                    ("fields", v.fields.is_some()),
-                    ("cite", v.cite.is_some()),
-                    ("json_lines", v.json_lines),
-                ],
-            )?;
-            let start = compile("start", &v.start)?;
-            let each = compile("each", &v.each)?;
-            let end = compile("end", &v.end)?;
-            let (Some(start), Some(each)) = (start, each) else {
-                return Err("a block variant needs `start` and `each`".into());
-            };
-            if v.complete && end.is_none() {
-                return Err("`complete` needs a block variant with `end`".into());
-            }
-            let indent = match &v.indent {
-                None => None,
-                Some(s) => {
-                    // Its group is a position, not a capture of the record.
-                    let re = PackRegex::new(s, eager).map_err(|e| format!("indent: {e}"))?;
-                    if !re.names().iter().any(|n| n == "indent") {
-                        return Err("indent: the regex needs a group named `indent`".into());
-                    }
-                    Some(re)
-                }
-            };
-            if v.complete && indent.is_some() {
-                return Err(
-                    "`complete` and `indent` exclude each other (an indented block ends where \
-                     its indentation does)"
-                        .into(),
-                );
-            }
-            let block = BlockMatch {
-                start,
-                each,
-                end,
-                carry: v.carry.clone(),
-                complete: v.complete,
-                indent,
-            };
-            (Matcher::Block(block), v.start.as_deref())
-        }
-        Some("json") => {
-            unused(
-                "json",
-                &[
-                    ("regex", v.regex.is_some()),
-                    ("each", v.each.is_some()),
-                    ("start", v.start.is_some()),
-                    ("end", v.end.is_some()),
-                    ("dump", v.dump.is_some()),
-                    ("carry", !v.carry.is_empty()),
-                    ("indent", v.indent.is_some()),
-                    ("prefilter", v.prefilter.is_some()),
-                ],
-            )?;
-            let m = super::kind::json::JsonMatch::compile(v)?;
-            names.extend(m.names().map(str::to_string));
-            (Matcher::Json(m), None)
-        }
-        Some(k) => return Err(format!("unknown kind {k:?} (line, block, json)")),
-    };
-    let (prefilter, explicit) = match &v.prefilter {
-        Some(p) => {
-            if p.iter().any(|l| l.is_empty()) {
-                return Err("empty prefilter literal".into());
-            }
-            (p.clone(), true)
-        }
-        None => (key.map(derive_literals).unwrap_or_default(), false),
-    };
-    let member_globs = v.members.clone().unwrap_or_default();
-    let members = globs(&member_globs).map_err(|e| format!("members: {e}"))?;
-    let set = v.set.as_ref().map(toml_to_json).unwrap_or_default();
-    names.extend(set.keys().cloned());
-    Ok(Variant {
-        rule,
-        matcher,
-        set,
-        members,
-        member_globs,
-        prefilter,
-        prefilter_explicit: explicit,
-        exclude: Vec::new(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Variants whose literals occur in `line`, the slow way.
-    fn naive(lits: &[Vec<&str>], line: &[u8]) -> Vec<usize> {
-        let has = |l: &str| line.windows(l.len()).any(|w| w == l.as_bytes());
-        (0..lits.len())
-            .filter(|&v| lits[v].iter().any(|l| has(l)))
-            .collect()
-    }
-
-    /// `n` of `parts` in a deterministic pseudo-random order.
-    fn mix(parts: &[&str], n: usize, mut seed: u64) -> Vec<u8> {
-        let mut text = Vec::new();
-        for _ in 0..n {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            text.extend_from_slice(parts[(seed >> 33) as usize % parts.len()].as_bytes());
-        }
-        text
-    }
-
-    fn variant(prefilter: &[&str]) -> Variant {
-        Variant {
-            rule: 0,
-            matcher: Matcher::Line(LineMatch {
-                regex: PackRegex::new("x", true).unwrap(),
-                each: None,
-                anchored: None,
-                lead: None,
-                dump: None,
-            }),
-            set: Map::new(),
-            members: None,
-            member_globs: Vec::new(),
-            prefilter: prefilter.iter().map(|s| s.to_string()).collect(),
-            prefilter_explicit: true,
-            exclude: Vec::new(),
-        }
-    }
-
-    /// Grouped SIMD search with a cursor (as the line reader drives it) and
-    /// without one both find exactly the variants whose literal is on a
-    /// line: literals that contain others, overlap end-to-start, repeat, and
-    /// more of them than one group holds.
-    #[test]
-    fn literal_hits_equal_substring_search() {
-        let mut lits: Vec<Vec<&str>> = vec![
-            vec!["accept len: "],
-            vec!["len: "],
-            vec!["ab", "abc"],
-            vec!["bcd"],
-            vec!["=="],
-            vec!["="],
-            vec!["Capture cuda graph "],
-        ];
-        let words = [
-            "w00", "w01", "w02", "w03", "w04", "w05", "w06", "w07", "w08", "w09", "w10", "w11",
-            "w12", "w13", "w14", "w15", "w16", "w17", "w18", "w19", "w20", "w21", "w22", "w23",
-            "w24", "w25", "w26", "w27", "w28", "w29", "w30", "w31", "w32", "w33", "w34", "w35",
-        ];
-        lits.extend(words.iter().map(|w| vec![*w]));
-        let mut variants: Vec<Variant> = lits.iter().map(|l| variant(l)).collect();
-        // Some as aggregating rules' (hot, grouped apart): literals that
-        // contain or are contained in another end up in different groups.
-        for i in [0, 2, 5] {
-            if let Matcher::Line(l) = &mut variants[i].matcher {
-                l.anchored = AnchoredRegex::new(r"accept len: (\d+)", &[]);
-            }
-        }
-        let active = vec![true; variants.len()];
-        let set = Literals::new(&variants, &active);
-        assert!(set.groups.len() >= 3);
-        // A deterministic mix of fragments, so literals meet at every
-        // position and across fragment boundaries.
-        let parts = [
-            "accept len: 3.7",
-            "abcd",
-            "x=",
-            "=",
-            "w1",
-            "7 ",
-            "Capture cuda graph bs",
-            "b",
-            "c",
-            "d",
-            "w3",
-            "5",
-            "\n",
-            "len:",
-            " ",
-        ];
-        let text = mix(&parts, 4000, 7);
-        let mut cur = set.cursor();
-        let (mut out, mut plain) = (Vec::new(), Vec::new());
-        let mut pos = 0;
-        let mut checked = 0;
-        while pos < text.len() {
-            let hay = &text[pos..];
-            let Some(c) = set.candidate(&mut cur, hay, pos as u64) else {
-                // No line left may hold a literal.
-                for line in hay.split(|&b| b == b'\n') {
-                    assert!(naive(&lits, line).is_empty(), "missed {:?}", line);
-                }
-                break;
-            };
-            let ls = pos + memchr::memrchr(b'\n', &hay[..c]).map_or(0, |j| j + 1);
-            for skipped in text[pos..ls].split(|&b| b == b'\n') {
-                assert!(naive(&lits, skipped).is_empty(), "skipped {:?}", skipped);
-            }
-            let le = memchr::memchr(b'\n', &text[ls..]).map_or(text.len(), |j| ls + j);
-            let line = &text[ls..le];
-            // The search may run on past the line, as the scan's does.
-            set.hits_at(&mut cur, &text[ls..], line.len(), ls as u64, &mut out);
-            set.hits(line, &mut plain);
-            let want = naive(&lits, line);
-            let variants = |h: &[Hit]| h.iter().map(|h| h.variant).collect::<Vec<_>>();
-            assert_eq!(
-                variants(&out),
-                want,
-                "line {:?}",
-                String::from_utf8_lossy(line)
-            );
-            assert_eq!(variants(&plain), want);
-            // Each place is at or before the first of the variant's literals.
-            for h in out.iter().chain(&plain) {
-                let first = lits[h.variant]
-                    .iter()
-                    .filter_map(|l| line.windows(l.len()).position(|w| w == l.as_bytes()))
-                    .min();
-                assert!(first.is_some_and(|f| h.place <= f), "{h:?} in {line:?}");
-            }
-            checked += 1;
-            pos = le + 1;
-        }
-        assert!(checked > 100);
-    }
-
-    /// On coloured lines, the cursor's raw hits plus the look at each place
-    /// escape sequences were taken out find exactly the variants whose
-    /// literal is in the cleaned line, as a search of the cleaned copy does:
-    /// literals split by colour codes, whole ones beside them, and escape
-    /// sequences that swallow a byte.
-    #[test]
-    fn cleaned_line_hits_equal_a_search_of_the_cleaned_text() {
-        let lits: Vec<Vec<&str>> = vec![
-            vec!["accept len: "],
-            vec!["len: "],
-            vec!["ab", "abc"],
-            vec!["bcd"],
-            vec!["=="],
-            vec!["INFO"],
-            vec!["Capture cuda graph "],
-        ];
-        let variants: Vec<Variant> = lits.iter().map(|l| variant(l)).collect();
-        let active = vec![true; variants.len()];
-        let set = Literals::new(&variants, &active);
-        let parts = [
-            "accept",
-            " len: 3",
-            "a",
-            "bc",
-            "d",
-            "=",
-            "IN",
-            "FO",
-            "Capture cuda",
-            " graph ",
-            "\x1b[0m",
-            "\x1b[32;20m",
-            "\x1b[1m\x1b[0m",
-            "\x1bX",
-            "\x1b]0;t\x07",
-            "\r",
-            "\n",
-            " ",
-            "x",
-        ];
-        let text = mix(&parts, 20000, 11);
-        let mut scratch = Vec::new();
-        let mut cur = set.cursor();
-        let (mut out, mut plain) = (Vec::new(), Vec::new());
-        let variants = |h: &[Hit]| h.iter().map(|h| h.variant).collect::<Vec<_>>();
-        let (mut pos, mut coloured, mut joined) = (0, 0, 0);
-        while pos < text.len() {
-            let hay = &text[pos..];
-            let Some(c) = set.candidate(&mut cur, hay, pos as u64) else {
-                for line in hay.split(|&b| b == b'\n') {
-                    let clean = crate::lines::clean(line, &mut scratch);
-                    assert!(naive(&lits, clean).is_empty(), "missed {line:?}");
-                }
-                break;
-            };
-            let ls = pos + memchr::memrchr(b'\n', &hay[..c]).map_or(0, |j| j + 1);
-            for skipped in text[pos..ls].split(|&b| b == b'\n') {
-                let clean = crate::lines::clean(skipped, &mut scratch);
-                assert!(naive(&lits, clean).is_empty(), "skipped {skipped:?}");
-            }
-            let le = memchr::memchr(b'\n', &text[ls..]).map_or(text.len(), |j| ls + j);
-            let line = &text[ls..le];
-            let clean = crate::lines::clean(line, &mut scratch).to_vec();
-            let want = naive(&lits, &clean);
-            if clean.as_ptr() != line.as_ptr() && memchr::memchr(0x1b, line).is_some() {
-                set.hits_cleaned(
-                    &mut cur,
-                    &text[ls..],
-                    line.len(),
-                    ls as u64,
-                    &clean,
-                    &mut out,
-                );
-                assert_eq!(variants(&out), want, "line {line:?}");
-                coloured += 1;
-                joined += usize::from(naive(&lits, line).len() < want.len());
-            } else {
-                set.hits_at(&mut cur, &text[ls..], line.len(), ls as u64, &mut out);
-                assert_eq!(variants(&out), want, "line {line:?}");
-            }
-            set.hits(&clean, &mut plain);
-            assert_eq!(variants(&plain), want);
-            pos = le + 1;
-        }
-        // The text exercised what it is for.
-        assert!(
-            coloured > 100 && joined > 20,
-            "{coloured} coloured, {joined} joined"
-        );
-    }
+    use crate::pack::kind::line::LineMatch;
+    use crate::pack::pattern::{build_regex, group_names};
 
     /// The anchored regex finds the match the unanchored one finds, also
     /// when the literal's first places do not start a match.
@@ -1869,11 +675,11 @@ mod tests {
         let set = RuleSet::compile(&packs, &Selection::all()).expect("compile");
         let mut all: Vec<&PackRegex> = Vec::new();
         for v in &set.variants {
-            match &v.matcher {
-                Matcher::Line(l) => {
+            match &v.kind {
+                Kind::Line(l) => {
                     all.extend([Some(&l.regex), l.each.as_ref()].into_iter().flatten())
                 }
-                Matcher::Block(b) => all.extend(
+                Kind::Block(b) => all.extend(
                     [
                         Some(&b.start),
                         Some(&b.each),
@@ -1883,7 +689,7 @@ mod tests {
                     .into_iter()
                     .flatten(),
                 ),
-                Matcher::Json(_) => {}
+                Kind::Json(_) => {}
             }
             all.extend(&v.exclude);
         }
@@ -1970,11 +776,11 @@ matches = false
         }
         let mut walked = 0;
         for v in &set.variants {
-            let Matcher::Line(LineMatch {
+            let Kind::Line(LineMatch {
                 anchored: Some(a),
                 regex: re,
                 ..
-            }) = &v.matcher
+            }) = &v.kind
             else {
                 continue;
             };
@@ -2024,15 +830,5 @@ matches = false
         assert_eq!(CapType::Unquoted.convert("'a b'"), serde_json::json!("a b"));
         assert_eq!(CapType::Unquoted.convert("'a\""), serde_json::json!("'a\""));
         assert_eq!(CapType::Unquoted.convert("\""), serde_json::json!("\""));
-    }
-
-    #[test]
-    fn literals_from_prefix() {
-        assert_eq!(
-            derive_literals(r"monokernel routing check: (?P<k>\S+)"),
-            vec!["monokernel routing check: "]
-        );
-        assert!(derive_literals(r"(?P<name>[A-Z_]+)=").is_empty());
-        assert_eq!(derive_literals(r"Decode batch[.,]").len(), 2);
     }
 }

@@ -2,14 +2,18 @@
 //! validated and compiled into one [`RuleSet`] whose literal prefilter picks
 //! the few rules worth running on a line.
 
+pub(crate) mod anchored;
 pub(crate) mod compile;
 pub(crate) mod dump;
 pub(crate) mod kind;
 pub(crate) mod onepass;
+pub(crate) mod pattern;
+pub(crate) mod prefilter;
 
-pub(crate) use compile::{
-    AnchoredCaptures, CapType, Hit, LiteralCursor, Literals, Matcher, RuleSet,
-};
+pub(crate) use anchored::AnchoredCaptures;
+pub(crate) use compile::{CapType, RuleSet};
+pub(crate) use kind::Kind;
+pub(crate) use prefilter::{Hit, LiteralCursor, Literals};
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -45,159 +49,154 @@ pub struct PackDef {
     pub rules: Vec<RuleDef>,
 }
 
-#[derive(Debug, Deserialize, Clone)]
-#[serde(deny_unknown_fields)]
-pub struct RuleDef {
-    pub id: Spanned<String>,
-    #[serde(default)]
-    pub description: String,
-    /// Where the formats come from: engine file(s), and the versions or
-    /// years each variant covers. `packs lint` requires it.
-    #[serde(default)]
-    pub source: Option<String>,
-    /// Lines matching any of these are not events of the rule (e.g. the
-    /// source line a Python traceback quotes: `raise X(f"NCCL error")`).
-    #[serde(default)]
-    pub exclude: Vec<String>,
-    #[serde(default)]
-    pub tags: Vec<String>,
-    /// Not run unless asked for: `--with` or `--only` names it, or a check
-    /// needs it. For rules that read every line of the most frequent kind
-    /// (SGLang's decode stats), which would slow every default scan.
-    #[serde(default)]
-    pub opt_in: bool,
-    #[serde(default)]
-    pub captures: BTreeMap<String, String>,
-    #[serde(default)]
-    pub aggregate: Vec<String>,
-    #[serde(default, rename = "example")]
-    pub examples: Vec<ExampleDef>,
-    #[serde(default, rename = "variant")]
-    pub variants: Vec<VariantDef>,
-    // A rule with one shape may give the variant fields inline.
-    #[serde(default)]
-    pub members: Option<Vec<String>>,
-    #[serde(default)]
-    pub prefilter: Option<Vec<String>>,
-    #[serde(default)]
-    pub regex: Option<String>,
-    #[serde(default)]
-    pub each: Option<String>,
-    #[serde(default)]
-    pub set: Option<toml::Table>,
-    #[serde(default)]
-    pub kind: Option<String>,
-    #[serde(default)]
-    pub start: Option<String>,
-    #[serde(default)]
-    pub end: Option<String>,
-    #[serde(default)]
-    pub dump: Option<String>,
-    #[serde(default)]
-    pub keys: Option<Vec<String>>,
-    #[serde(default)]
-    pub carry: Vec<String>,
-    #[serde(default)]
-    pub at: Option<String>,
-    #[serde(default)]
-    pub key: Option<String>,
-    #[serde(default)]
-    pub fields: Option<toml::Table>,
-    #[serde(default)]
-    pub cite: Option<String>,
-    #[serde(default)]
-    pub complete: bool,
-    #[serde(default)]
-    pub indent: Option<String>,
-    #[serde(default)]
-    pub json_lines: bool,
-    /// A later line that completes each record of the rule: the first line
-    /// within [`THEN_LINES`] lines after a record that matches it adds the
-    /// captures the record lacks (a traceback's exception line after its
-    /// frames). The record still cites its own line.
-    #[serde(default)]
-    pub then: Option<String>,
+/// Declares [`RuleDef`] and [`VariantDef`] with the variant fields written
+/// once: a variant is `[[rule.variant]]`, and a rule with one way of
+/// matching gives the same fields inline. A macro, not `#[serde(flatten)]`,
+/// which serde cannot combine with `deny_unknown_fields` (a misspelt field
+/// must stay an error); the fields keep their order in both structs (serde
+/// lists them so in "expected one of").
+macro_rules! rule_and_variant {
+    (
+        rule { $($head:tt)* }
+        variant { $( $(#[$fm:meta])* pub $f:ident : $t:ty, )* }
+        rule_after { $($tail:tt)* }
+    ) => {
+        #[derive(Debug, Deserialize, Clone)]
+        #[serde(deny_unknown_fields)]
+        pub struct RuleDef {
+            $($head)*
+            $( $(#[$fm])* pub $f: $t, )*
+            $($tail)*
+        }
+
+        /// The fields of one way a rule matches (a variant).
+        #[derive(Debug, Deserialize, Clone, Default, serde::Serialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct VariantDef {
+            $( $(#[$fm])* pub $f: $t, )*
+        }
+
+        impl RuleDef {
+            /// The variant fields the rule gives inline.
+            fn inline(&self) -> VariantDef {
+                VariantDef { $( $f: self.$f.clone(), )* }
+            }
+        }
+    };
+}
+
+rule_and_variant! {
+    rule {
+        pub id: Spanned<String>,
+        #[serde(default)]
+        pub description: String,
+        /// Where the formats come from: engine file(s), and the versions or
+        /// years each variant covers. `packs lint` requires it.
+        #[serde(default)]
+        pub source: Option<String>,
+        /// Lines matching any of these are not events of the rule (e.g. the
+        /// source line a Python traceback quotes: `raise X(f"NCCL error")`).
+        #[serde(default)]
+        pub exclude: Vec<String>,
+        #[serde(default)]
+        pub tags: Vec<String>,
+        /// Not run unless asked for: `--with` or `--only` names it, or a check
+        /// needs it. For rules that read every line of the most frequent kind
+        /// (SGLang's decode stats), which would slow every default scan.
+        #[serde(default)]
+        pub opt_in: bool,
+        #[serde(default)]
+        pub captures: BTreeMap<String, String>,
+        #[serde(default)]
+        pub aggregate: Vec<String>,
+        #[serde(default, rename = "example")]
+        pub examples: Vec<ExampleDef>,
+        #[serde(default, rename = "variant")]
+        pub variants: Vec<VariantDef>,
+    }
+    variant {
+        #[serde(default)]
+        pub members: Option<Vec<String>>,
+        #[serde(default)]
+        pub prefilter: Option<Vec<String>>,
+        #[serde(default)]
+        pub regex: Option<String>,
+        #[serde(default)]
+        pub each: Option<String>,
+        #[serde(default)]
+        pub set: Option<toml::Table>,
+        #[serde(default)]
+        pub kind: Option<String>,
+        #[serde(default)]
+        pub start: Option<String>,
+        #[serde(default)]
+        pub end: Option<String>,
+        /// A capture group of `regex` holding a repr or dict dump
+        /// (`Name(k=v, ...)`, `{'k': v}`, JSON): its fields become captures by
+        /// name, whatever their order; the group itself is not kept.
+        #[serde(default)]
+        pub dump: Option<String>,
+        /// The dump fields to keep (default: all). `None` values are left out.
+        /// Json variants: one capture per `*` of `at`, in order (`""` for
+        /// none); a name `a,b` splits the key at its first comma into captures
+        /// `a` and `b` (lm-eval's `metric,filter`), and a key without a comma
+        /// is then no record.
+        #[serde(default)]
+        pub keys: Option<Vec<String>>,
+        /// Block variants: captures of `each` carried down the block, where a
+        /// line leaves them empty (an lm-eval table row under its task's row).
+        #[serde(default)]
+        pub carry: Vec<String>,
+        /// Json variants: where the records' objects are (a JSON Pointer with
+        /// `*` for any key or index; default: the document).
+        #[serde(default)]
+        pub at: Option<String>,
+        /// Json variants: the capture that holds the key (or index) the last
+        /// `*` of `at` stood for.
+        #[serde(default)]
+        pub key: Option<String>,
+        /// Json variants: capture name = path below each object (`$/...`: from
+        /// the document's root).
+        #[serde(default)]
+        pub fields: Option<toml::Table>,
+        /// Json variants: the field whose line cites the record (default: the
+        /// line the object begins on).
+        #[serde(default)]
+        pub cite: Option<String>,
+        /// Block variants with `end`: the block must close at `end`. One that
+        /// closes at a line that is neither an entry, blank, a comment nor
+        /// `end`, or is still open where the member ends, leaves the dump partly
+        /// read: a coverage error, so no absence is claimed from it.
+        #[serde(default)]
+        pub complete: bool,
+        /// Block variants: the block is a YAML mapping, delimited by
+        /// indentation. A regex whose group `indent` is a line's indentation
+        /// (after any prefix it also matches, such as a job-log timestamp). The
+        /// block holds the lines indented deeper than its start line (and `- `
+        /// items at the start line's own indentation); its entries are the lines
+        /// at the first such line's indentation: one `each` cannot read is passed
+        /// over, not an end, and deeper lines (a multi-line value) are passed
+        /// over. It ends at the first line indented no deeper than its start.
+        #[serde(default)]
+        pub indent: Option<String>,
+        /// Json variants: the member may be JSON Lines (one document a line).
+        /// Without it, a member that is not one JSON document (cut, empty,
+        /// several documents) is a coverage error.
+        #[serde(default)]
+        pub json_lines: bool,
+    }
+    rule_after {
+        /// A later line that completes each record of the rule: the first line
+        /// within [`THEN_LINES`] lines after a record that matches it adds the
+        /// captures the record lacks (a traceback's exception line after its
+        /// frames). The record still cites its own line.
+        #[serde(default)]
+        pub then: Option<String>,
+    }
 }
 
 /// How many lines after a record its rule's `then` line is looked for.
 pub(crate) const THEN_LINES: u32 = 400;
-
-/// The fields of one way a rule matches (a variant). A rule with one way
-/// gives them inline: `RuleDef` repeats each of them, and a test keeps
-/// the two in step.
-#[derive(Debug, Deserialize, Clone, Default, serde::Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct VariantDef {
-    #[serde(default)]
-    pub members: Option<Vec<String>>,
-    #[serde(default)]
-    pub prefilter: Option<Vec<String>>,
-    #[serde(default)]
-    pub regex: Option<String>,
-    #[serde(default)]
-    pub each: Option<String>,
-    #[serde(default)]
-    pub set: Option<toml::Table>,
-    #[serde(default)]
-    pub kind: Option<String>,
-    #[serde(default)]
-    pub start: Option<String>,
-    #[serde(default)]
-    pub end: Option<String>,
-    /// A capture group of `regex` holding a repr or dict dump
-    /// (`Name(k=v, ...)`, `{'k': v}`, JSON): its fields become captures by
-    /// name, whatever their order; the group itself is not kept.
-    #[serde(default)]
-    pub dump: Option<String>,
-    /// The dump fields to keep (default: all). `None` values are left out.
-    /// Json variants: one capture per `*` of `at`, in order (`""` for
-    /// none); a name `a,b` splits the key at its first comma into captures
-    /// `a` and `b` (lm-eval's `metric,filter`), and a key without a comma
-    /// is then no record.
-    #[serde(default)]
-    pub keys: Option<Vec<String>>,
-    /// Block variants: captures of `each` carried down the block, where a
-    /// line leaves them empty (an lm-eval table row under its task's row).
-    #[serde(default)]
-    pub carry: Vec<String>,
-    /// Json variants: where the records' objects are (a JSON Pointer with
-    /// `*` for any key or index; default: the document).
-    #[serde(default)]
-    pub at: Option<String>,
-    /// Json variants: the capture that holds the key (or index) the last
-    /// `*` of `at` stood for.
-    #[serde(default)]
-    pub key: Option<String>,
-    /// Json variants: capture name = path below each object (`$/...`: from
-    /// the document's root).
-    #[serde(default)]
-    pub fields: Option<toml::Table>,
-    /// Json variants: the field whose line cites the record (default: the
-    /// line the object begins on).
-    #[serde(default)]
-    pub cite: Option<String>,
-    /// Block variants with `end`: the block must close at `end`. One that
-    /// closes at a line that is neither an entry, blank, a comment nor
-    /// `end`, or is still open where the member ends, leaves the dump partly
-    /// read: a coverage error, so no absence is claimed from it.
-    #[serde(default)]
-    pub complete: bool,
-    /// Block variants: the block is a YAML mapping, delimited by
-    /// indentation. A regex whose group `indent` is a line's indentation
-    /// (after any prefix it also matches, such as a job-log timestamp). The
-    /// block holds the lines indented deeper than its start line (and `- `
-    /// items at the start line's own indentation); its entries are the lines
-    /// at the first such line's indentation: one `each` cannot read is passed
-    /// over, not an end, and deeper lines (a multi-line value) are passed
-    /// over. It ends at the first line indented no deeper than its start.
-    #[serde(default)]
-    pub indent: Option<String>,
-    /// Json variants: the member may be JSON Lines (one document a line).
-    /// Without it, a member that is not one JSON document (cut, empty,
-    /// several documents) is a coverage error.
-    #[serde(default)]
-    pub json_lines: bool,
-}
 
 #[derive(Debug, Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
@@ -228,26 +227,7 @@ fn yes() -> bool {
 impl RuleDef {
     /// The variants, whether given inline or as `[[rule.variant]]`.
     pub fn variant_defs(&self) -> Vec<VariantDef> {
-        let inline = VariantDef {
-            members: self.members.clone(),
-            prefilter: self.prefilter.clone(),
-            regex: self.regex.clone(),
-            each: self.each.clone(),
-            set: self.set.clone(),
-            kind: self.kind.clone(),
-            start: self.start.clone(),
-            end: self.end.clone(),
-            dump: self.dump.clone(),
-            keys: self.keys.clone(),
-            carry: self.carry.clone(),
-            at: self.at.clone(),
-            key: self.key.clone(),
-            fields: self.fields.clone(),
-            cite: self.cite.clone(),
-            complete: self.complete,
-            indent: self.indent.clone(),
-            json_lines: self.json_lines,
-        };
+        let inline = self.inline();
         let has_inline = inline.regex.is_some() || inline.start.is_some() || inline.kind.is_some();
         let mut out = Vec::new();
         if has_inline {
@@ -273,7 +253,7 @@ impl RuleDef {
 pub struct LoadedPack {
     pub file: String,
     /// Built into the binary (its regexes are compiled on first use: see
-    /// `compile::PackRegex`).
+    /// `pattern::PackRegex`).
     pub(crate) builtin: bool,
     pub source: String,
     /// Byte offsets of the source's newlines: a rule's line is looked up

@@ -7,13 +7,18 @@ use crate::domain::{Aggregate, Citation, Evidence, Quote, SmallMap};
 use crate::drive;
 use crate::lines::{Line, LineSink, clean};
 use crate::location::Location;
-use crate::pack::{AnchoredCaptures, CapType, Hit, LiteralCursor, Literals, Matcher, RuleSet};
+use crate::pack::kind::block::{IndentState, OpenBlock, indentation};
+use crate::pack::kind::json::JsonDoc;
+use crate::pack::{AnchoredCaptures, CapType, Hit, Kind, LiteralCursor, Literals, RuleSet};
 use crate::source::{self, Coverage};
 use regex::bytes::Captures;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
+
+mod block;
+mod json;
 
 /// A scan output record, in the order it was found.
 #[derive(Debug, Clone)]
@@ -205,122 +210,9 @@ pub struct MemberScan<'a> {
     json: Option<JsonDoc>,
 }
 
-/// A block being read: its variant, the captures of the line that opened
-/// it, and for an indented (YAML) block the start line's indentation and
-/// that of its entries (known at its first entry).
-#[derive(Debug, Clone)]
-pub(super) struct OpenBlock {
-    variant: usize,
-    /// The start line's text, kept until its captures are made: at the
-    /// block's first entry. Most blocks end on the line after their start
-    /// without one (each `"key": {` of a pretty-printed JSON opens an
-    /// lm-eval block).
-    start: Box<[u8]>,
-    caps: Option<Map<String, Value>>,
-    indent: Option<crate::pack::kind::indent::IndentState>,
-}
-
-impl OpenBlock {
-    /// The start line's captures, made now if they were not yet.
-    fn caps(&mut self, set: &RuleSet) -> &mut Map<String, Value> {
-        let (variant, start) = (self.variant, &self.start);
-        self.caps.get_or_insert_with(|| {
-            let v = &set.variants[variant];
-            match &v.matcher {
-                Matcher::Block(b) => b
-                    .start
-                    .captures(start)
-                    .map(|c| set.captures(v, &[&c], &[&b.start]))
-                    .unwrap_or_default(),
-                _ => Map::new(),
-            }
-        })
-    }
-}
-
-/// The indentation `re` finds on `text` (its group `indent`; 0 where it
-/// does not match), and what follows it.
-fn indentation<'t>(re: &regex::bytes::Regex, text: &'t [u8]) -> (usize, &'t [u8]) {
-    match re.captures(text).and_then(|c| c.name("indent")) {
-        Some(m) => (m.end() - m.start(), &text[m.end()..]),
-        None => (0, text),
-    }
-}
-
-/// The column (0-based) where `rest` begins in `text`.
-fn at_column(text: &[u8], rest: &[u8]) -> usize {
-    text.len() - rest.len()
-}
-
 /// Groups per aggregating rule looked at before its index: a node's
 /// ranks (eight GPUs) take turns line by line.
 const RECENT_GROUPS: usize = 8;
-
-/// Most bytes of one document the json rules read: past it the member
-/// gets a `limit` error (result files are kilobytes).
-pub(crate) const MAX_JSON_BYTES: usize = 16 << 20;
-
-/// A member a json rule reads: its lines, kept until the member ends.
-#[derive(Debug, Default)]
-struct JsonDoc {
-    text: Vec<u8>,
-    /// Per line: its number, its offset in the member, and where it
-    /// begins in `text`.
-    lines: Vec<(u64, u64, usize)>,
-    /// Why the document cannot be read whole (too big, a line cut short).
-    cut: Option<String>,
-}
-
-impl JsonDoc {
-    fn push(&mut self, line: &Line<'_>) {
-        if self.cut.is_some() {
-            return;
-        }
-        if line.truncated {
-            self.cut = Some(format!("line {} is longer than --max-line", line.number));
-            return;
-        }
-        let raw = line.raw.strip_suffix(b"\r").unwrap_or(line.raw);
-        if self.text.len() + raw.len() + 1 > MAX_JSON_BYTES {
-            self.cut = Some(format!("larger than {} MiB", MAX_JSON_BYTES >> 20));
-            return;
-        }
-        self.lines.push((line.number, line.offset, self.text.len()));
-        self.text.extend_from_slice(raw);
-        self.text.push(b'\n');
-    }
-
-    /// Appends the document's next part (of a member split across threads).
-    fn append(&mut self, later: JsonDoc) {
-        if self.cut.is_some() {
-            return;
-        }
-        if later.cut.is_some() || self.text.len() + later.text.len() > MAX_JSON_BYTES {
-            self.cut = later
-                .cut
-                .or_else(|| Some(format!("larger than {} MiB", MAX_JSON_BYTES >> 20)));
-            return;
-        }
-        let base = self.text.len();
-        self.lines
-            .extend(later.lines.into_iter().map(|(n, o, at)| (n, o, at + base)));
-        self.text.extend_from_slice(&later.text);
-    }
-
-    /// The line holding byte `at` of the text: its index in `lines`.
-    fn line_at(&self, at: usize) -> usize {
-        self.lines.partition_point(|l| l.2 <= at).saturating_sub(1)
-    }
-
-    /// The text of line `i` (without its end).
-    fn line_text(&self, i: usize) -> &[u8] {
-        let start = self.lines[i].2;
-        let end = self.lines.get(i + 1).map_or(self.text.len(), |l| l.2);
-        self.text[start..end]
-            .strip_suffix(b"\n")
-            .unwrap_or(&self.text[start..end])
-    }
-}
 
 impl<'a> MemberScan<'a> {
     pub fn new(
@@ -490,7 +382,7 @@ impl<'a> MemberScan<'a> {
         // A `complete` block still open where the member ends was cut.
         for b in &self.blocks {
             let v = &self.set.variants[b.variant];
-            if matches!(&v.matcher, Matcher::Block(b) if b.complete) {
+            if matches!(&v.kind, Kind::Block(b) if b.complete) {
                 self.cuts.push(format!(
                     "{}: a block the rule reads whole is still open where the member ends \
                      (no line matching its end): the dump is cut",
@@ -714,7 +606,7 @@ impl<'a> MemberScan<'a> {
                 let v = &set.variants[vi];
                 active[vi]
                     && !v.excluded(text)
-                    && matches!(&v.matcher, Matcher::Line(l) if l.regex.is_match(text))
+                    && matches!(&v.kind, Kind::Line(l) if l.regex.is_match(text))
             })
         });
     }
@@ -723,109 +615,6 @@ impl<'a> MemberScan<'a> {
     /// an open block, or a record waiting for its `then` line.
     pub(super) fn following(&self) -> bool {
         !self.blocks.is_empty() || !self.pending.is_empty()
-    }
-
-    /// Runs the json rules over the member's text: one document, or JSON
-    /// Lines. What cannot be read is a coverage error on the member, so no
-    /// absence is claimed from it.
-    fn read_json(&mut self, doc: &JsonDoc, coverage: &mut Coverage) {
-        let set = self.set;
-        let json_rules = {
-            let mut ids: Vec<&str> = (0..set.variants.len())
-                .filter(|&v| self.active[v] && set.variants[v].is_json())
-                .map(|v| set.rules[set.variants[v].rule].id.as_str())
-                .collect();
-            ids.dedup();
-            ids.join(", ")
-        };
-        if let Some(cut) = &doc.cut {
-            let msg = format!("not read as JSON ({cut}) by {}", json_rules);
-            coverage.error(&self.members, source::ErrorKind::Limit, msg);
-            return;
-        }
-        let Ok(text) = std::str::from_utf8(&doc.text) else {
-            let msg = format!("not UTF-8, so not read as JSON by {}", json_rules);
-            coverage.error(&self.members, source::ErrorKind::Corrupt, msg);
-            return;
-        };
-        // JSON Lines only where a variant reading the member says so.
-        let json_lines = (0..set.variants.len()).any(|v| {
-            self.active[v] && matches!(&set.variants[v].matcher, Matcher::Json(m) if m.json_lines)
-        });
-        let lines = (0..doc.lines.len()).map(|i| {
-            let line = std::str::from_utf8(doc.line_text(i)).unwrap_or_default();
-            (doc.lines[i].2, line)
-        });
-        let (docs, error) = crate::pack::kind::json::documents(text, lines, json_lines);
-        let mut hits = Vec::new();
-        let mut emitted = false;
-        for (base, value) in &docs {
-            let end = if docs.len() == 1 && *base == 0 {
-                text.len()
-            } else {
-                base + text[*base..].find('\n').unwrap_or(text.len() - base)
-            };
-            emitted |= self.json_hits(doc, value, &text[*base..end], *base, &mut hits);
-        }
-        if let Some(why) = error {
-            let msg = format!("{why}, so not read by {json_rules}");
-            coverage.error(&self.members, source::ErrorKind::Corrupt, msg);
-        }
-        if emitted {
-            self.sort_by_line();
-        }
-    }
-
-    /// Records of the json variants in one document (`text`, at `base` in
-    /// the member's kept text); the first variant of a rule that finds any
-    /// wins, as on lines.
-    fn json_hits(
-        &mut self,
-        doc: &JsonDoc,
-        value: &jsonc_parser::ast::Value<'_>,
-        text: &str,
-        base: usize,
-        hits: &mut Vec<crate::pack::kind::json::JsonHit>,
-    ) -> bool {
-        let set = self.set;
-        let mut done = Vec::new();
-        let mut any = false;
-        for (vi, v) in set.variants.iter().enumerate() {
-            let Matcher::Json(m) = &v.matcher else {
-                continue;
-            };
-            if !self.active[vi] || done.contains(&v.rule) {
-                continue;
-            }
-            hits.clear();
-            m.hits(value, text, &set.rules[v.rule].captures, hits);
-            if hits.is_empty() {
-                continue;
-            }
-            done.push(v.rule);
-            for h in hits.drain(..) {
-                let at = base + h.offset;
-                let i = doc.line_at(at);
-                let (number, offset, start) = doc.lines[i];
-                let raw = doc.line_text(i);
-                let line = Line {
-                    number,
-                    offset,
-                    raw,
-                    hay: raw,
-                    truncated: false,
-                    window: 0,
-                    shared: 0,
-                };
-                let mut caps = h.captures;
-                for (k, val) in &v.set {
-                    caps.insert(k.clone(), val.clone());
-                }
-                self.emit(vi, &line, raw, at - start, caps);
-                any = true;
-            }
-        }
-        any
     }
 
     fn aggregates(&self, variant: usize) -> bool {
@@ -962,146 +751,6 @@ impl<'a> MemberScan<'a> {
         i
     }
 
-    /// Lines inside open blocks: records, or the block closes. The rules
-    /// that recorded the line from a block go to `block_rules`: their line
-    /// variants pass over it (the first variant that matches wins, and a
-    /// block's is first).
-    fn continue_blocks(&mut self, line: &Line<'_>, text: &[u8]) {
-        self.block_rules.clear();
-        let mut i = 0;
-        while i < self.blocks.len() {
-            let vi = self.blocks[i].variant;
-            let v = &self.set.variants[vi];
-            let Matcher::Block(b) = &v.matcher else {
-                self.blocks.remove(i);
-                continue;
-            };
-            if let (Some(re), Some(state)) = (&b.indent, self.blocks[i].indent.as_mut()) {
-                // A YAML block: its indentation decides where it ends and
-                // which lines are its entries (src/pack/kind/indent.rs).
-                use crate::pack::kind::indent::{LineAt, Made, Then};
-                let (at, rest) = indentation(re, text);
-                if !b.each.capture_names().any(|n| n == Some("name")) {
-                    match state.step_keys(
-                        is_blank_or_comment(text),
-                        at,
-                        rest,
-                        b.each.is_match(text),
-                    ) {
-                        Then::End => {
-                            self.blocks.remove(i);
-                            continue;
-                        }
-                        Then::Done => {
-                            i += 1;
-                            continue;
-                        }
-                        Then::Entry => {}
-                    }
-                } else {
-                    let read = b.each.captures(text);
-                    let pair = read.as_ref().and_then(|c| {
-                        let value = c.name("value").map_or(&b""[..], |m| m.as_bytes());
-                        Some((c.name("name")?.as_bytes(), value))
-                    });
-                    let (made, then) =
-                        state.step(is_blank_or_comment(text), at, rest, pair, || LineAt {
-                            number: line.number,
-                            offset: line.offset,
-                            text: text.into(),
-                        });
-                    for m in made {
-                        match m {
-                            Made::Record { name, value, at } => {
-                                let mut caps = self.blocks[i].caps(self.set).clone();
-                                caps.extend(
-                                    self.set
-                                        .named_captures(v, &[("name", &name), ("value", &value)]),
-                                );
-                                match &at {
-                                    Some(a) => {
-                                        let cited = Line {
-                                            number: a.number,
-                                            offset: a.offset,
-                                            raw: &a.text,
-                                            hay: &a.text,
-                                            truncated: false,
-                                            window: 0,
-                                            shared: 0,
-                                        };
-                                        self.emit(vi, &cited, &a.text, 0, caps);
-                                    }
-                                    None => self.emit(vi, line, text, at_column(text, rest), caps),
-                                }
-                                self.block_rules.push(v.rule);
-                            }
-                            Made::Unreadable(what) => self.cuts.push(format!(
-                                "{}: line {}: {what}: the block is read in part",
-                                self.set.rules[v.rule].id, line.number
-                            )),
-                        }
-                    }
-                    match then {
-                        Then::End => {
-                            self.blocks.remove(i);
-                            continue;
-                        }
-                        Then::Done => {
-                            i += 1;
-                            continue;
-                        }
-                        Then::Entry => {}
-                    }
-                }
-            }
-            if b.end.as_ref().is_some_and(|e| e.is_match(text)) {
-                self.blocks.remove(i);
-                continue;
-            }
-            let each = &b.each;
-            if let Some(c) = each.captures(text) {
-                if self.aggregates(vi) {
-                    self.aggregate_captures(vi, line, text, &[(&c, 0)]);
-                    i += 1;
-                    continue;
-                }
-                let mut caps = self.blocks[i].caps(self.set).clone();
-                let mut fresh = self.set.captures(v, &[&c], &[each]);
-                for k in &b.carry {
-                    match fresh.get(k) {
-                        // Empty here: the value of the line above stays.
-                        Some(Value::String(s)) if s.is_empty() => {
-                            fresh.remove(k);
-                        }
-                        Some(val) => {
-                            self.blocks[i].caps(self.set).insert(k.clone(), val.clone());
-                        }
-                        None => {}
-                    }
-                }
-                caps.extend(fresh);
-                let column = c.get(0).map_or(0, |m| m.start());
-                self.emit(vi, line, text, column, caps);
-                self.block_rules.push(v.rule);
-                if self.overrun {
-                    self.overrun_claims.insert((v.rule, line.number));
-                }
-                i += 1;
-            } else if is_blank_or_comment(text) {
-                i += 1;
-            } else {
-                if b.complete {
-                    self.cuts.push(format!(
-                        "{}: line {} ends a block the rule reads whole but is neither an entry nor \
-                         its end: the rest of the dump is not read",
-                        self.set.rules[v.rule].id, line.number
-                    ));
-                }
-                self.blocks.remove(i);
-            }
-        }
-    }
-
     /// Runs the rules whose literal is on the line; the first matching
     /// variant of each rule wins.
     fn rules(&mut self, line: &Line<'_>, text: &[u8], raw: bool) {
@@ -1142,8 +791,8 @@ impl<'a> MemberScan<'a> {
             if v.rule == done_rule || v.excluded(text) || self.block_rules.contains(&v.rule) {
                 continue;
             }
-            let matched = match &v.matcher {
-                Matcher::Line(l) if l.anchored.is_some() && self.aggregates(vi) => {
+            let matched = match &v.kind {
+                Kind::Line(l) if l.anchored.is_some() && self.aggregates(vi) => {
                     let a = l.anchored.as_ref().expect("anchored");
                     // No match begins more than `lead` before the literal.
                     let from = l
@@ -1161,7 +810,7 @@ impl<'a> MemberScan<'a> {
                     }
                     found
                 }
-                Matcher::Line(l) => {
+                Kind::Line(l) => {
                     let re = &l.regex;
                     // In a window of a long line, the first match it owns
                     // (the one before it reports what starts earlier).
@@ -1205,11 +854,12 @@ impl<'a> MemberScan<'a> {
                         },
                     }
                 }
-                Matcher::Block(b) => {
+                Kind::Block(b) => {
                     if line.window == 0 && b.start.is_match(text) {
-                        let indent = b.indent.as_ref().map(|re| {
-                            crate::pack::kind::indent::IndentState::new(indentation(re, text).0)
-                        });
+                        let indent = b
+                            .indent
+                            .as_ref()
+                            .map(|re| IndentState::new(indentation(re, text).0));
                         self.blocks.retain(|b| b.variant != vi);
                         self.blocks.push(OpenBlock {
                             variant: vi,
@@ -1223,7 +873,7 @@ impl<'a> MemberScan<'a> {
                     }
                 }
                 // Read whole documents at the member's end.
-                Matcher::Json(_) => false,
+                Kind::Json(_) => false,
             };
             if matched {
                 done_rule = v.rule;
@@ -1267,7 +917,7 @@ impl LineSink for MemberScan<'_> {
             // A block that starts again here is the next part's to follow.
             let set = self.set;
             self.blocks.retain(|open| {
-                let Matcher::Block(b) = &set.variants[open.variant].matcher else {
+                let Kind::Block(b) = &set.variants[open.variant].kind else {
                     return false;
                 };
                 !b.start.is_match(text)
@@ -1324,12 +974,6 @@ fn same_group<'t>(
         }
     }
     rest.is_empty()
-}
-
-/// Blank lines and `#` comments do not end a block (YAML recipes have both).
-fn is_blank_or_comment(text: &[u8]) -> bool {
-    let t = text.trim_ascii_start();
-    t.is_empty() || t.starts_with(b"#")
 }
 
 #[cfg(test)]

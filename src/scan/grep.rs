@@ -1,9 +1,12 @@
 //! `artiscan grep`: user patterns and grep's flags, matched line by line;
 //! what matches goes to a [`GrepPrinter`] (`output::grep` prints it as
-//! text or JSON Lines), as ripgrep's searcher hands matches to its sink.
+//! text, JSON Lines or a summary), as ripgrep's searcher hands matches to
+//! its sink. The printer decides what `-c/-l/-L/-q` print and where they
+//! stop; the searcher keeps matching, context and `-m`.
 
 use crate::escape;
-use crate::lines::{Joins, Line, LineSink, clean, first_join, join_bytes};
+use crate::lines::{Line, LineSink, clean};
+use crate::pack::prefilter::join::{Joins, first_join, join_bytes};
 use regex::bytes::Regex;
 use std::collections::VecDeque;
 
@@ -208,8 +211,24 @@ impl GrepMatcher {
         if f.needle().iter().any(|&b| b == 0x1b || b == b'\r') {
             return false;
         }
-        f.find(raw)
-            .is_some_and(|at| crate::lines::kept_whole(raw, at, at + f.needle().len()))
+        f.find(raw).is_some_and(|at| {
+            crate::pack::prefilter::join::kept_whole(raw, at, at + f.needle().len())
+        })
+    }
+
+    /// The spans of the matches in a matching line (none with `-v`, nor
+    /// in a context line).
+    pub(crate) fn spans(
+        &self,
+        o: &GrepOptions,
+        is_match: bool,
+        text: &[u8],
+    ) -> Vec<(usize, usize)> {
+        if !is_match || o.invert {
+            return Vec::new();
+        }
+        let found = self.re.find_iter(text).filter(|m| !m.is_empty());
+        found.map(|m| (m.start(), m.end())).collect()
     }
 
     pub(crate) fn is_match(&self, line: &[u8]) -> bool {
@@ -376,14 +395,28 @@ pub(crate) struct Hit<'a> {
     pub after_gap: bool,
 }
 
-/// Where grep's findings go, as they are found: one per member.
+/// What a member's search counted, for its summary.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Tally {
+    /// Matching lines (with `-v`, lines that do not match).
+    pub lines: u64,
+    /// `--count-matches` without `-v`: the matches in them (else 0).
+    pub matches: u64,
+}
+
+/// Where grep's findings go, as they are found: one per member (ripgrep's
+/// `Sink`). `Ok(false)` from a line stops reading the member (the printer
+/// has what it needs: `-l` at its first match); an error stops it too.
 pub(crate) trait GrepPrinter {
-    /// A matching or context line.
-    fn hit(&mut self, hit: &Hit<'_>);
-    /// `-l`: the member matched (`matches` lines so far); nothing more is read.
-    fn listed(&mut self, matches: u64);
-    /// The member is done with `matches` matching lines (`-c`, `-L`).
-    fn finish(&mut self, matches: u64);
+    /// A matching line (with `-v`, one that does not match).
+    fn matched(&mut self, hit: &Hit<'_>) -> std::io::Result<bool>;
+    /// A context line (`-A/-B/-C`).
+    fn context(&mut self, hit: &Hit<'_>) -> std::io::Result<bool>;
+    /// The member is done.
+    fn finish(&mut self, tally: Tally) -> std::io::Result<()>;
+    /// Whether it prints lines; false for a summary, which needs no line's
+    /// text, only whether it matched.
+    fn prints_lines(&self) -> bool;
     /// Between lines: false once the output is gone (stop reading).
     fn spill(&mut self) -> bool;
 }
@@ -442,28 +475,42 @@ impl<'a> GrepSink<'a> {
         self.opts.invert || self.opts.before > 0 || self.opts.after > 0
     }
 
-    fn print(&mut self, number: u64, offset: u64, text: &[u8], role: Role, truncated: bool) {
+    /// Hands a line to the printer: false when it says to stop.
+    fn print(
+        &mut self,
+        number: u64,
+        offset: u64,
+        text: &[u8],
+        role: Role,
+        truncated: bool,
+    ) -> bool {
         let context = self.opts.before > 0 || self.opts.after > 0;
-        self.printer.hit(&Hit {
+        let hit = Hit {
             number,
             offset,
             text,
             is_match: role == Role::Match,
             truncated,
             after_gap: context && self.last_printed != 0 && number > self.last_printed + 1,
-        });
+        };
+        let go = match role {
+            Role::Match => self.printer.matched(&hit),
+            Role::Context => self.printer.context(&hit),
+        };
         self.last_printed = number;
+        go.unwrap_or(false)
     }
 
-    /// Called once the member is done: `-c` prints its count, `-L` the
-    /// member if nothing matched.
+    /// Called once the member is done: a summary prints it (`-c` its
+    /// count, `-L` the member if nothing matched).
     pub(crate) fn finish(&mut self) {
-        let n = if self.opts.count_matches && !self.opts.invert {
-            self.occurrences
-        } else {
-            self.matches
+        let tally = Tally {
+            lines: self.matches,
+            matches: self.occurrences,
         };
-        self.printer.finish(n);
+        // The member's output is in memory: nothing to do on an error but
+        // what a closed pipe does, stop writing.
+        let _ = self.printer.finish(tally);
     }
 }
 
@@ -511,20 +558,27 @@ impl LineSink for GrepSink<'_> {
             return false;
         }
         let mut scratch = std::mem::take(&mut self.scratch);
-        // Counting needs no text: a line whose raw match cleaning keeps is
+        let go = self.judge(line, &mut scratch);
+        self.scratch = scratch;
+        go && self.printer.spill()
+    }
+}
+
+impl GrepSink<'_> {
+    /// Matches one line and hands it to the printer: false to stop reading
+    /// the member.
+    fn judge(&mut self, line: &Line<'_>, scratch: &mut Vec<u8>) -> bool {
+        // A summary needs no text: a line whose raw match cleaning keeps is
         // not cleaned (most lines of a coloured log, for `-c INFO`).
         let counting = !self.opts.invert
             && self.opts.before == 0
             && self.opts.after == 0
-            && (self.opts.count
-                || self.opts.quiet
-                || self.opts.files_with_matches
-                || self.opts.files_without_match);
+            && !self.printer.prints_lines();
         let surely = counting && !self.maxed && self.matcher.surely_matches_raw(line.raw);
         let text = if surely {
             line.raw
         } else {
-            clean(line.raw, &mut scratch)
+            clean(line.raw, scratch)
         };
         let hit = surely || (!self.maxed && self.matcher.is_match(text) != self.opts.invert);
         if hit && line.window > 0 && self.last_hit == line.number {
@@ -535,8 +589,7 @@ impl LineSink for GrepSink<'_> {
                 let owned = found.filter(|m| !m.is_empty() && line.owns(m.start()));
                 self.occurrences += owned.count() as u64;
             }
-            self.scratch = scratch;
-            return self.printer.spill();
+            return true;
         }
         if hit {
             self.last_hit = line.number;
@@ -546,29 +599,22 @@ impl LineSink for GrepSink<'_> {
                 let owned = found.filter(|m| !m.is_empty() && line.owns(m.start()));
                 self.occurrences += owned.count() as u64;
             }
-            if self.opts.quiet || self.opts.files_without_match {
-                self.scratch = scratch;
-                return false;
-            }
-            if self.opts.files_with_matches {
-                self.printer.listed(self.matches);
-                self.scratch = scratch;
-                return false;
-            }
-            if !self.opts.count {
+            // A summary prints no context: the lines before stay unsent.
+            if self.printer.prints_lines() {
                 let before: Vec<_> = self.before.drain(..).collect();
                 for (n, off, t) in before {
                     if n > self.last_printed {
                         self.print(n, off, &t, Role::Context, false);
                     }
                 }
-                self.print(line.number, line.offset, text, Role::Match, line.truncated);
+            }
+            if !self.print(line.number, line.offset, text, Role::Match, line.truncated) {
+                return false;
             }
             self.after_left = self.opts.after;
             if self.opts.max_count.is_some_and(|m| self.matches >= m) {
                 self.maxed = true;
-                if self.after_left == 0 || self.opts.count {
-                    self.scratch = scratch;
+                if self.after_left == 0 || !self.printer.prints_lines() {
                     return false;
                 }
             }
@@ -583,10 +629,9 @@ impl LineSink for GrepSink<'_> {
                         line.truncated,
                     );
                 }
-                self.scratch = scratch;
                 return false;
             }
-            if self.after_left > 0 && !self.opts.count {
+            if self.after_left > 0 && self.printer.prints_lines() {
                 self.after_left -= 1;
                 self.print(
                     line.number,
@@ -603,8 +648,7 @@ impl LineSink for GrepSink<'_> {
                     .push_back((line.number, line.offset, text.to_vec()));
             }
         }
-        self.scratch = scratch;
-        self.printer.spill()
+        true
     }
 }
 

@@ -21,6 +21,12 @@ use super::layer::{Charge, Layer, Tagged};
 use super::{ErrorKind, NoteKind};
 use crate::location;
 use std::io::{self, Read};
+
+mod header;
+mod sparse;
+pub(in crate::source) use header::checksum_ok;
+use header::{BLOCK, Header, cstr, octal};
+use sparse::SparseData;
 /// Largest pax extended header parsed; a bigger one stops the archive.
 pub(super) const MAX_PAX: u64 = 1 << 20;
 /// Most regions of a sparse map kept (16 bytes each); a bigger map makes
@@ -31,8 +37,6 @@ pub(super) const MAX_SPARSE: usize = 1 << 16;
 /// after some text took 3.4 s a member to read its zeros up to
 /// `--max-member-bytes`; CI logs have no holes this size.
 pub(super) const MAX_HOLES: u64 = 64 << 20;
-
-const BLOCK: usize = 512;
 
 /// The first bytes of the file index `pixz` appends after a tar, in the
 /// same xz stream (`PIXZ_INDEX_MAGIC`, little-endian).
@@ -292,69 +296,6 @@ pub(super) struct TarReader<'r> {
     pad: u64,
 }
 
-/// A header's checksum adds up, summed over unsigned or (old Sun, HP-UX,
-/// V7 writers) signed bytes, the checksum field counted as spaces.
-pub(super) fn checksum_ok(h: &[u8]) -> bool {
-    if h.len() < BLOCK {
-        return false;
-    }
-    let Some(stored) = octal(&h[148..156]) else {
-        return false;
-    };
-    let (mut unsigned, mut signed) = (0u64, 0i64);
-    for (i, &b) in h[..BLOCK].iter().enumerate() {
-        let b = if (148..156).contains(&i) { b' ' } else { b };
-        unsigned += b as u64;
-        signed += b as i8 as i64;
-    }
-    stored == unsigned || stored as i64 == signed
-}
-
-/// An octal numeric field: leading spaces, digits, then a space or NUL; a
-/// NUL before any digit ends the field, so it is 0 (GNU tar, libarchive and
-/// Python all read `\0\0\0\0\0\0\0 0016\0` as 0); or base-256 (high
-/// bit set).
-fn octal(f: &[u8]) -> Option<u64> {
-    if f.first().is_some_and(|&b| b & 0x80 != 0) {
-        // Base-256: big-endian, the first byte's high bit is the marker.
-        // Negative numbers (0xff marker) are not sizes.
-        if f[0] == 0xff {
-            return None;
-        }
-        let mut v: u64 = (f[0] & 0x7f) as u64;
-        for &b in &f[1..] {
-            v = v.checked_mul(256)?.checked_add(b as u64)?;
-        }
-        return Some(v);
-    }
-    let start = f.iter().position(|&b| b != b' ').unwrap_or(f.len());
-    if f.get(start).is_none_or(|&b| b == 0) {
-        return Some(0);
-    }
-    let s = f[start..]
-        .iter()
-        .take_while(|&&b| (b'0'..=b'7').contains(&b))
-        .try_fold(0u64, |v, &b| {
-            v.checked_mul(8)?.checked_add((b - b'0') as u64)
-        })?;
-    // Whatever follows the digits must be a terminator.
-    let digits_end = start
-        + f[start..]
-            .iter()
-            .take_while(|&&b| (b'0'..=b'7').contains(&b))
-            .count();
-    if f[digits_end..].iter().all(|&b| b == b' ' || b == 0) {
-        Some(s)
-    } else {
-        None
-    }
-}
-
-/// Bytes up to the first NUL.
-fn cstr(f: &[u8]) -> &[u8] {
-    &f[..memchr::memchr(0, f).unwrap_or(f.len())]
-}
-
 /// Pending extended attributes for the next entry (the last header wins).
 #[derive(Default)]
 struct Extended {
@@ -532,13 +473,14 @@ impl<'r> TarReader<'r> {
             if !checksum_ok(&h) {
                 return Err(TarError::Checksum { at });
             }
-            let size = if h[156] == b'1' || h[156] == b'2' || h[156] == b'5' {
+            let hd = Header(&h);
+            let size = if matches!(hd.typeflag(), b'1' | b'2' | b'5') {
                 // Link and directory sizes may be garbage in old writers.
-                octal(&h[124..136]).unwrap_or(0)
+                hd.size().unwrap_or(0)
             } else {
-                octal(&h[124..136]).ok_or(TarError::Field { field: "size", at })?
+                hd.size().ok_or(TarError::Field { field: "size", at })?
             };
-            let typeflag = h[156];
+            let typeflag = hd.typeflag();
             match typeflag {
                 b'L' => {
                     let d = self.data(size, MAX_NAME as u64 + 1)?;
@@ -577,7 +519,7 @@ impl<'r> TarReader<'r> {
                 _ => {}
             }
             let mut size = ext.pax_size.unwrap_or(size);
-            let ustar = &h[257..263] == b"ustar\0";
+            let ustar = hd.is_ustar();
             let (name, name_cut) = if let Some(n) = ext.sparse_name.take() {
                 n
             } else if let Some(n) = ext.pax_path.take() {
@@ -585,8 +527,8 @@ impl<'r> TarReader<'r> {
             } else if let Some(n) = ext.long_name.take() {
                 n
             } else {
-                let base = cstr(&h[..100]);
-                let prefix = if ustar { cstr(&h[345..500]) } else { &[][..] };
+                let base = hd.name();
+                let prefix = if ustar { hd.prefix() } else { &[][..] };
                 let mut full = Vec::with_capacity(prefix.len() + 1 + base.len());
                 if !prefix.is_empty() {
                     full.extend_from_slice(prefix);
@@ -599,7 +541,7 @@ impl<'r> TarReader<'r> {
                 .pax_link
                 .take()
                 .or(ext.long_link.take())
-                .unwrap_or_else(|| cstr(&h[157..257]).to_vec());
+                .unwrap_or_else(|| hd.linkname().to_vec());
             if matches!(typeflag, b'2' | b'3' | b'4' | b'6')
                 && !ext.sparse
                 && size > 0
@@ -615,8 +557,8 @@ impl<'r> TarReader<'r> {
                     // Old GNU sparse: 4 regions in the header, then
                     // extension blocks of 21 while "isextended" is set.
                     let mut regions = Vec::new();
-                    let mut bad = !old_sparse_regions(&h[386..482], &mut regions);
-                    let mut extended = h[482] != 0;
+                    let mut bad = !old_sparse_regions(hd.gnu_sparse(), &mut regions);
+                    let mut extended = hd.gnu_is_extended();
                     let mut e = [0u8; BLOCK];
                     while extended {
                         if self.block(&mut e)? < BLOCK {
@@ -628,7 +570,7 @@ impl<'r> TarReader<'r> {
                         bad |= !old_sparse_regions(&e[..504], &mut regions);
                         extended = e[504] != 0;
                     }
-                    let real_size = octal(&h[483..495]);
+                    let real_size = hd.gnu_real_size();
                     Item::Sparse(match real_size {
                         Some(real_size) if !bad && ordered(&regions, real_size) => Some(Sparse {
                             map: Some(regions),
@@ -837,143 +779,6 @@ fn ordered(regions: &[(u64, u64)], real_size: u64) -> bool {
         }
     }
     true
-}
-
-/// A sparse member's expanded content: zeros for the holes, the stored
-/// data for the regions (a pax 1.0 map is read from the data first).
-pub(super) struct SparseData<'t, 'r> {
-    d: Data<'t, 'r>,
-    map: Option<Vec<(u64, u64)>>,
-    real_size: u64,
-    /// Next region, and the position in the expanded file.
-    i: usize,
-    pos: u64,
-    /// Zeros given for holes so far (at most [`MAX_HOLES`]).
-    zeros: u64,
-}
-
-impl<'t, 'r> SparseData<'t, 'r> {
-    pub(super) fn new(d: Data<'t, 'r>, s: Sparse) -> Self {
-        SparseData {
-            d,
-            map: s.map,
-            real_size: s.real_size,
-            i: 0,
-            pos: 0,
-            zeros: 0,
-        }
-    }
-
-    fn corrupt(&self, why: &'static str) -> io::Error {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            TarError::SparseMap {
-                why,
-                at: self.d.t.pos,
-            },
-        )
-    }
-
-    /// pax 1.0: decimal numbers, each ended by `\n`: the count of regions,
-    /// then offset and length of each; padded to a block. Lines starting
-    /// with `#` are comments (libarchive skips them; some writers add them).
-    fn read_map(&mut self) -> io::Result<Vec<(u64, u64)>> {
-        let mut numbers: Vec<u64> = Vec::new();
-        let mut want = 1usize;
-        let mut cur: Option<u64> = None;
-        let mut comment = false;
-        let mut block = [0u8; BLOCK];
-        while numbers.len() < want {
-            let mut n = 0;
-            while n < BLOCK {
-                match self.d.read(&mut block[n..])? {
-                    0 => return Err(self.corrupt("is cut: the member ends inside it")),
-                    k => n += k,
-                }
-            }
-            for &b in &block {
-                if numbers.len() == want {
-                    break;
-                }
-                if comment || (b == b'#' && cur.is_none()) {
-                    comment = b != b'\n';
-                    continue;
-                }
-                match b {
-                    b'0'..=b'9' => {
-                        let v = cur.unwrap_or(0);
-                        cur = Some(
-                            v.checked_mul(10)
-                                .and_then(|v| v.checked_add((b - b'0') as u64))
-                                .ok_or_else(|| self.corrupt("is unreadable"))?,
-                        );
-                    }
-                    b'\n' => {
-                        let v = cur.take().ok_or_else(|| self.corrupt("is unreadable"))?;
-                        if numbers.is_empty() {
-                            if v > MAX_SPARSE as u64 {
-                                return Err(self.corrupt("has too many regions"));
-                            }
-                            want = 1 + 2 * v as usize;
-                        }
-                        numbers.push(v);
-                    }
-                    _ => return Err(self.corrupt("is unreadable")),
-                }
-            }
-        }
-        let regions: Vec<(u64, u64)> = numbers[1..].chunks_exact(2).map(|p| (p[0], p[1])).collect();
-        if !ordered(&regions, self.real_size) {
-            return Err(self.corrupt("is unreadable"));
-        }
-        Ok(regions)
-    }
-}
-
-impl Read for SparseData<'_, '_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if buf.is_empty() {
-            return Ok(0);
-        }
-        if self.map.is_none() {
-            self.map = Some(self.read_map()?);
-        }
-        let map = self.map.as_deref().unwrap_or_default();
-        let room = buf.len() as u64;
-        // Regions already passed (or empty) are stepped over.
-        while map
-            .get(self.i)
-            .is_some_and(|&(off, len)| self.pos >= off + len)
-        {
-            self.i += 1;
-        }
-        // Zeros up to the next region's start (or the real size).
-        let next = map.get(self.i).map_or(self.real_size, |r| r.0);
-        if self.pos < next {
-            if self.zeros >= MAX_HOLES {
-                return Err(io::Error::new(
-                    io::ErrorKind::OutOfMemory,
-                    TarError::SparseHoles,
-                ));
-            }
-            let n = (next - self.pos).min(room).min(MAX_HOLES - self.zeros) as usize;
-            buf[..n].fill(0);
-            self.pos += n as u64;
-            self.zeros += n as u64;
-            return Ok(n);
-        }
-        let Some(&(off, len)) = map.get(self.i) else {
-            return Ok(0);
-        };
-        let end = off + len;
-        let want = (end - self.pos).min(room) as usize;
-        let n = self.d.read(&mut buf[..want])?;
-        if n == 0 {
-            return Err(self.corrupt("claims more data than the member stores"));
-        }
-        self.pos += n as u64;
-        Ok(n)
-    }
 }
 
 /// The data of the current entry.

@@ -17,6 +17,7 @@
 //! coverage error naming the member (lm-eval and InferenceX write each of
 //! their files with one `json.dump`).
 
+use crate::lines::Line;
 use crate::pack::{CapType, VariantDef};
 use jsonc_parser::ast;
 use serde_json::{Map, Value};
@@ -508,6 +509,92 @@ pub(crate) fn documents<'t>(
             docs.len()
         );
         (Vec::new(), Some(why))
+    }
+}
+
+/// A json variant as the pack gives it.
+pub(super) fn compile(v: &VariantDef, re: &mut super::Regexes<'_>) -> Result<JsonMatch, String> {
+    super::unused(
+        "json",
+        &[
+            ("regex", v.regex.is_some()),
+            ("each", v.each.is_some()),
+            ("start", v.start.is_some()),
+            ("end", v.end.is_some()),
+            ("dump", v.dump.is_some()),
+            ("carry", !v.carry.is_empty()),
+            ("indent", v.indent.is_some()),
+            ("prefilter", v.prefilter.is_some()),
+        ],
+    )?;
+    let m = JsonMatch::compile(v)?;
+    re.names.extend(m.names().map(str::to_string));
+    Ok(m)
+}
+
+/// Most bytes of one document the json rules read: past it the member
+/// gets a `limit` error (result files are kilobytes).
+pub(crate) const MAX_JSON_BYTES: usize = 16 << 20;
+
+/// A member a json rule reads: its lines, kept until the member ends.
+#[derive(Debug, Default)]
+pub(crate) struct JsonDoc {
+    pub(crate) text: Vec<u8>,
+    /// Per line: its number, its offset in the member, and where it
+    /// begins in `text`.
+    pub(crate) lines: Vec<(u64, u64, usize)>,
+    /// Why the document cannot be read whole (too big, a line cut short).
+    pub(crate) cut: Option<String>,
+}
+
+impl JsonDoc {
+    pub(crate) fn push(&mut self, line: &Line<'_>) {
+        if self.cut.is_some() {
+            return;
+        }
+        if line.truncated {
+            self.cut = Some(format!("line {} is longer than --max-line", line.number));
+            return;
+        }
+        let raw = line.raw.strip_suffix(b"\r").unwrap_or(line.raw);
+        if self.text.len() + raw.len() + 1 > MAX_JSON_BYTES {
+            self.cut = Some(format!("larger than {} MiB", MAX_JSON_BYTES >> 20));
+            return;
+        }
+        self.lines.push((line.number, line.offset, self.text.len()));
+        self.text.extend_from_slice(raw);
+        self.text.push(b'\n');
+    }
+
+    /// Appends the document's next part (of a member split across threads).
+    pub(crate) fn append(&mut self, later: JsonDoc) {
+        if self.cut.is_some() {
+            return;
+        }
+        if later.cut.is_some() || self.text.len() + later.text.len() > MAX_JSON_BYTES {
+            self.cut = later
+                .cut
+                .or_else(|| Some(format!("larger than {} MiB", MAX_JSON_BYTES >> 20)));
+            return;
+        }
+        let base = self.text.len();
+        self.lines
+            .extend(later.lines.into_iter().map(|(n, o, at)| (n, o, at + base)));
+        self.text.extend_from_slice(&later.text);
+    }
+
+    /// The line holding byte `at` of the text: its index in `lines`.
+    pub(crate) fn line_at(&self, at: usize) -> usize {
+        self.lines.partition_point(|l| l.2 <= at).saturating_sub(1)
+    }
+
+    /// The text of line `i` (without its end).
+    pub(crate) fn line_text(&self, i: usize) -> &[u8] {
+        let start = self.lines[i].2;
+        let end = self.lines.get(i + 1).map_or(self.text.len(), |l| l.2);
+        self.text[start..end]
+            .strip_suffix(b"\n")
+            .unwrap_or(&self.text[start..end])
     }
 }
 

@@ -1,4 +1,9 @@
-//! The indented (YAML) block kind: a `kind = "block"` variant with an
+//! The block kind: a `kind = "block"` variant's `start` line opens a
+//! block whose following lines are its entries (each read by `each`) until
+//! `end`, a line matching neither, or the member's end (an env dump, an
+//! lm-eval table under its task's row).
+//!
+//! Indented (YAML) blocks: a block variant with an
 //! `indent` regex reads a YAML mapping or list of name/value entries (an
 //! env block) by indentation, the way YAML nests it.
 //!
@@ -14,6 +19,157 @@
 //! Kubernetes item whose value it cannot read (`valueFrom:` a secret or a
 //! config map), is reported as unreadable: the scanner makes it a
 //! `truncated` coverage error, so no absence is claimed from the block.
+
+use super::{Kind, Regexes, unused};
+use crate::pack::RuleSet;
+use crate::pack::VariantDef;
+use crate::pack::pattern::PackRegex;
+use serde_json::{Map, Value};
+
+#[derive(Debug)]
+pub struct BlockMatch {
+    pub start: PackRegex,
+    pub each: PackRegex,
+    pub end: Option<PackRegex>,
+    /// `each` captures carried down from the line above where a line
+    /// leaves them empty.
+    pub carry: Vec<String>,
+    /// Closing other than at `end` is a coverage error (see
+    /// `VariantDef::complete`).
+    pub complete: bool,
+    /// A YAML block: where a line's indentation is (group `indent`; see
+    /// `VariantDef::indent`).
+    pub indent: Option<PackRegex>,
+    /// `each` has a `name` group: an indented block's entries are
+    /// name/value pairs, which may spread over lines (see [`Each`]).
+    pub pairs: bool,
+}
+
+impl BlockMatch {
+    /// The regexes whose named groups become captures.
+    pub fn regexes(&self) -> Vec<&PackRegex> {
+        vec![&self.start, &self.each]
+    }
+
+    /// What it looks for, by field, for `packs show`.
+    pub fn patterns(&self) -> Vec<(&'static str, String)> {
+        let re = |n: &'static str, r: &PackRegex| (n, r.as_str().to_string());
+        [
+            Some(re("start", &self.start)),
+            Some(re("each", &self.each)),
+            self.end.as_ref().map(|e| re("end", e)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+}
+
+/// A block variant as the pack gives it.
+pub(super) fn compile(v: &VariantDef, re: &mut Regexes<'_>) -> Result<BlockMatch, String> {
+    unused(
+        "block",
+        &[
+            ("regex", v.regex.is_some()),
+            ("dump", v.dump.is_some()),
+            ("keys", v.keys.is_some()),
+            ("at", v.at.is_some()),
+            ("key", v.key.is_some()),
+            ("fields", v.fields.is_some()),
+            ("cite", v.cite.is_some()),
+            ("json_lines", v.json_lines),
+        ],
+    )?;
+    let start = re.capturing("start", &v.start)?;
+    let each = re.capturing("each", &v.each)?;
+    let end = re.capturing("end", &v.end)?;
+    let (Some(start), Some(each)) = (start, each) else {
+        return Err("a block variant needs `start` and `each`".into());
+    };
+    if v.complete && end.is_none() {
+        return Err("`complete` needs a block variant with `end`".into());
+    }
+    let indent = match &v.indent {
+        None => None,
+        Some(s) => {
+            // Its group is a position, not a capture of the record.
+            let re = PackRegex::new(s, re.eager).map_err(|e| format!("indent: {e}"))?;
+            if !re.names().iter().any(|n| n == "indent") {
+                return Err("indent: the regex needs a group named `indent`".into());
+            }
+            Some(re)
+        }
+    };
+    if v.complete && indent.is_some() {
+        return Err(
+            "`complete` and `indent` exclude each other (an indented block ends where \
+             its indentation does)"
+                .into(),
+        );
+    }
+    Ok(BlockMatch {
+        pairs: each.names().iter().any(|n| n == "name"),
+        start,
+        each,
+        end,
+        carry: v.carry.clone(),
+        complete: v.complete,
+        indent,
+    })
+}
+
+/// A block being read: its variant, the captures of the line that opened
+/// it, and for an indented (YAML) block the start line's indentation and
+/// that of its entries (known at its first entry).
+#[derive(Debug, Clone)]
+pub(crate) struct OpenBlock {
+    pub(crate) variant: usize,
+    /// The start line's text, kept until its captures are made: at the
+    /// block's first entry. Most blocks end on the line after their start
+    /// without one (each `"key": {` of a pretty-printed JSON opens an
+    /// lm-eval block).
+    pub(crate) start: Box<[u8]>,
+    pub(crate) caps: Option<Map<String, Value>>,
+    pub(crate) indent: Option<IndentState>,
+}
+
+impl OpenBlock {
+    /// The start line's captures, made now if they were not yet.
+    pub(crate) fn caps(&mut self, set: &RuleSet) -> &mut Map<String, Value> {
+        let (variant, start) = (self.variant, &self.start);
+        self.caps.get_or_insert_with(|| {
+            let v = &set.variants[variant];
+            match &v.kind {
+                Kind::Block(b) => b
+                    .start
+                    .captures(start)
+                    .map(|c| set.captures(v, &[&c], &[&b.start]))
+                    .unwrap_or_default(),
+                _ => Map::new(),
+            }
+        })
+    }
+}
+
+/// The indentation `re` finds on `text` (its group `indent`; 0 where it
+/// does not match), and what follows it.
+pub(crate) fn indentation<'t>(re: &regex::bytes::Regex, text: &'t [u8]) -> (usize, &'t [u8]) {
+    match re.captures(text).and_then(|c| c.name("indent")) {
+        Some(m) => (m.end() - m.start(), &text[m.end()..]),
+        None => (0, text),
+    }
+}
+
+/// The column (0-based) where `rest` begins in `text`.
+pub(crate) fn at_column(text: &[u8], rest: &[u8]) -> usize {
+    text.len() - rest.len()
+}
+
+/// Blank lines and `#` comments do not end a block (YAML recipes have both).
+pub(crate) fn is_blank_or_comment(text: &[u8]) -> bool {
+    let t = text.trim_ascii_start();
+    t.is_empty() || t.starts_with(b"#")
+}
 
 /// Where an open indented block is.
 #[derive(Debug, Clone)]
@@ -74,6 +230,18 @@ pub(crate) enum Then {
     Entry,
 }
 
+/// What a block's `each` read on a line of an indented block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Each<'t> {
+    /// `each` without a `name` group picks values out of a YAML mapping
+    /// (`container:` under `model:`): whether it matched. Lines at the
+    /// entries' indentation that it does not match are other keys.
+    Keys(bool),
+    /// `each` with a `name` group reads name/value entries: the name and
+    /// value it read, if it matched.
+    Pairs(Option<(&'t [u8], &'t [u8])>),
+}
+
 /// The key and value of a `key: value` text (a Kubernetes item's keys).
 fn key_value(rest: &[u8]) -> Option<(&[u8], &[u8])> {
     let rest = rest.strip_prefix(b"- ").unwrap_or(rest).trim_ascii_start();
@@ -117,34 +285,15 @@ impl IndentState {
         }
     }
 
-    /// Reads one line of a block whose `each` picks values out of a YAML
-    /// mapping rather than reading name/value entries (`container:` under
-    /// `model:`): lines `each` does not match are other keys, passed over.
-    pub(crate) fn step_keys(&mut self, blank: bool, at: usize, rest: &[u8], matched: bool) -> Then {
-        if blank {
-            return Then::Done;
-        }
-        if at < self.start || (at == self.start && !rest.starts_with(b"- ")) {
-            return Then::End;
-        }
-        let entry = *self.entry.get_or_insert(at);
-        if at > entry || !matched {
-            Then::Done
-        } else {
-            Then::Entry
-        }
-    }
-
     /// Reads one line: `blank` (blank or a comment), its indentation `at`,
-    /// the text after it `rest`, and what `each` read on it (name and
-    /// value), if it did. `line` is the line itself, kept if it opens a
-    /// value to come.
+    /// the text after it `rest`, and what `each` read on it. `line` is the
+    /// line itself, kept if it opens a value to come.
     pub(crate) fn step(
         &mut self,
         blank: bool,
         at: usize,
         rest: &[u8],
-        each: Option<(&[u8], &[u8])>,
+        each: Each<'_>,
         line: impl FnOnce() -> LineAt,
     ) -> (Vec<Made>, Then) {
         let mut made = Vec::new();
@@ -188,6 +337,11 @@ impl IndentState {
             }
             return (made, Then::Done);
         }
+        let each = match each {
+            // Other keys of the mapping are passed over; nothing pends.
+            Each::Keys(matched) => return (made, if matched { Then::Entry } else { Then::Done }),
+            Each::Pairs(each) => each,
+        };
         self.flush(&mut made);
         // A Kubernetes item: `- name: X` or `- value: Y` opens it.
         if rest.starts_with(b"- ")
@@ -267,6 +421,11 @@ mod tests {
     /// Runs lines (indentation by spaces) through a block started at
     /// indentation `start`; `each` reads `NAME: v` and `- NAME=v`.
     fn run(start: usize, lines: &[&str]) -> Vec<String> {
+        read(start, false, lines)
+    }
+
+    /// As `run`, with `keys`: `each` picks keys out of a mapping.
+    fn read(start: usize, keys: bool, lines: &[&str]) -> Vec<String> {
         let mut s = IndentState::new(start);
         let mut out = Vec::new();
         for (n, l) in lines.iter().enumerate() {
@@ -281,6 +440,11 @@ mod tests {
                 .or_else(|| body.split_once('='))
                 .filter(|(k, _)| k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
                 .map(|(k, v)| (k.as_bytes(), v.as_bytes()));
+            let each = if keys {
+                Each::Keys(each.is_some())
+            } else {
+                Each::Pairs(each)
+            };
             let (made, then) = s.step(blank, at, rest, each, || LineAt {
                 number: n as u64 + 1,
                 offset: 0,
@@ -371,6 +535,25 @@ mod tests {
             ],
         );
         assert_eq!(got, ["entry@1", "unreadable", "entry@3", "end"]);
+    }
+
+    #[test]
+    fn a_mapping_read_by_keys_passes_over_other_keys_and_deeper_lines() {
+        // sglang's recipe YAML: `model:` holds `container:` among other
+        // keys, some with nested values.
+        let got = read(
+            2,
+            true,
+            &[
+                "    path: /models/dsr1",
+                "    served:",
+                "      - name: dsr1",
+                "    container: lmsysorg/sglang:v0.5.5",
+                "    ??? what",
+                "  resources:",
+            ],
+        );
+        assert_eq!(got, ["entry@1", "entry@2", "entry@4", "end"]);
     }
 
     #[test]
