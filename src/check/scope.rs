@@ -257,6 +257,22 @@ pub struct Scope<'a> {
 }
 
 impl<'a> Scope<'a> {
+    /// The artifact (as walked) a record at `path` lies in: the longest
+    /// artifact name that is the path or a folder above it; the path itself
+    /// where none is.
+    pub(crate) fn artifact_of<'p>(&'p self, path: &'p str) -> &'p str {
+        self.artifacts
+            .iter()
+            .filter(|a| {
+                path == a.as_str()
+                    || path
+                        .strip_prefix(a.as_str())
+                        .is_some_and(|rest| rest.starts_with('/'))
+            })
+            .max_by_key(|a| a.len())
+            .map_or(path, String::as_str)
+    }
+
     pub fn new(
         name: String,
         artifacts: Vec<String>,

@@ -84,9 +84,6 @@ const CONFIG: [&str; 9] = [
     "osl",
 ];
 
-/// Findings named in a reason.
-const MAX_REASONS: usize = 3;
-
 pub(crate) fn parse(p: &toml::Table) -> Result<Agree, String> {
     if let Some(k) = p
         .keys()
@@ -142,21 +139,9 @@ fn parts(r: &Evidence) -> Vec<&str> {
         .collect()
 }
 
-/// The artifact (as walked) a record lies in: the longest artifact name
-/// that is its path or a folder above it.
+/// The artifact (as walked) a record lies in.
 fn unit_of<'a>(cx: &'a Ctx, r: &'a Evidence) -> &'a str {
-    let path: &str = &r.location.path;
-    cx.scope
-        .artifacts
-        .iter()
-        .filter(|a| {
-            path == a.as_str()
-                || path
-                    .strip_prefix(a.as_str())
-                    .is_some_and(|rest| rest.starts_with('/'))
-        })
-        .max_by_key(|a| a.len())
-        .map_or(path, String::as_str)
+    cx.scope.artifact_of(&r.location.path)
 }
 
 /// The batched eval's concurrency in a results file's name, as
@@ -205,7 +190,7 @@ fn filter_is(field: &str, filter: &str) -> bool {
     }
 }
 
-type Finding = (String, Vec<Cited>);
+use super::Finding;
 
 /// One eval point's metric: run, artifact, concurrency, task, metric, filter.
 type PointKey = (String, String, Option<u64>, String, String, String);
@@ -500,26 +485,6 @@ impl Check {
                 Value::from(unlinked.iter().take(MAX_CITES).cloned().collect::<Vec<_>>()),
             );
         }
-        let pick = |items: &[Finding]| -> (String, Vec<Cited>) {
-            let reasons: Vec<&str> = items
-                .iter()
-                .take(MAX_REASONS)
-                .map(|(r, _)| r.as_str())
-                .collect();
-            let more = items.len().saturating_sub(MAX_REASONS);
-            let mut cites: Vec<Cited> = Vec::new();
-            for c in items.iter().flat_map(|(_, c)| c) {
-                if !cites.iter().any(|x| x.citation == c.citation) && cites.len() < MAX_CITES {
-                    cites.push(c.clone());
-                }
-            }
-            let tail = if more > 0 {
-                format!("; and {more} more")
-            } else {
-                String::new()
-            };
-            (format!("{}{tail}", reasons.join("; ")), cites)
-        };
         let not_linked = if unlinked.is_empty() {
             String::new()
         } else {
@@ -529,21 +494,10 @@ impl Check {
                 unlinked[0]
             )
         };
-        if !fails.is_empty() {
-            let (reason, cites) = pick(&fails);
-            v.status = Status::Fail;
-            v.reason = reason;
-            v.evidence = cites;
-        } else if !unknowns.is_empty() {
-            let (reason, cites) = pick(&unknowns);
-            v.evidence = cites;
-            if cx.complete() {
-                v.status = Status::Unknown;
-                v.reason = reason;
-            } else {
-                cx.unread(v, reason);
-            }
-        } else if compared == 0 {
+        if super::fail_or_unknown(v, cx, &fails, &unknowns) {
+            return;
+        }
+        if compared == 0 {
             let what = format!(
                 "no eval is reported by two documents here ({} eval row(s), {} results-file metric(s)): nothing to compare{not_linked}",
                 rows.len(),

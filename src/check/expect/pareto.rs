@@ -266,21 +266,9 @@ fn run_of(cx: &Ctx, r: &Evidence) -> String {
     run_of_artifact(unit_of(cx, r))
 }
 
-/// The artifact (as walked) a record lies in: the longest artifact name
-/// that is its path or a folder above it.
+/// The artifact (as walked) a record lies in.
 fn unit_of<'a>(cx: &'a Ctx, r: &'a Evidence) -> &'a str {
-    let path: &str = &r.location.path;
-    cx.scope
-        .artifacts
-        .iter()
-        .filter(|a| {
-            path == a.as_str()
-                || path
-                    .strip_prefix(a.as_str())
-                    .is_some_and(|rest| rest.starts_with('/'))
-        })
-        .max_by_key(|a| a.len())
-        .map_or(path, String::as_str)
+    cx.scope.artifact_of(&r.location.path)
 }
 
 /// Where a result lies, the same for its copies: the run, the artifact's

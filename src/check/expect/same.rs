@@ -7,15 +7,15 @@
 //! `docker.io/x/y:t` is `x/y:t`; a digest against a tag is unknown.
 
 use crate::check::image::{self, Cmp};
-use crate::check::judge::{Ctx, MAX_CITES, cited};
-use crate::check::{Check, Cited, Same, Status, Verdict};
+use crate::check::judge::{Ctx, cited};
+use crate::check::{Check, Same, Status, Verdict};
 use crate::domain::Evidence;
 use serde_json::Value;
 
 /// Configurations listed in `observed`.
 const MAX_CONFIGS: usize = 20;
 
-type Finding = (String, Vec<Cited>);
+use super::Finding;
 
 /// Whether a folder or archive in the record's path is named like a glob of
 /// `left_in` (the artifact the record lies in: `eval_gsm8k_<exp>/config.yaml`).
@@ -275,23 +275,6 @@ impl Check {
             v.expected
                 .insert(cap.to_string(), Value::from(want.clone()));
         }
-        let pick = |items: &[Finding]| -> Finding {
-            let mut reasons: Vec<&str> = items.iter().take(3).map(|(r, _)| r.as_str()).collect();
-            let more = items.len().saturating_sub(3);
-            let tail = if more > 0 {
-                format!("; and {more} more")
-            } else {
-                String::new()
-            };
-            let mut cites: Vec<Cited> = Vec::new();
-            for c in items.iter().flat_map(|(_, c)| c) {
-                if !cites.iter().any(|x| x.citation == c.citation) && cites.len() < MAX_CITES {
-                    cites.push(c.clone());
-                }
-            }
-            reasons.dedup();
-            (format!("{}{tail}", reasons.join("; ")), cites)
-        };
         if left.is_empty() && fails.is_empty() {
             let what = format!(
                 "no artifact records {}'s {cap}: no {} record in this scope",
@@ -307,22 +290,8 @@ impl Check {
             }
             return;
         }
-        if !fails.is_empty() {
-            let (reason, cites) = pick(&fails);
-            v.status = Status::Fail;
-            v.reason = reason;
-            v.evidence = cites;
-        } else if !unknowns.is_empty() {
-            let (reason, cites) = pick(&unknowns);
-            v.evidence = cites;
-            if cx.complete() {
-                v.status = Status::Unknown;
-                v.reason = reason;
-            } else {
-                cx.unread(v, reason);
-            }
-        } else {
-            let (reason, cites) = pick(&passes);
+        if !super::fail_or_unknown(v, cx, &fails, &unknowns) {
+            let (reason, cites) = super::summarize(&passes);
             v.status = Status::Pass;
             let and_pr = pr.as_ref().map_or(String::new(), |p| {
                 format!(" and the PR's {} (--param {cap})", Value::from(p.clone()))

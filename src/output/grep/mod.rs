@@ -87,6 +87,39 @@ impl<'a> GrepPrint<'a> {
     }
 }
 
+/// A printer of lines (standard, records, rg's JSON): a match and a context
+/// line alike are printed, the member's output says when to stop reading;
+/// only the summary printer decides per line.
+trait LinePrinter {
+    fn line(&mut self, hit: &Hit<'_>);
+    /// Between lines: false once the output is gone.
+    fn output_open(&mut self) -> bool;
+}
+
+impl<T: LinePrinter> GrepPrinter for T {
+    fn matched(&mut self, hit: &Hit<'_>) -> io::Result<bool> {
+        self.line(hit);
+        Ok(true)
+    }
+
+    fn context(&mut self, hit: &Hit<'_>) -> io::Result<bool> {
+        self.line(hit);
+        Ok(true)
+    }
+
+    fn finish(&mut self, _: Tally) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn prints_lines(&self) -> bool {
+        true
+    }
+
+    fn spill(&mut self) -> bool {
+        self.output_open()
+    }
+}
+
 /// Calls the chosen printer.
 macro_rules! each {
     ($self:ident, $p:ident => $e:expr) => {

@@ -1,13 +1,12 @@
 //! `--format jsonl`: artiscan's records, an `evidence` record (`rule` =
 //! "grep") per matching line and a `context` record per context line.
 
-use super::Member;
+use super::{LinePrinter, Member};
 use crate::domain::{Citation, Evidence, line_text};
 use crate::location::Location;
 use crate::output::records::{ContextRecord, EvidenceRecord};
 use crate::output::write_jsonl;
-use crate::scan::grep::{GrepPrinter, Hit, Tally};
-use std::io;
+use crate::scan::grep::Hit;
 use std::sync::Arc;
 
 pub(crate) struct Records<'a> {
@@ -25,7 +24,9 @@ impl<'a> Records<'a> {
         );
         Records { member, shared }
     }
+}
 
+impl LinePrinter for Records<'_> {
     fn line(&mut self, hit: &Hit<'_>) {
         let loc = Location {
             path: self.shared.0.clone(),
@@ -56,28 +57,8 @@ impl<'a> Records<'a> {
             write_jsonl(self.member.out.buf(), &rec);
         }
     }
-}
 
-impl GrepPrinter for Records<'_> {
-    fn matched(&mut self, hit: &Hit<'_>) -> io::Result<bool> {
-        self.line(hit);
-        Ok(true)
-    }
-
-    fn context(&mut self, hit: &Hit<'_>) -> io::Result<bool> {
-        self.line(hit);
-        Ok(true)
-    }
-
-    fn finish(&mut self, _: Tally) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn prints_lines(&self) -> bool {
-        true
-    }
-
-    fn spill(&mut self) -> bool {
+    fn output_open(&mut self) -> bool {
         self.member.out.spill()
     }
 }

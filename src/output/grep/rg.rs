@@ -1,10 +1,9 @@
 //! `--json`: rg's messages for the member's lines (the messages
 //! themselves are written by [`crate::output::grep_json`]).
 
-use super::Member;
+use super::{LinePrinter, Member};
 use crate::output::grep_json::{RgMember, RgStats};
-use crate::scan::grep::{GrepMatcher, GrepOptions, GrepPrinter, Hit, Tally};
-use std::io;
+use crate::scan::grep::{GrepMatcher, GrepOptions, Hit};
 
 pub(crate) struct Rg<'a> {
     matcher: &'a GrepMatcher,
@@ -28,35 +27,17 @@ impl<'a> Rg<'a> {
     pub(super) fn end(&mut self, bytes: u64) -> RgStats {
         self.rg.end(self.member.out.buf(), bytes)
     }
+}
 
+impl LinePrinter for Rg<'_> {
     fn line(&mut self, hit: &Hit<'_>) {
         let spans = self.matcher.spans(self.opts, hit.is_match, hit.text);
         let out = self.member.out.buf();
         self.rg
             .line(out, hit.is_match, hit.number, hit.offset, hit.text, &spans);
     }
-}
 
-impl GrepPrinter for Rg<'_> {
-    fn matched(&mut self, hit: &Hit<'_>) -> io::Result<bool> {
-        self.line(hit);
-        Ok(true)
-    }
-
-    fn context(&mut self, hit: &Hit<'_>) -> io::Result<bool> {
-        self.line(hit);
-        Ok(true)
-    }
-
-    fn finish(&mut self, _: Tally) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn prints_lines(&self) -> bool {
-        true
-    }
-
-    fn spill(&mut self) -> bool {
+    fn output_open(&mut self) -> bool {
         self.member.out.spill()
     }
 }

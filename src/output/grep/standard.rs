@@ -2,10 +2,9 @@
 //! `citation-line-text` for context, `--` between groups, and `-o`, `-b`,
 //! `-0`, `-N`, `--column`, `--vimgrep`, colour.
 
-use super::Member;
+use super::{LinePrinter, Member};
 use crate::output::text;
-use crate::scan::grep::{GrepMatcher, GrepOptions, GrepPrinter, Hit, Tally};
-use std::io;
+use crate::scan::grep::{GrepMatcher, GrepOptions, Hit};
 
 pub(crate) struct Standard<'a> {
     matcher: &'a GrepMatcher,
@@ -21,7 +20,9 @@ impl<'a> Standard<'a> {
             member,
         }
     }
+}
 
+impl LinePrinter for Standard<'_> {
     fn line(&mut self, hit: &Hit<'_>) {
         let (number, offset, line) = (hit.number, hit.offset, hit.text);
         let opts = self.opts;
@@ -68,28 +69,8 @@ impl<'a> Standard<'a> {
         let head = head(offset, column);
         text::citation_line(out, &head, line, color, |_| spans);
     }
-}
 
-impl GrepPrinter for Standard<'_> {
-    fn matched(&mut self, hit: &Hit<'_>) -> io::Result<bool> {
-        self.line(hit);
-        Ok(true)
-    }
-
-    fn context(&mut self, hit: &Hit<'_>) -> io::Result<bool> {
-        self.line(hit);
-        Ok(true)
-    }
-
-    fn finish(&mut self, _: Tally) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn prints_lines(&self) -> bool {
-        true
-    }
-
-    fn spill(&mut self) -> bool {
+    fn output_open(&mut self) -> bool {
         self.member.out.spill()
     }
 }
