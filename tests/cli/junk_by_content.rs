@@ -4,35 +4,13 @@
 //! artifact's zip; a real `.DS_Store`, `Thumbs.db` or Zone.Identifier stream
 //! is set aside, with a note saying what and why.
 
-use crate::harness::{artiscan_in, checked_verdicts, copy_dir, root};
-use std::path::Path;
-use std::process::Command;
+use crate::harness::{artiscan_in, checked_verdicts, copy_dir, root, zip_folder};
 
 const RF1: &str =
     "dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc64_mi355x-amds_03";
 
 /// The end of an SGLang scheduler crash, as its log prints it.
 const CRASH: &str = "[2026-10-29 04:52:11 TP3] Scheduler hit an exception: Traceback (most recent call last):\n  File \"/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py\", line 2968, in run_scheduler_process\n    scheduler.event_loop_overlap()\nRuntimeError: CUDA error: an illegal memory access was encountered\n";
-
-/// Zips `folder`'s files (names relative to it) into `zip`, with Python's
-/// zipfile (names keep their `:`).
-fn zip_folder(folder: &Path, zip: &Path) {
-    let ok = Command::new("python3")
-        .arg("-c")
-        .arg(
-            "import os, sys, zipfile\n\
-             with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED) as z:\n\
-             \x20   for d, _, fs in os.walk(sys.argv[1]):\n\
-             \x20       for f in sorted(fs):\n\
-             \x20           p = os.path.join(d, f)\n\
-             \x20           z.write(p, os.path.relpath(p, sys.argv[1]))\n",
-        )
-        .arg(folder)
-        .arg(zip)
-        .status()
-        .expect("python3");
-    assert!(ok.success());
-}
 
 fn status(v: &[(String, String, String)], scope_end: &str, check: &str) -> String {
     v.iter()

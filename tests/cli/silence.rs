@@ -1,7 +1,7 @@
 //! Silence becomes a message (issue 45): a check file's mistakes are load
 //! errors that say where, readable as printed.
 
-use crate::harness::{artiscan_in, sample};
+use crate::harness::{artiscan_in, sample, zip_folder};
 
 /// A check file naming a capture `sglang.server_args` never records (its
 /// dump keeps a known list of keys) is a load error naming the capture,
@@ -157,25 +157,6 @@ fn an_empty_server_log_makes_its_claims_unknown() {
     assert_eq!(audited.code, 0, "{}", audited.stderr);
     let exported = artiscan_in(d, &["audit", "export", "--db", "a.sqlite", "--verdicts"]);
     assert_eq!(crate::harness::checked_verdicts(&exported), verdicts);
-}
-
-/// Zips `folder`'s files, named relative to it, into `dest`.
-fn zip_folder(folder: &std::path::Path, dest: &std::path::Path) {
-    let zipped = std::process::Command::new("python3")
-        .arg("-c")
-        .arg(
-            "import os, sys, zipfile\n\
-             with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED) as z:\n\
-             \x20   for d, _, fs in os.walk(sys.argv[1]):\n\
-             \x20       for f in sorted(fs):\n\
-             \x20           p = os.path.join(d, f)\n\
-             \x20           z.write(p, os.path.relpath(p, sys.argv[1]))\n",
-        )
-        .arg(folder)
-        .arg(dest)
-        .status()
-        .unwrap();
-    assert!(zipped.success());
 }
 
 /// An `agentic_` artifact whose `server.log` is empty is judged on its
