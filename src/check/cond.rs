@@ -237,6 +237,9 @@ enum Op {
     /// `configs.<task>.metric_list`, else `exact_match`: validate_scores.py's
     /// metric_prefixes).
     ListedIn(String, Vec<Value>),
+    /// `absent = true`: the record has no value for the capture (the field
+    /// is missing or `null`); it stands alone.
+    Absent,
 }
 
 /// All of its operations must hold.
@@ -308,8 +311,17 @@ impl Cond {
                     }
                     _ => return Err("`listed_in` takes [\"@capture\", default...]".into()),
                 },
+                "absent" => match v {
+                    toml::Value::Boolean(true) => Op::Absent,
+                    _ => return Err("`absent` takes true".into()),
+                },
                 other => return Err(format!("unknown condition {other:?}")),
             });
+        }
+        if ops.len() > 1 && ops.iter().any(|o| matches!(o, Op::Absent)) {
+            return Err(
+                "`absent` stands alone: a value that is not there has nothing to compare".into(),
+            );
         }
         Ok(Cond(ops))
     }
@@ -336,7 +348,7 @@ impl Cond {
                 Op::Eq(o) | Op::Ne(o) => add(o, false),
                 Op::Gt(o) | Op::Ge(o) | Op::Lt(o) | Op::Le(o) | Op::Within(o, _) => add(o, true),
                 Op::In(os) | Op::NotIn(os) => os.iter().for_each(|o| add(o, false)),
-                Op::Regex(_) | Op::Add(_) | Op::Range(..) | Op::ListedIn(..) => {}
+                Op::Regex(_) | Op::Add(_) | Op::Range(..) | Op::ListedIn(..) | Op::Absent => {}
             }
         }
         out
@@ -387,6 +399,7 @@ impl Cond {
                 Op::Within(o, tol) => ("within", serde_json::json!([show(o), tol])),
                 Op::Add(a) => ("add", serde_json::json!(a)),
                 Op::Range(lo, hi) => ("range", serde_json::json!([lo, hi])),
+                Op::Absent => ("absent", Value::Bool(true)),
                 Op::ListedIn(list, defaults) => {
                     let mut a = vec![Value::String(format!("@{list}"))];
                     a.extend(defaults.iter().cloned());
@@ -399,6 +412,9 @@ impl Cond {
     }
 
     fn holds(&self, got: Option<&Value>, r: &Evidence, p: &Params) -> Result<bool, String> {
+        if matches!(self.0.as_slice(), [Op::Absent]) {
+            return Ok(got.is_none_or(Value::is_null));
+        }
         let Some(got) = got else { return Ok(false) };
         let add: f64 = self
             .0
@@ -418,6 +434,8 @@ impl Cond {
         for op in &self.0 {
             let ok = match op {
                 Op::Add(_) => true,
+                // Alone, decided above.
+                Op::Absent => false,
                 Op::Range(lo, hi) => num(got).is_some_and(|n| n >= *lo && n <= *hi),
                 Op::Regex(re) => re.is_match(&as_text(got)),
                 Op::ListedIn(list, defaults) => {

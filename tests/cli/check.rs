@@ -204,9 +204,9 @@ fn markdown_report_for_a_pr_comment() {
         // nor no-job-abort to server logs without a job log (2 more), nor
         // spec-decode-access-log to logs without speculative decoding (2
         // more), nor the run-scope crash-logs-kept to a run without result
-        // files (1 more), nor eval-rows-have-a-score to artifacts without
-        // eval rows (3).
-        "## artiscan check: 7 fail, 0 unknown, 20 pass, 50 not applicable"
+        // files (1 more), nor eval-rows-have-a-score and
+        // eval-rows-report-a-metric to artifacts without eval rows (3 and 2).
+        "## artiscan check: 7 fail, 0 unknown, 20 pass, 52 not applicable"
     );
     // A summary table per run: counts per check and status.
     assert!(lines.contains(&"### Run `samples/artifacts` (2 artifact(s))"));

@@ -605,6 +605,32 @@ fn empty_row(task: &str) -> Value {
     })
 }
 
+/// A row that reports no metric at all fails, whichever collector wrote
+/// it: the 2025 rows (no `score` key) with em_strict and em_flexible null,
+/// and today's all-null row; a row with any one value is not this claim's
+/// failure (its bar checks judge it).
+#[test]
+fn a_row_that_reports_no_metric_fails() {
+    let check = "eval-rows-report-a-metric";
+    let mut old = agg_row(0.95, 0.95, 1319);
+    old["em_strict"] = Value::Null;
+    old["em_flexible"] = Value::Null;
+    let good = agg_row(0.95, 0.95, 1319);
+    for rows in [json!([good.clone(), old]), json!([empty_row("gsm8k")])] {
+        let d = agg_run(&serde_json::to_string_pretty(&rows).unwrap());
+        let (s, v) = status_both(d.path(), check, &BAR);
+        assert_eq!(s, "fail", "{v}");
+        let cite = v["evidence"][0]["citation"].as_str().unwrap();
+        assert!(cite.contains("agg_eval_all.json:"), "{v}");
+    }
+    let mut flex_only = agg_row(0.95, 0.95, 1319);
+    flex_only["em_strict"] = Value::Null;
+    for rows in [json!([good]), json!([flex_only])] {
+        let d = agg_run(&serde_json::to_string_pretty(&rows).unwrap());
+        assert_eq!(status_both(d.path(), check, &BAR).0, "pass", "{rows}");
+    }
+}
+
 /// A row with a null score beside a scored one fails, cited on its score
 /// line (it passed: no bar check judged it); a row whose em_flexible
 /// holds the score is left to the flexible bar; rows of the 2025
