@@ -267,13 +267,48 @@ pub(crate) fn judge_units_where(
     if checks.iter().any(|c| c.scope == CheckScope::Run) {
         for (name, us) in runs(units) {
             let us: Vec<&Unit> = us.iter().map(|&u| &units[u]).collect();
-            let scope = scope_of(name, &us, lookup);
-            judge_scope(checks, CheckScope::Run, &scope, params, |v| {
-                verdicts.push(v)
-            });
+            judge_run(checks, name, &us, lookup, params, |v| verdicts.push(v));
         }
     }
     verdicts
+}
+
+/// The run checks of one run group (see [`runs`]): a curve check (Check
+/// 14) judges the group whole, since only its points tell whether a
+/// `_high` folder and its sibling are one sweep (`expect/pareto.rs`);
+/// every other run check judges each run folder alone, so one folder's
+/// evidence never answers for another's.
+fn judge_run<'s>(
+    checks: &[Check],
+    name: String,
+    us: &[&Unit],
+    scan: impl Fn(usize) -> Option<(&'s str, &'s ArtifactScan)>,
+    params: &CheckParams,
+    mut emit: impl FnMut(Verdict),
+) {
+    let mut folders: Vec<String> = Vec::new();
+    for u in us {
+        let run = u.run();
+        if !folders.contains(&run) {
+            folders.push(run);
+        }
+    }
+    if folders.len() <= 1 {
+        let scope = scope_of(name, us, &scan);
+        return judge_scope(checks, CheckScope::Run, &scope, params, emit);
+    }
+    let whole = scope_of(name, us, &scan);
+    for (k, folder) in folders.iter().enumerate() {
+        let part: Vec<&Unit> = us.iter().copied().filter(|u| &u.run() == folder).collect();
+        let part = scope_of(folder.clone(), &part, &scan);
+        for c in checks.iter().filter(|c| c.scope == CheckScope::Run) {
+            if !c.judges_a_sweep() {
+                emit(c.judge(&part, params));
+            } else if k == 0 {
+                emit(c.judge(&whole, params));
+            }
+        }
+    }
 }
 
 /// The units' groups of twins (units of one point, see [`super::twin`])
@@ -320,13 +355,41 @@ fn judge_scope(
 
 /// The runs of `units` (the folders holding them), in order of first
 /// appearance, each with its units' indexes; found through an index, so
-/// linear in the units however many runs they span.
+/// linear in the units however many runs they span. A `<run>_high`
+/// folder given beside `<run>` joins its group (judged in [`judge_run`]):
+/// InferenceX's high-concurrency continuation of a sweep, whose points
+/// the sibling's `agg_bmk.json` may also hold.
 fn runs(units: &[Unit]) -> Vec<(String, Vec<usize>)> {
     let mut runs = super::by_run::ByRun::default();
     for (i, u) in units.iter().enumerate() {
         runs.entry(&u.run(), Vec::new).push(i);
     }
-    runs.into_vec()
+    let mut runs = runs.into_vec();
+    let at: std::collections::HashMap<String, usize> = runs
+        .iter()
+        .enumerate()
+        .map(|(k, (name, _))| (name.clone(), k))
+        .collect();
+    let mut joined = vec![false; runs.len()];
+    for k in 0..runs.len() {
+        // The first run of the chain (`a_high_high` joins `a`'s).
+        let mut b = k;
+        while let Some(&base) = runs[b].0.strip_suffix("_high").and_then(|n| at.get(n)) {
+            b = base;
+        }
+        if b != k {
+            let moved = std::mem::take(&mut runs[k].1);
+            runs[b].1.extend(moved);
+            runs[b].1.sort_unstable();
+            joined[k] = true;
+        }
+    }
+    let mut k = 0;
+    runs.retain(|_| {
+        k += 1;
+        !joined[k - 1]
+    });
+    runs
 }
 
 /// [`judge_units`] as the scans arrive, for a check that streams its
@@ -539,9 +602,9 @@ impl<'a> Judging<'a> {
             return;
         }
         let us: Vec<&Unit> = self.runs[r].1.iter().map(|&u| &self.units[u]).collect();
-        let scope = scope_of(self.runs[r].0.clone(), &us, self.lookup());
         let mut verdicts = Vec::new();
-        judge_scope(self.checks, CheckScope::Run, &scope, self.params, |v| {
+        let name = self.runs[r].0.clone();
+        judge_run(self.checks, name, &us, self.lookup(), self.params, |v| {
             verdicts.push(v)
         });
         self.run_verdicts[r] = verdicts;

@@ -866,6 +866,12 @@ pub(crate) fn parse_checks(file: &str, src: &str) -> Result<Vec<Check>, CheckErr
 }
 
 impl Check {
+    /// Whether the check draws curves, which may span a sweep's `_high`
+    /// folder and its sibling (`load::judge_run`).
+    pub(crate) fn judges_a_sweep(&self) -> bool {
+        matches!(self.expect, Expect::Pareto(_))
+    }
+
     /// The parameters this check reads, with whether they must be numbers.
     /// Every rule the check names, each with the capture names it reads
     /// of it: what `rules_for` checks against the packs, so that a mistyped

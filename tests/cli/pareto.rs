@@ -67,7 +67,7 @@ fn run(points: &[String]) -> tempfile::TempDir {
 }
 
 /// The stem of the `i`-th point's artifacts.
-fn stem(i: usize) -> String {
+pub(crate) fn stem(i: usize) -> String {
     format!(
         "glm5.1_tp8_conc{i}_offloadnone_fp4_sglang_tp8-ep1-dpafalse_disagg-false_spec-none_conc{i}_mi355x-amds_{i:02}"
     )
@@ -134,6 +134,7 @@ fn agentx_nested_results_give_points() {
 }
 
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn points_that_are_no_points_leave_the_curve_unverifiable() {
     for bad in [json!(-3.0), json!("12.5"), Value::Null] {
         let mut pts = frontier(5);

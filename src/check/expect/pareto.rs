@@ -72,13 +72,25 @@ impl Check {
                 .zip(num(r, &p.y))
                 .map(|(x, y)| (x.to_bits(), y.to_bits()))
         };
+        // A `_high` folder that is one sweep with its sibling draws one
+        // curve with it: its run is the sibling's from here on.
+        let (sweep, sweep_note) = sweeps(cx, &m, &runs, coords);
+        let run_of = |cx: &Ctx, r: &Evidence| {
+            let run = run_of(cx, r);
+            sweep.get(&run).cloned().unwrap_or(run)
+        };
+        let curve_runs = runs
+            .iter()
+            .filter(|r| !sweep.contains_key(r.as_str()))
+            .count();
         let mut dropped: HashSet<(String, u64, u64)> = HashSet::new();
         for r in &m {
-            let (run, stem, _) = copy_key(cx, r);
+            let (_, stem, _) = copy_key(cx, r);
+            let run = run_of(cx, r);
             let why = if let Some(why) = left_out::failed_requests(r) {
                 partial.push((*r, why));
                 true
-            } else if let Some(c) = spoiled.get(&(run.clone(), stem)) {
+            } else if let Some(c) = spoiled.get(&(run_of_artifact(unit_of(cx, r)), stem)) {
                 crashed.push((*r, left_out::crash_reason(c)));
                 true
             } else {
@@ -117,7 +129,7 @@ impl Check {
             // Runs are never pooled (the prompt: "Never pool ... run/date
             // selection"): with several runs in scope each has its curves.
             let mut key = key;
-            if runs.len() > 1 {
+            if curve_runs > 1 {
                 key.insert(0, format!("run={}", run_of(cx, r)));
             }
             let entry = curves.entry(key.join(", ")).or_default();
@@ -196,7 +208,7 @@ impl Check {
                 }
             )
         };
-        let partial_note = format!("{partial_note}{copy_note}");
+        let partial_note = format!("{partial_note}{copy_note}{sweep_note}");
         if curves.is_empty() {
             self.nothing_found(v, cx);
             v.reason.push_str(&invalid_note);
@@ -241,6 +253,69 @@ impl Check {
             what
         };
     }
+}
+
+/// The `_high` folders among `runs` whose every point is a row of their
+/// sibling's `agg_*.json` (the sibling's aggregation took the whole
+/// sweep in): each mapped to the sibling, and a note saying which folders
+/// drew one curve and which were judged apart (and why).
+fn sweeps(
+    cx: &Ctx,
+    m: &[&Evidence],
+    runs: &[String],
+    coords: impl Fn(&Evidence) -> Option<(u64, u64)>,
+) -> (HashMap<String, String>, String) {
+    let mut alias = HashMap::new();
+    let mut notes = Vec::new();
+    for run in runs {
+        let mut base = run.as_str();
+        while let Some(b) = base
+            .strip_suffix("_high")
+            .filter(|b| runs.iter().any(|r| r == b))
+        {
+            base = b;
+        }
+        if base == run {
+            continue;
+        }
+        let rows: HashSet<(u64, u64)> = m
+            .iter()
+            .filter(|r| run_of(cx, r) == base && in_aggregate(r))
+            .filter_map(|r| coords(r))
+            .collect();
+        let points: Vec<(u64, u64)> = m
+            .iter()
+            .filter(|r| run_of(cx, r) == *run)
+            .filter_map(|r| coords(r))
+            .collect();
+        let apart = points.iter().filter(|p| !rows.contains(p)).count();
+        if !points.is_empty() && apart == 0 {
+            alias.insert(run.clone(), base.to_string());
+            notes.push(format!(
+                "{run} is one sweep with {base} (its {} point(s) are rows of {base}'s agg_*.json): one curve",
+                points.len()
+            ));
+        } else {
+            notes.push(format!(
+                "{run} is judged apart from {base}: {apart} of its {} point(s) are not rows of {base}'s agg_*.json",
+                points.len()
+            ));
+        }
+    }
+    let note = notes.iter().map(|n| format!("; {n}")).collect();
+    (alias, note)
+}
+
+/// Whether a record lies in an aggregated results file (`agg_bmk.json`).
+fn in_aggregate(r: &Evidence) -> bool {
+    let file = r
+        .location
+        .members
+        .last()
+        .map(String::as_str)
+        .unwrap_or(&r.location.path);
+    let name = file.rsplit('/').next().unwrap_or(file);
+    name.starts_with("agg_") && name.ends_with(".json")
 }
 
 /// `; <what>: <citation> (<why>), ...` for the points left out, or nothing.
