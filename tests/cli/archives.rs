@@ -745,6 +745,7 @@ open(d + '/z.zip', 'wb').write(data)
 /// number Python's tarfile (an independent reader) gives it; the member
 /// after them is read too.
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn gnu_sparse_members_are_expanded() {
     for f in ["old_gnu", "pax_0.0", "pax_0.1", "pax_1.0"] {
         let file = format!("tests/corpus/sparse/{f}.tar.gz");
@@ -1112,6 +1113,7 @@ fn lz4_cut_at_a_block_boundary_is_truncated() {
 /// local headers, and coverage says so. A local header naming an entry
 /// otherwise than the directory is noted.
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn zip_directories_that_hide_entries_are_not_trusted() {
     let d = tmp();
     py(

@@ -693,6 +693,7 @@ fn params_are_checked_and_listed() {
 }
 
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn scan_and_check_output_is_the_same_bytes_on_any_thread_count() {
     let base: Vec<String> = ["samples/artifacts"]
         .iter()

@@ -3,6 +3,7 @@
 use crate::harness::*;
 
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn every_evidence_record_round_trips() {
     let run = artiscan(&["scan", "--every-match", "samples/artifacts"]);
     let ev = run.of_type("evidence");

@@ -1,7 +1,8 @@
 //! The docs cannot drift: every fenced `sh` block of README.md and
 //! docs/*.md runs in a test (this file is shared by the `cli` and `tools`
 //! targets), on the committed samples, with the built binary as
-//! `artiscan` (and for `cargo run --release --`).
+//! `artiscan` (and for `cargo run --release --`; a leading `cargo build
+//! --release --tests &&` is the build already done).
 //!
 //! How a block is written for this test:
 //! - each command line (a trailing `\` joins the next) must exit 0, or the
@@ -135,7 +136,10 @@ pub fn blocks(doc: &str) -> Vec<Block> {
             }
             block.cmds.push(Cmd {
                 line: line_no,
-                text: cmd.replace("cargo run --release --", "artiscan"),
+                // The build has been done: the binary under test is it.
+                text: cmd
+                    .replace("cargo build --release --tests && ", "")
+                    .replace("cargo run --release --", "artiscan"),
                 expect: expected_exit(comment),
                 skip: not_run(comment),
             });

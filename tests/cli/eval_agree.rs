@@ -81,6 +81,7 @@ fn reason(v: &Value) -> &str {
 }
 
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn an_aggregated_row_that_disagrees_with_its_results_file_fails_naming_both() {
     let eval = format!("eval_gsm8k_{EXP}");
     // The row says 0.12 strict, its results file 0.9772554965883244: the

@@ -551,6 +551,7 @@ fn bomb_overlapping_entries() {
 /// Zips whose inner zips are each just under the spool cap: nesting them
 /// must not hold one spool per level in memory.
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn bomb_nested_spools_bounded() {
     let dir = tmp();
     // Each level stores a 48 MiB log beside the previous level, deflated;
@@ -1167,6 +1168,7 @@ fn many_members_tar_gz(n: usize) -> Vec<u8> {
 }
 
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn many_empty_members_read() {
     let dir = tmp();
     write(dir.path(), "small.tar.gz", &many_members_tar_gz(50_000));
@@ -1195,6 +1197,7 @@ fn many_empty_members_read() {
 /// A million matching lines in one small artifact: grep keeps at most a
 /// few MiB of an artifact's output in memory, then streams the rest.
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn many_matches_bounded_memory() {
     const N: usize = 1_000_000;
     let dir = tmp();

@@ -213,6 +213,7 @@ fn sparse_tar_with_a_2_62_byte_hole_ends() {
 /// names were read whole): cut in citations with a `limit` error, the
 /// member after it still read, memory bounded.
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn gnu_long_name_of_256_mib() {
     let dir = tempfile::tempdir().unwrap();
     let size = 256u64 << 20;
@@ -346,6 +347,7 @@ fn data_in_volume_dumpdir_and_directory_entries_is_not_complete() {
 /// occurrence of its literal took 44 s on one 1 MiB line; such a regression
 /// now fails as a hang, `benches/` measures the time).
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn rule_literals_repeated_along_long_lines() {
     let mut literals = Vec::new();
     for entry in std::fs::read_dir(super::harness::root().join("patterns")).unwrap() {
@@ -390,6 +392,7 @@ fn rule_literals_repeated_along_long_lines() {
 /// whole line): 16 times longer lines then took far more than 16 times as
 /// long per record.
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn records_along_long_lines() {
     let dir = tempfile::tempdir().unwrap();
     let checks = absent_check(dir.path(), "env.var", "where = { name = \"NOT_SET\" }");
@@ -516,6 +519,7 @@ fn scan_output_is_written_as_it_goes() {
 /// verdicts as it judges them. Held until the end, as before, they took
 /// 745 MiB here; a million such files took 9 GB.
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn check_of_many_artifacts_streams_its_verdicts() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
@@ -772,6 +776,7 @@ fn unreadable_folder_entries_are_coverage_errors() {
 /// `/dev/zero` ends through `scan` and `check` too (they hash what they
 /// read).
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn process_substitution_silent_fifo_and_dev_zero_end() {
     let bin = env!("CARGO_BIN_EXE_artiscan");
     let out = Command::new("bash")

@@ -421,6 +421,7 @@ fn long_env_line_records_share_text() {
 /// Past the record cap: an absent variable beyond it is `unknown`, never
 /// `pass`, and coverage names the cap.
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn record_cap_makes_absence_unknown() {
     let dir = tempfile::tempdir().unwrap();
     // 130k variables on 16 lines, the one asked about last.
@@ -514,6 +515,7 @@ fn record_cap_makes_absence_unknown() {
 /// member name on 100,000 matching lines: memory stays bounded (7 GB and
 /// 5.5 GB before).
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn record_floods_bounded_memory() {
     let dir = tempfile::tempdir().unwrap();
     let data = "Traceback (most recent call last):\n".repeat(300_000);
@@ -562,6 +564,7 @@ fn record_floods_bounded_memory() {
 /// report on it too. Before layout 3 each row cost the name twice (about
 /// 130 KB): 20,000 lines were 2.6 GB of rows, in memory and on disk.
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn long_member_name_on_many_lines_audits_into_a_small_store() {
     const LINES: usize = 20_000;
     let dir = tempfile::tempdir().unwrap();

@@ -64,6 +64,7 @@ fn same_image(dir: &Path, args: &[&str]) -> (String, Value) {
 }
 
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn the_eval_image_from_its_srt_config_against_the_benchmark() {
     // A real difference: eval on v0.5.15.post1, benchmark on v0.5.16.
     let tmp = run("lmsysorg/sglang:v0.5.15.post1", "lmsysorg/sglang:v0.5.16");
@@ -109,6 +110,7 @@ fn the_eval_image_from_its_srt_config_against_the_benchmark() {
 /// disagree, the eval's image differs from the benchmark's whichever it
 /// ran, so the claim fails.
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn the_eval_image_from_either_place_of_its_srt_config() {
     let bench = "lmsysorg/sglang:v0.5.16";
     let old = "lmsysorg/sglang:v0.5.15.post1";

@@ -39,7 +39,6 @@ mod run_identity;
 mod run_shapes;
 mod run_split;
 mod scan;
-mod schema;
 mod show;
 mod silence;
 mod sweep_high;

@@ -140,8 +140,6 @@ fn pareto_points_per_curve_folder_and_zip() {
             .find(|c| c["curve"].as_str().unwrap().contains("org/A"))
             .unwrap();
         assert_eq!(a["frontier"], 6);
-        // The verdict is what the output schema says a verdict is.
-        crate::schema::check_all(&vs, &crate::schema::validator());
         // Frontier points are cited on their tput_per_gpu lines.
         let cite = v["evidence"][0]["citation"].as_str().unwrap();
         assert!(cite.ends_with(":16"), "{cite}");

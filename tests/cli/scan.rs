@@ -16,6 +16,7 @@ fn members(e: &Value) -> Vec<&str> {
 }
 
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn simulated_acceptance_from_every_env_style() {
     let art = sample(MULTI);
     let run = artiscan(&["scan", &art]);
@@ -318,6 +319,7 @@ line = 'Fatal Python error: Segmentation fault'
 /// is cut at line ends into one part per thread, a gzip is decoded on one
 /// thread and matched on another. JSON env blocks sit across every cut.
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn threads_do_not_change_records() {
     use std::io::Write;
     let dir = tempfile::tempdir().unwrap();
@@ -450,6 +452,7 @@ fn threads_do_not_change_records() {
 /// matched on the second thread while the next is decoded): the same
 /// records, coverage included.
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn samples_scan_the_same_on_one_or_two_threads() {
     // Files one by one: several artifacts come out in order of completion.
     let mut names = Vec::new();
@@ -618,6 +621,7 @@ fn an_artifact_left_out_by_g_is_not_hashed() {
 /// allocator arenas fit on any machine): grep counts both tracebacks, the
 /// first and the last line, and scan reads every byte.
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn a_log_bigger_than_the_address_space_limit_is_read_whole() {
     use std::io::Write;
     let dir = tempfile::tempdir().unwrap();

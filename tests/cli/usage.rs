@@ -88,6 +88,7 @@ fn output_value<'a>(outputs: &'a str, key: &str) -> &'a str {
 }
 
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn github_action_step_writes_summary_outputs_and_fails_per_input() {
     let artifacts = "samples/artifacts";
     let (code, summary, outputs, stderr, _dir) = action(&[
@@ -313,6 +314,7 @@ fn help_and_man_pages_state_the_exit_status_and_examples() {
 }
 
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn check_exits_2_with_a_message_for_an_input_it_cannot_read() {
     let art = "samples/artifacts/server_logs_dsv4_fp8_sglang_tp8-pp1-dcp1-pcp1-ep8-dpafalse_disagg-false_spec-mtp_conc64_mi355x-amds_03.zip";
     let alone = artiscan(&["check", "--set", "inferencex", "--format", "jsonl", art]);
@@ -407,6 +409,7 @@ fn help_names_the_json_documents_keys() {
 /// Every command and subcommand (audit's and packs' included) has a man
 /// page and a help text, and every option it shows has a help line.
 #[test]
+#[ignore = "slow: `cargo test --release -- --include-ignored` runs it, as CI does"]
 fn every_subcommand_has_help_and_a_man_page() {
     let top = artiscan(&["--help"]).stdout;
     let names = |help: &str| -> Vec<String> {

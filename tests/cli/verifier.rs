@@ -389,7 +389,7 @@ fn citations(v: &Value) -> Vec<String> {
 /// benchmark image passes citing both, another image fails quoting both,
 /// none recorded (meta_env.json as InferenceX writes it today) is unknown;
 /// a run without evals is not applicable. One verdict per run, the same as
-/// folders and as zips, and in the output schema's shape.
+/// folders and as zips.
 #[test]
 fn eval_image_against_the_benchmark_image() {
     let point = format!("bmk_{IMG}/{IMG}.json:16");
@@ -447,15 +447,6 @@ fn eval_image_against_the_benchmark_image() {
     // No evals in the run: nothing to compare.
     let m = both("pass", &["--param", "al=3.39"]);
     assert_eq!(status(&m, "pass", "eval-same-image"), "not_applicable");
-
-    // Verdicts of every kind fit the output schema (observed values are lists).
-    let val = crate::schema::validator();
-    for run in ["image-same", "image-other", "image-none"] {
-        for layout in ["runs", "zips"] {
-            let (r, _) = judge(layout, run, &[]);
-            crate::schema::check_all(&r.of_type("verdict"), &val);
-        }
-    }
 }
 
 /// A run folder of one ATOM artifact: the launch command as InferenceX's

@@ -31,6 +31,12 @@ static ACTIONLINT: Tool = Tool {
     present: || runs("actionlint", &["-version"]),
 };
 
+static JSONSCHEMA: Tool = Tool {
+    name: "jsonschema for Python",
+    install: "python3 -m pip install jsonschema",
+    present: || runs("python3", &["-c", "import jsonschema"]),
+};
+
 static SQLITE3: Tool = Tool {
     name: "the sqlite3 shell",
     install: "apt-get install sqlite3",
@@ -38,6 +44,11 @@ static SQLITE3: Tool = Tool {
 };
 
 pub static CASES: &[Case] = &[
+    Case {
+        name: "every_record_type_validates_against_the_schema",
+        needs: &[&JSONSCHEMA],
+        run: every_record_type_validates_against_the_schema,
+    },
     Case {
         name: "doc_blocks_that_use_sqlite3_run",
         needs: &[&SQLITE3],
@@ -198,4 +209,143 @@ fn doc_blocks_that_use_sqlite3_run() {
     let (ran, failures) = run_docs(&root(), Part::NeedingTools);
     assert!(ran >= 2, "only {ran} blocks found");
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Every record type the commands write, from the samples, validates
+/// against schema/output.schema.json with the reference validator
+/// (Python's jsonschema); the validator also rejects a broken record.
+fn every_record_type_validates_against_the_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root();
+    let s = |p: &str| root.join("samples").join(p).to_str().unwrap().to_string();
+    let db = dir.path().join("s.sqlite").to_str().unwrap().to_string();
+    let cited = s("artifacts/logs_12345678.zip!benchmark (dsv4, fp8)/3_Run benchmark.txt");
+    let runs = [
+        "cut",
+        "fail",
+        "image-none",
+        "image-other",
+        "image-same",
+        "pass",
+    ];
+    let mut commands: Vec<Vec<String>> = vec![
+        vec![
+            "grep",
+            "--format",
+            "jsonl",
+            "-C",
+            "1",
+            "routing check",
+            &s("artifacts"),
+        ],
+        vec![
+            "grep",
+            "--format",
+            "jsonl",
+            "-c",
+            "routing check",
+            &s("artifacts"),
+        ],
+        vec![
+            "grep",
+            "--format",
+            "jsonl",
+            "-l",
+            "routing check",
+            &s("artifacts"),
+        ],
+        vec!["scan", &s("artifacts")],
+        vec![
+            "check",
+            "--set",
+            "inferencex",
+            "--format",
+            "jsonl",
+            &s("artifacts"),
+        ],
+        vec!["cite", "--json", "-C", "1", &format!("{cited}:18")],
+        vec!["ls", "--json", &s("artifacts")],
+        vec!["show", "--format", "jsonl", &format!("{cited}:17..19")],
+        vec![
+            "diff",
+            "--json",
+            &s("verifier/runs/pass"),
+            &s("verifier/runs/fail"),
+        ],
+        vec!["audit", &s(""), "--db", &db, "--no-progress"],
+        vec!["audit", "report", "--db", &db, "--format", "jsonl"],
+    ]
+    .into_iter()
+    .map(|c| c.into_iter().map(String::from).collect())
+    .collect();
+    for run in runs {
+        let path = s(&format!("verifier/runs/{run}"));
+        commands.push(
+            [
+                "check",
+                "--set",
+                "inferencex",
+                "--param",
+                "al=3.39",
+                "--format",
+                "jsonl",
+                &path,
+            ]
+            .map(String::from)
+            .to_vec(),
+        );
+    }
+    let mut all = String::new();
+    let mut kinds = std::collections::BTreeSet::new();
+    for c in &commands {
+        let args: Vec<&str> = c.iter().map(String::as_str).collect();
+        // Exit codes are other tests' business (the samples hold damaged
+        // artifacts): here, what is written.
+        let (_, out) = artiscan(dir.path(), &args);
+        if args[..2] == ["audit", s("").as_str()] {
+            continue; // the store, read by the report
+        }
+        assert!(!out.trim().is_empty(), "{args:?} wrote nothing");
+        for line in out.lines() {
+            let rec: serde_json::Value = serde_json::from_str(line).unwrap();
+            kinds.insert(rec["type"].as_str().unwrap_or("").to_string());
+        }
+        all.push_str(&out);
+    }
+    for k in [
+        "evidence",
+        "context",
+        "aggregate",
+        "coverage",
+        "summary",
+        "verdict",
+        "cite",
+        "member",
+        "count",
+        "show",
+        "diff",
+        "audit_summary",
+        "check",
+        "fail",
+        "incomplete",
+        "run",
+    ] {
+        assert!(kinds.contains(k), "no {k} record was produced: {kinds:?}");
+    }
+    let mut py = Command::new("python3")
+        .arg(root.join("tests/tools/schema_check.py"))
+        .arg(root.join("schema/output.schema.json"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = py.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        stdin.write_all(all.as_bytes()).unwrap();
+    });
+    let out = py.wait_with_output().unwrap();
+    writer.join().unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{report}");
 }

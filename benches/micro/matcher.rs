@@ -1,6 +1,6 @@
 //! Micro-benchmarks: the prefilter + rule matcher on a line corpus, and each
-//! decoder path of the source layer. `cargo bench --profile release --bench matcher` (the `bench`
-//! profile is set for quick test builds).
+//! decoder path of the source layer:
+//! `cargo bench --manifest-path benches/micro/Cargo.toml`.
 //! Whole-tool comparisons against gzip/zstd/ugrep/rg live in compare.sh.
 
 use artiscan::{
