@@ -120,6 +120,9 @@ pub(crate) struct RunStanding {
     /// worst verdict per number: a folder holding several runs is split
     /// by its artifacts when the rows are written.
     pub parts: ByRun<BTreeMap<u8, Worst>>,
+    /// How the curve checks took a `_high` folder given beside the run:
+    /// one sweep with it, or judged apart (the verdicts' `observed.sweeps`).
+    pub sweeps: Vec<String>,
 }
 
 /// Unnumbered findings kept per run for notes; the rest are counted.
@@ -273,6 +276,13 @@ impl Checklist {
         let run = super::verdicts::run_of(v, &self.run_checks);
         let standing = self.runs.entry(&run, RunStanding::default);
         declare(&mut standing.declared, &v.scope);
+        if let Some(serde_json::Value::Array(said)) = v.observed.get("sweeps") {
+            for s in said.iter().filter_map(serde_json::Value::as_str) {
+                if !standing.sweeps.iter().any(|k| k == s) {
+                    standing.sweeps.push(s.to_string());
+                }
+            }
+        }
         let Some(n) = v.checklist else {
             if matches!(v.status, Status::Fail | Status::Unknown) {
                 let key = (v.check.clone(), twin_key(&v.scope));

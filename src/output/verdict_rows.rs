@@ -282,6 +282,9 @@ pub(crate) fn render(list: &Checklist, facts: Option<&Facts>, grouped: bool) -> 
         if last_of_folder {
             let standing = view.standing;
             let run = view.folder;
+            for s in &standing.sweeps {
+                let _ = writeln!(notes, "Note{at}: {}", escape::md_cell(s));
+            }
             let mut written = 0u64;
             for v in &standing.unnumbered {
                 let line = note(v, run, several);

@@ -5,6 +5,7 @@
 //! the two draw one curve; otherwise each folder is judged apart. Every
 //! other run check judges each folder alone either way.
 
+use crate::harness::artiscan_in;
 use crate::pareto::{nested, stem};
 use crate::results::{verdict, verdicts, zip_artifacts};
 use serde_json::{Value, json};
@@ -90,6 +91,31 @@ fn a_high_folder_whose_points_are_its_siblings_rows_is_one_curve() {
         assert!(!reason.contains("run="), "one curve: {reason}");
         // Every other run check still speaks of each folder.
         assert_eq!(scopes, [a.to_string(), format!("{a}_high")], "{a}");
+        // The rows say so in a note, the verifier need not open the JSON.
+        let rows = artiscan_in(
+            tmp.path(),
+            &[
+                "check",
+                "--set",
+                "inferencex",
+                "--format",
+                "verdicts",
+                a,
+                &format!("{a}_high"),
+            ],
+        );
+        assert!(
+            rows.stdout.lines().any(|l| l.starts_with("Note")
+                && l.contains("is one sweep with")
+                && l.contains("one curve")),
+            "{}",
+            rows.stdout
+        );
+        assert!(
+            rows.stdout.contains("✅ Check 14 (Pareto coverage): PASS"),
+            "{}",
+            rows.stdout
+        );
     }
 }
 

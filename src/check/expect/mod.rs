@@ -2,6 +2,7 @@
 //! from the general judging in `judge.rs`.
 
 pub(super) mod agree;
+pub(super) mod every_rank;
 pub(in crate::check) mod left_out;
 pub(super) mod pareto;
 pub(super) mod same;

@@ -74,7 +74,8 @@ impl Check {
         };
         // A `_high` folder that is one sweep with its sibling draws one
         // curve with it: its run is the sibling's from here on.
-        let (sweep, sweep_note) = sweeps(cx, &m, &runs, coords);
+        let (sweep, sweep_said) = sweeps(cx, &m, &runs, coords);
+        let sweep_note: String = sweep_said.iter().map(|n| format!("; {n}")).collect();
         let run_of = |cx: &Ctx, r: &Evidence| {
             let run = run_of(cx, r);
             sweep.get(&run).cloned().unwrap_or(run)
@@ -170,6 +171,9 @@ impl Check {
             frontier_cites.extend(kept.into_iter().map(cited));
         }
         v.observed.insert("curves".into(), Value::Array(counts));
+        if !sweep_said.is_empty() {
+            v.observed.insert("sweeps".into(), json!(sweep_said));
+        }
         v.evidence = frontier_cites.into_iter().take(MAX_CITES).collect();
         let invalid_note = if invalid.is_empty() {
             String::new()
@@ -257,14 +261,15 @@ impl Check {
 
 /// The `_high` folders among `runs` whose every point is a row of their
 /// sibling's `agg_*.json` (the sibling's aggregation took the whole
-/// sweep in): each mapped to the sibling, and a note saying which folders
-/// drew one curve and which were judged apart (and why).
+/// sweep in): each mapped to the sibling, and per `_high` folder a
+/// sentence saying whether it drew one curve with it or was judged apart
+/// (and why).
 fn sweeps(
     cx: &Ctx,
     m: &[&Evidence],
     runs: &[String],
     coords: impl Fn(&Evidence) -> Option<(u64, u64)>,
-) -> (HashMap<String, String>, String) {
+) -> (HashMap<String, String>, Vec<String>) {
     let mut alias = HashMap::new();
     let mut notes = Vec::new();
     for run in runs {
@@ -302,8 +307,7 @@ fn sweeps(
             ));
         }
     }
-    let note = notes.iter().map(|n| format!("; {n}")).collect();
-    (alias, note)
+    (alias, notes)
 }
 
 /// Whether a record lies in an aggregated results file (`agg_bmk.json`).
