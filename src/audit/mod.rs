@@ -192,7 +192,7 @@ pub(crate) fn fingerprint(
         h.update(b"\0");
     }
     store::FingerprintRow {
-        fingerprint: drive::hex(&h.finalize()[..8]),
+        fingerprint: crate::hash::hex(&h.finalize()[..8]),
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
         pack_fingerprint: rules.fingerprint.clone(),
         packs: serde_json::to_string(&packs).expect("json"),

@@ -4,7 +4,6 @@
 use super::aggregate::{Agg, Field, Groups};
 use super::rank::RankKey;
 use crate::domain::{Aggregate, Citation, Evidence, Quote, SmallMap};
-use crate::drive;
 use crate::lines::{Line, LineSink, clean};
 use crate::location::Location;
 use crate::pack::kind::State;
@@ -140,7 +139,7 @@ pub(crate) fn evidence_id(artifact_key: &str, e: &Evidence) -> String {
         )
         .as_bytes(),
     );
-    drive::hex(&h.finalize()[..12])
+    crate::hash::hex(&h.finalize()[..12])
 }
 
 /// Rule matching over one member's lines. It keeps what every kind

@@ -429,24 +429,6 @@ fn changed(was: u64, read: u64) -> io::Error {
     ))
 }
 
-fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    let mut h = sha2::Sha256::new();
-    h.update(bytes);
-    hex(h)
-}
-
-fn hex(h: sha2::Sha256) -> String {
-    use sha2::Digest;
-    use std::fmt::Write;
-    h.finalize()
-        .iter()
-        .fold(String::with_capacity(64), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
-}
-
 fn walk_members<F>(
     artifact: &Artifact,
     limits: &Limits,
@@ -531,7 +513,7 @@ where
                                     changed(before.0, now).to_string(),
                                 )));
                             }
-                            Ok(_) if drained && hash => sha256 = sha.map(hex),
+                            Ok(_) if drained && hash => sha256 = sha.map(crate::hash::finish_hex),
                             _ => {}
                         }
                         out
@@ -588,10 +570,13 @@ where
                             // is searched; a small one costs less than a thread.
                             let (h, out) = if bytes.len() < (1 << 20) {
                                 let out = w.slice(&bytes);
-                                ((visited.get() > 0).then(|| sha256_hex(&bytes)), out)
+                                (
+                                    (visited.get() > 0).then(|| crate::hash::sha256_hex(&bytes)),
+                                    out,
+                                )
                             } else {
                                 std::thread::scope(|s| {
-                                    let h = s.spawn(|| sha256_hex(&bytes));
+                                    let h = s.spawn(|| crate::hash::sha256_hex(&bytes));
                                     let out = w.slice(&bytes);
                                     (
                                         Some(
@@ -1141,7 +1126,7 @@ mod read_tests {
             leaf.reader.read_to_end(&mut seen)?;
             Ok(())
         });
-        assert_eq!(h.unwrap(), sha256_hex(&seen));
+        assert_eq!(h.unwrap(), crate::hash::sha256_hex(&seen));
         assert!(cov.complete());
     }
 
@@ -1169,7 +1154,7 @@ mod read_tests {
             Ok(())
         });
         assert_eq!(seen.len() as u64, whole);
-        assert_eq!(h.unwrap(), sha256_hex(&seen));
+        assert_eq!(h.unwrap(), crate::hash::sha256_hex(&seen));
         assert!(cov.complete(), "{:?}", cov.errors);
         // Cut to 4 KiB after its first MiB was read.
         let mut cov = Coverage::default();
@@ -1348,7 +1333,7 @@ mod read_tests {
                 "{:?}",
                 seen.iter().map(|s| &s.0).collect::<Vec<_>>()
             );
-            assert_eq!(h.unwrap(), sha256_hex(&zip));
+            assert_eq!(h.unwrap(), crate::hash::sha256_hex(&zip));
         }
     }
 
@@ -1369,7 +1354,7 @@ mod read_tests {
         let (seen, h) = read_all(&a, &mut cov);
         assert!(cov.complete(), "{:?}", cov.errors);
         assert!(seen.len() == 1 && seen[0].0.is_empty() && seen[0].1 == log);
-        assert_eq!(h.unwrap(), sha256_hex(&log));
+        assert_eq!(h.unwrap(), crate::hash::sha256_hex(&log));
     }
 
     /// A big zip cut while it is read (a download started again): the
