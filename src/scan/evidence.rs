@@ -7,7 +7,6 @@ use crate::domain::{Aggregate, Citation, Evidence, Quote, SmallMap};
 use crate::lines::{Line, LineSink, clean};
 use crate::location::Location;
 use crate::pack::kind::State;
-use crate::pack::kind::block::{IndentState, OpenBlock, indentation};
 use crate::pack::{CapType, Hit, Kind, LiteralCursor, Literals, RuleSet};
 use crate::source::{self, Coverage};
 use regex::bytes::Captures;
@@ -18,6 +17,7 @@ use std::sync::Arc;
 
 mod block;
 mod json;
+mod line;
 
 /// A scan output record, in the order it was found.
 #[derive(Debug, Clone)]
@@ -518,57 +518,6 @@ impl<'a> MemberScan<'a> {
         }
     }
 
-    /// Lines after records that wait for their rule's `then` line: the
-    /// first match adds the captures the record lacks.
-    fn follow(&mut self, text: &[u8]) {
-        let set = self.set;
-        let mut i = 0;
-        while i < self.kinds.line.pending.len() {
-            let (rule, at, left) = self.kinds.line.pending[i];
-            let re = set.rules[rule]
-                .then
-                .as_ref()
-                .expect("pending rule has then");
-            let Some(c) = re.captures(text) else {
-                if left <= 1 {
-                    self.kinds.line.pending.remove(i);
-                } else {
-                    self.kinds.line.pending[i].2 = left - 1;
-                    i += 1;
-                }
-                continue;
-            };
-            self.kinds.line.pending.remove(i);
-            let Some(Record::Evidence(e)) = self.records.get_mut(at) else {
-                continue;
-            };
-            let v = &set.variants[set.rules[rule].variants[0]];
-            let found = set.captures(v, &[&c], &[re]);
-            let caps = e.captures.get_or_insert_with(Map::new);
-            for name in re.capture_names().flatten() {
-                if let Some(val) = found.get(name) {
-                    caps.entry(name.to_string()).or_insert_with(|| val.clone());
-                }
-            }
-        }
-    }
-
-    /// Past its part (where rules are not run), a line that would start a
-    /// new record of a waiting rule ends that wait, as the new record would
-    /// in one scan of the member.
-    fn end_waits_at_new_records(&mut self, text: &[u8]) {
-        let set = self.set;
-        let active = &self.filter.active;
-        self.kinds.line.pending.retain(|&(rule, _, _)| {
-            !set.rules[rule].variants.iter().any(|&vi| {
-                let v = &set.variants[vi];
-                active[vi]
-                    && !v.excluded(text)
-                    && matches!(&v.kind, Kind::Line(l) if l.regex.is_match(text))
-            })
-        });
-    }
-
     /// Whether the scanner still follows something past its part's end:
     /// an open block, or a record waiting for its `then` line.
     pub(super) fn following(&self) -> bool {
@@ -752,87 +701,8 @@ impl<'a> MemberScan<'a> {
                 continue;
             }
             let matched = match &v.kind {
-                Kind::Line(l) if l.anchored.is_some() && self.aggregates(vi) => {
-                    let a = l.anchored.as_ref().expect("anchored");
-                    // No match begins more than `lead` before the literal.
-                    let from = l
-                        .lead
-                        .map_or(0, |lead| place.saturating_sub(lead))
-                        .max(line.owned_from());
-                    let caps =
-                        self.kinds.line.anchored_caps[vi].get_or_insert_with(|| a.new_captures());
-                    let found = a.captures(text, from, caps);
-                    if found {
-                        let mut fields = std::mem::take(&mut self.groups.fields);
-                        fields.clear();
-                        fields.extend((0..a.field_count()).map(|i| a.field_span(caps, i)));
-                        self.aggregate(vi, line, text, &fields);
-                        self.groups.fields = fields;
-                    }
-                    found
-                }
-                Kind::Line(l) => {
-                    let re = &l.regex;
-                    // In a window of a long line, the first match it owns
-                    // (the one before it reports what starts earlier).
-                    let found = re
-                        .captures_at(text, line.owned_from())
-                        .filter(|c| c.get(0).is_none_or(|m| line.owns(m.start())));
-                    match found {
-                        None => false,
-                        Some(c) => match &l.each {
-                            None if self.aggregates(vi) => {
-                                self.aggregate_captures(vi, line, text, &[(&c, 0)]);
-                                true
-                            }
-                            None => {
-                                let caps = self.set.captures(v, &[&c], &[re]);
-                                let column = c.get(0).map_or(0, |m| m.start());
-                                self.emit(vi, line, text, column, caps);
-                                true
-                            }
-                            Some(each) => {
-                                let span = c.get(0).expect("group 0");
-                                let mut any = false;
-                                for e in each.captures_iter(&text[span.start()..span.end()]) {
-                                    if self.aggregates(vi) {
-                                        self.aggregate_captures(
-                                            vi,
-                                            line,
-                                            text,
-                                            &[(&c, 0), (&e, span.start())],
-                                        );
-                                        any = true;
-                                        continue;
-                                    }
-                                    let caps = self.set.captures(v, &[&c, &e], &[re, each]);
-                                    let column = span.start() + e.get(0).map_or(0, |m| m.start());
-                                    self.emit(vi, line, text, column, caps);
-                                    any = true;
-                                }
-                                any
-                            }
-                        },
-                    }
-                }
-                Kind::Block(b) => {
-                    if line.window == 0 && b.start.is_match(text) {
-                        let indent = b
-                            .indent
-                            .as_ref()
-                            .map(|re| IndentState::new(indentation(re, text).0));
-                        self.kinds.block.open.retain(|b| b.variant != vi);
-                        self.kinds.block.open.push(OpenBlock {
-                            variant: vi,
-                            start: text.into(),
-                            caps: None,
-                            indent,
-                        });
-                        true
-                    } else {
-                        false
-                    }
-                }
+                Kind::Line(l) => self.line_variant(vi, l, place, line, text),
+                Kind::Block(b) => self.open_block(vi, b, line, text),
                 // Read whole documents at the member's end.
                 Kind::Json(_) => false,
             };

@@ -5,7 +5,8 @@ use super::MemberScan;
 use crate::lines::Line;
 use crate::pack::Kind;
 use crate::pack::kind::block::{
-    Each, LineAt, Made, Then, at_column, indentation, is_blank_or_comment,
+    BlockMatch, Each, IndentState, LineAt, Made, OpenBlock, Then, at_column, indentation,
+    is_blank_or_comment,
 };
 use serde_json::Value;
 
@@ -140,5 +141,31 @@ impl MemberScan<'_> {
                 self.kinds.block.open.remove(i);
             }
         }
+    }
+
+    /// A line that starts block variant `vi` (`b`) opens it (anew, where
+    /// it is open already).
+    pub(super) fn open_block(
+        &mut self,
+        vi: usize,
+        b: &BlockMatch,
+        line: &Line<'_>,
+        text: &[u8],
+    ) -> bool {
+        if line.window > 0 || !b.start.is_match(text) {
+            return false;
+        }
+        let indent = b
+            .indent
+            .as_ref()
+            .map(|re| IndentState::new(indentation(re, text).0));
+        self.kinds.block.open.retain(|b| b.variant != vi);
+        self.kinds.block.open.push(OpenBlock {
+            variant: vi,
+            start: text.into(),
+            caps: None,
+            indent,
+        });
+        true
     }
 }
