@@ -9,6 +9,7 @@
 //! Commands supply the per-artifact work and what to do with its result.
 
 use crate::escape;
+use crate::hash::finish_hex;
 use crate::lines::LinesRead;
 use crate::location::Location;
 use crate::source::{Artifact, ArtifactKind, Coverage, ErrorKind, MemberError, NoteKind};
@@ -406,7 +407,7 @@ pub(crate) fn default_threads() -> usize {
 pub(crate) fn sha256_file(path: &Path) -> io::Result<String> {
     let mut h = Sha256::new();
     if crate::source::for_each_window(path, |b| h.update(b)).is_ok() {
-        return Ok(hex(&h.finalize()));
+        return Ok(finish_hex(h));
     }
     let mut f = std::fs::File::open(path)?;
     let mut h = Sha256::new();
@@ -418,17 +419,7 @@ pub(crate) fn sha256_file(path: &Path) -> io::Result<String> {
         }
         h.update(&buf[..n]);
     }
-    Ok(hex(&h.finalize()))
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
+    Ok(finish_hex(h))
 }
 
 /// Adds what reading one leaf found to the artifact's coverage.

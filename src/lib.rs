@@ -49,6 +49,7 @@ mod drive;
 mod embedded;
 mod escape;
 mod formats;
+mod hash;
 mod limits;
 mod lines;
 mod location;
@@ -106,6 +107,7 @@ mod tests {
         "formats",
         "sizes",
         "embedded",
+        "hash",
     ];
     /// Files that may use a module above their own (none now).
     const ALLOWED: &[(&str, &str)] = &[];

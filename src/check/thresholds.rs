@@ -140,9 +140,7 @@ pub(crate) fn usable_prefix(p: &str) -> Option<&str> {
     (!p.is_empty() && p != "unknown").then_some(p)
 }
 
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
+use crate::hash::hex;
 
 /// A bar must be a score a result can have: a finite number in [0, 1]
 /// (validate_scores.py compares `val < bar`, so a NaN or -inf bar passes

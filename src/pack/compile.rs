@@ -365,7 +365,7 @@ impl RuleSet {
             rules,
             variants,
             literals: Mutex::new(Vec::new()),
-            fingerprint: crate::drive::hex(&fp.finalize())[..16].to_string(),
+            fingerprint: crate::hash::hex(&fp.finalize())[..16].to_string(),
         })
     }
 

@@ -10,7 +10,6 @@ pub(crate) mod onepass;
 pub(crate) mod pattern;
 pub(crate) mod prefilter;
 
-pub(crate) use anchored::AnchoredCaptures;
 pub(crate) use compile::{CapType, RuleSet};
 pub(crate) use kind::Kind;
 pub(crate) use prefilter::{Hit, LiteralCursor, Literals};

@@ -5,7 +5,7 @@
 use super::rank::RankKey;
 use crate::domain::{Aggregate, Citation, SmallMap, Stats};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// A compensated (Neumaier) sum: near exact, so that a mean does not depend
@@ -84,6 +84,55 @@ fn plain_decimal(b: &[u8]) -> Option<f64> {
 
 /// Rule, rank and the values of the other group captures.
 pub(super) type AggKey = (usize, RankKey, String);
+
+/// Where a field of an aggregating match is in the line's text, if it
+/// matched.
+pub(super) type Field = Option<(usize, usize)>;
+
+/// Groups per aggregating rule looked at before its index: a node's
+/// ranks (eight GPUs) take turns line by line.
+pub(super) const RECENT_GROUPS: usize = 8;
+
+/// A member's aggregate groups and the buffers that find a line's group.
+pub(super) struct Groups {
+    /// Groups in the order first seen, and where each key is.
+    pub(super) list: Vec<(AggKey, Agg)>,
+    pub(super) index: HashMap<AggKey, usize, foldhash::fast::RandomState>,
+    /// Per rule, the groups its last lines went to, latest first: a log's
+    /// ranks take turns line by line (TP0, TP1, ... TP7), so a line's group
+    /// is mostly among the last few, found then without hashing the key.
+    pub(super) recent: Vec<[usize; RECENT_GROUPS]>,
+    /// Reused text of the group key being looked up.
+    pub(super) key: String,
+    /// Reused spans (in the line's text) of an aggregating match's fields:
+    /// its rule's group keys, then its numeric captures.
+    pub(super) fields: Vec<Field>,
+}
+
+impl Groups {
+    pub(super) fn new(rules: usize) -> Groups {
+        Groups {
+            list: Vec::new(),
+            index: HashMap::default(),
+            recent: vec![[usize::MAX; RECENT_GROUPS]; rules],
+            key: String::new(),
+            fields: Vec::new(),
+        }
+    }
+
+    /// Takes in the groups of the member's next part.
+    pub(super) fn merge(&mut self, later: Groups) {
+        for (key, b) in later.list {
+            match self.index.get(&key) {
+                Some(&i) => self.list[i].1.merge(b),
+                None => {
+                    self.index.insert(key.clone(), self.list.len());
+                    self.list.push((key, b));
+                }
+            }
+        }
+    }
+}
 
 pub(super) struct Agg {
     pub(super) group: SmallMap<Value>,

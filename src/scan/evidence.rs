@@ -1,15 +1,13 @@
 //! Pack rules over the lines of a member: evidence records with typed
 //! captures and ranks, aggregates for high-frequency rules.
 
-use super::aggregate::{Agg, AggKey};
+use super::aggregate::{Agg, Field, Groups};
 use super::rank::RankKey;
 use crate::domain::{Aggregate, Citation, Evidence, Quote, SmallMap};
-use crate::drive;
 use crate::lines::{Line, LineSink, clean};
 use crate::location::Location;
-use crate::pack::kind::block::{IndentState, OpenBlock, indentation};
-use crate::pack::kind::json::JsonDoc;
-use crate::pack::{AnchoredCaptures, CapType, Hit, Kind, LiteralCursor, Literals, RuleSet};
+use crate::pack::kind::State;
+use crate::pack::{CapType, Hit, Kind, LiteralCursor, Literals, RuleSet};
 use crate::source::{self, Coverage};
 use regex::bytes::Captures;
 use serde_json::{Map, Value};
@@ -19,6 +17,7 @@ use std::sync::Arc;
 
 mod block;
 mod json;
+mod line;
 
 /// A scan output record, in the order it was found.
 #[derive(Debug, Clone)]
@@ -140,22 +139,21 @@ pub(crate) fn evidence_id(artifact_key: &str, e: &Evidence) -> String {
         )
         .as_bytes(),
     );
-    drive::hex(&h.finalize()[..12])
+    crate::hash::hex(&h.finalize()[..12])
 }
 
-/// Rule matching over one member's lines.
+/// Rule matching over one member's lines. It keeps what every kind
+/// shares (the record budget, emitting records, aggregation); what a rule
+/// kind keeps per member is that kind's, in `kinds`
+/// ([`crate::pack::kind::State`]).
 pub struct MemberScan<'a> {
     set: &'a RuleSet,
-    path: Arc<str>,
-    members: Arc<[String]>,
-    /// `path!member!member`, shared by every record's citation.
-    cite: Arc<str>,
-    /// The text of the last line that made a record, shared by its records.
-    line_text: Option<(u64, Arc<str>, bool)>,
-    /// The rank of the last line asked about: read once per line, not once
-    /// per match (an `Env:` line of 60,000 variables makes 60,000 records,
-    /// and reading a `\r`-glued prefix scans the whole line).
-    line_rank: Option<(u64, RankKey)>,
+    at: MemberAt,
+    cache: LineCache,
+    /// Which variants read this member, and the literal prefilter.
+    filter: Filter,
+    kinds: State,
+    records: Vec<Record>,
     /// This scanner's own records (bounds memory before the artifact's
     /// budget is applied in order, in `finish_capped`).
     budget: RecordBudget,
@@ -165,54 +163,46 @@ pub struct MemberScan<'a> {
     pub(super) aborted: bool,
     /// Lines past the budget, by rule and rank.
     overflow: HashMap<(usize, String), Agg, foldhash::fast::RandomState>,
-    active: Vec<bool>,
-    literals: Arc<Literals>,
-    cursor: LiteralCursor,
-    every_line: bool,
-    opts: ScanOptions,
-    /// Open blocks.
-    pub(super) blocks: Vec<OpenBlock>,
-    /// Rules a block recorded the current line for (see `continue_blocks`).
-    block_rules: Vec<usize>,
-    /// (rule, line) a block recorded past this part's end (see `absorb`).
-    /// A set: a block followed over whole parts claims many lines, each
-    /// looked up for every record of the parts after it.
-    overrun_claims: std::collections::HashSet<(usize, u64), foldhash::fast::RandomState>,
-    /// Records waiting for their rule's `then` line: (rule, index in
-    /// `records`, lines left to look in).
-    pending: Vec<(usize, usize, u32)>,
-    /// `complete` blocks that closed other than at their `end`: why, for
-    /// a coverage error.
-    cuts: Vec<String>,
-    hits: Vec<Hit>,
-    /// Reused match slots of anchored regexes, by variant.
-    anchored_caps: Vec<Option<AnchoredCaptures>>,
-    /// Reused spans (in the line's text) of an aggregating match's fields:
-    /// its rule's group keys, then its numeric captures.
-    fields: Vec<Field>,
-    scratch: Vec<u8>,
-    records: Vec<Record>,
-    /// Aggregate groups in the order first seen, and where each key is.
-    aggs: Vec<(AggKey, Agg)>,
-    agg_index: HashMap<AggKey, usize, foldhash::fast::RandomState>,
-    /// Per rule, the groups its last lines went to, latest first: a log's
-    /// ranks take turns line by line (TP0, TP1, ... TP7), so a line's group
-    /// is mostly among the last few, found then without hashing the key.
-    agg_recent: Vec<[usize; RECENT_GROUPS]>,
-    /// Reused text of the aggregate group being looked up.
-    agg_key: String,
+    groups: Groups,
     /// Matching lines per rule index.
     counts: Vec<u64>,
     /// Past the end of its part of a split member: only follows the open
     /// blocks, and stops when they close.
     pub(super) overrun: bool,
-    /// The member's text, where a json rule reads it (at its end).
-    json: Option<JsonDoc>,
 }
 
-/// Groups per aggregating rule looked at before its index: a node's
-/// ranks (eight GPUs) take turns line by line.
-const RECENT_GROUPS: usize = 8;
+/// The member a scanner reads, shared by every record's location.
+struct MemberAt {
+    path: Arc<str>,
+    members: Arc<[String]>,
+    /// `path!member!member`, shared by every record's citation.
+    cite: Arc<str>,
+}
+
+/// What the scanner remembers of the line it is on.
+#[derive(Default)]
+struct LineCache {
+    /// The text of the last line that made a record, shared by its records.
+    text: Option<(u64, Arc<str>, bool)>,
+    /// The rank of the last line asked about: read once per line, not once
+    /// per match (an `Env:` line of 60,000 variables makes 60,000 records,
+    /// and reading a `\r`-glued prefix scans the whole line).
+    rank: Option<(u64, RankKey)>,
+    /// Reused buffer of the cleaned line.
+    scratch: Vec<u8>,
+}
+
+/// Which variants run on which lines of the member.
+struct Filter {
+    active: Vec<bool>,
+    literals: Arc<Literals>,
+    cursor: LiteralCursor,
+    /// Every line is a candidate (no prefilter, or a rule that needs them all).
+    every_line: bool,
+    /// Reused: the variants whose literals are on the line.
+    hits: Vec<Hit>,
+    opts: ScanOptions,
+}
 
 impl<'a> MemberScan<'a> {
     pub fn new(
@@ -225,72 +215,62 @@ impl<'a> MemberScan<'a> {
         let active = set.active_for(name);
         let literals = set.literals_for(&active);
         let cite = Location::member_citation(path, members).into();
-        MemberScan::with(
-            set,
-            (path.into(), members.into(), cite),
-            active,
-            literals,
-            opts,
-        )
+        let at = MemberAt {
+            path: path.into(),
+            members: members.into(),
+            cite,
+        };
+        MemberScan::with(set, at, active, literals, opts)
     }
 
     fn with(
         set: &'a RuleSet,
-        (path, members, cite): (Arc<str>, Arc<[String]>, Arc<str>),
+        at: MemberAt,
         active: Vec<bool>,
         literals: Arc<Literals>,
         opts: ScanOptions,
     ) -> Self {
-        let json = active
-            .iter()
-            .zip(&set.variants)
-            .any(|(a, v)| *a && v.is_json())
-            .then(JsonDoc::default);
+        let kinds = State::new(&set.variants, &active);
         MemberScan {
             set,
-            path,
-            members,
-            cite,
-            line_text: None,
-            line_rank: None,
+            at,
+            cache: LineCache::default(),
+            filter: Filter {
+                cursor: literals.cursor(),
+                // A json rule reads every line of the members it names.
+                every_line: opts.skip_prefilter
+                    || literals.needs_every_line()
+                    || kinds.json.is_some(),
+                active,
+                literals,
+                hits: Vec::new(),
+                opts,
+            },
+            kinds,
+            records: Vec::new(),
             budget: RecordBudget::default(),
             soft_limit: None,
             aborted: false,
             overflow: HashMap::default(),
-            active,
-            cursor: literals.cursor(),
-            // A json rule reads every line of the members it names.
-            every_line: opts.skip_prefilter || literals.needs_every_line() || json.is_some(),
-            literals,
-            opts,
-            blocks: Vec::new(),
-            block_rules: Vec::new(),
-            overrun_claims: Default::default(),
-            pending: Vec::new(),
-            cuts: Vec::new(),
-            hits: Vec::new(),
-            fields: Vec::new(),
-            anchored_caps: (0..set.variants.len()).map(|_| None).collect(),
-            scratch: Vec::new(),
-            records: Vec::new(),
-            aggs: Vec::new(),
-            agg_index: HashMap::default(),
-            agg_recent: vec![[usize::MAX; RECENT_GROUPS]; set.rules.len()],
-            agg_key: String::new(),
+            groups: Groups::new(set.rules.len()),
             counts: vec![0; set.rules.len()],
             overrun: false,
-            json,
         }
     }
 
     /// A fresh scanner for another part of the same member.
     pub(super) fn fork(&self) -> MemberScan<'a> {
+        let at = MemberAt {
+            path: self.at.path.clone(),
+            members: self.at.members.clone(),
+            cite: self.at.cite.clone(),
+        };
         MemberScan::with(
             self.set,
-            (self.path.clone(), self.members.clone(), self.cite.clone()),
-            self.active.clone(),
-            self.literals.clone(),
-            self.opts,
+            at,
+            self.filter.active.clone(),
+            self.filter.literals.clone(),
+            self.filter.opts,
         )
     }
 
@@ -301,7 +281,7 @@ impl<'a> MemberScan<'a> {
         // that rule step back there, as they do when one scan reads both. A
         // block followed over a whole part claims lines of the parts after
         // it too, so the claims are kept for them.
-        let claims = &self.overrun_claims;
+        let claims = &self.kinds.block.overrun_claims;
         if !claims.is_empty() {
             let set = self.set;
             let counts = &mut later.counts;
@@ -317,15 +297,7 @@ impl<'a> MemberScan<'a> {
                 !claimed
             });
         }
-        self.overrun_claims.extend(later.overrun_claims);
-        if let (Some(doc), Some(more)) = (&mut self.json, later.json) {
-            doc.append(more);
-        }
-        self.cuts.extend(later.cuts);
-        // The member's open blocks where it ends: those this part's scanner
-        // followed to the member's end without their closing (the overrun
-        // reads on to the end while a block is open), then the later part's.
-        self.blocks.extend(later.blocks);
+        self.kinds.append(later.kinds);
         self.records.extend(later.records);
         for (key, b) in later.overflow {
             match self.overflow.get_mut(&key) {
@@ -338,15 +310,7 @@ impl<'a> MemberScan<'a> {
         for (c, n) in self.counts.iter_mut().zip(later.counts) {
             *c += n;
         }
-        for (key, b) in later.aggs {
-            match self.agg_index.get(&key) {
-                Some(&i) => self.aggs[i].1.merge(b),
-                None => {
-                    self.agg_index.insert(key.clone(), self.aggs.len());
-                    self.aggs.push((key, b));
-                }
-            }
-        }
+        self.groups.merge(later.groups);
     }
 
     /// Records in line order (a block followed across a part's end adds
@@ -380,28 +344,19 @@ impl<'a> MemberScan<'a> {
         coverage: &mut Coverage,
     ) {
         // A `complete` block still open where the member ends was cut.
-        for b in &self.blocks {
-            let v = &self.set.variants[b.variant];
-            if matches!(&v.kind, Kind::Block(b) if b.complete) {
-                self.cuts.push(format!(
-                    "{}: a block the rule reads whole is still open where the member ends \
-                     (no line matching its end): the dump is cut",
-                    self.set.rules[v.rule].id
-                ));
-            }
-        }
-        if let Some(first) = self.cuts.first() {
-            let more = match self.cuts.len() {
+        self.kinds.block.end(self.set);
+        if let Some(first) = self.kinds.block.cuts.first() {
+            let more = match self.kinds.block.cuts.len() {
                 1 => String::new(),
                 n => format!(" (and {} more)", n - 1),
             };
             coverage.error(
-                &self.members,
+                &self.at.members,
                 source::ErrorKind::Truncated,
                 format!("{first}{more}"),
             );
         }
-        if let Some(doc) = self.json.take() {
+        if let Some(doc) = self.kinds.json.take() {
             self.read_json(&doc, coverage);
         }
         let mut last_line = None;
@@ -427,13 +382,13 @@ impl<'a> MemberScan<'a> {
             }
             self.spill(rule, &e);
         }
-        for (key, a) in std::mem::take(&mut self.aggs) {
+        for (key, a) in std::mem::take(&mut self.groups.list) {
             let rule = &self.set.rules[key.0];
             records.push(Record::Aggregate(Box::new(a.record(
                 rule,
-                &self.path,
-                &self.members,
-                &self.cite,
+                &self.at.path,
+                &self.at.members,
+                &self.at.cite,
             ))));
         }
         // In line order whatever order the parts of the member came in.
@@ -449,7 +404,7 @@ impl<'a> MemberScan<'a> {
             rules.sort_unstable();
             rules.dedup();
             coverage.error(
-                &self.members,
+                &self.at.members,
                 source::ErrorKind::Limit,
                 format!(
                     "the artifact reached its cap of {MAX_RECORDS} evidence records ({} MiB): \
@@ -464,9 +419,9 @@ impl<'a> MemberScan<'a> {
             let rule = &self.set.rules[rule];
             records.push(Record::Aggregate(Box::new(a.record(
                 rule,
-                &self.path,
-                &self.members,
-                &self.cite,
+                &self.at.path,
+                &self.at.members,
+                &self.at.cite,
             ))));
         }
         for (rule, n) in self.counts.into_iter().enumerate().filter(|(_, n)| *n > 0) {
@@ -514,26 +469,26 @@ impl<'a> MemberScan<'a> {
         self.counts[rule_index] += 1;
         let rank = self.rank_of(line, text).to_map();
         let location = Location {
-            path: self.path.clone(),
-            members: self.members.clone(),
+            path: self.at.path.clone(),
+            members: self.at.members.clone(),
             line: line.number,
             byte_offset: line.offset,
             column: Some(line.window + column as u64 + 1),
         };
         // Every record of one line shares its text; a long line is quoted
         // by an excerpt around each match.
-        let first = !matches!(&self.line_text, Some((n, _, _)) if *n == line.number);
+        let first = !matches!(&self.cache.text, Some((n, _, _)) if *n == line.number);
         if first {
             let (text, lossy) = crate::domain::line_text(text);
-            self.line_text = Some((line.number, text.into(), lossy));
+            self.cache.text = Some((line.number, text.into(), lossy));
         }
-        let (_, shared, lossy) = self.line_text.as_ref().expect("line text");
+        let (_, shared, lossy) = self.cache.text.as_ref().expect("line text");
         let (text, lossy) = (Quote::around(shared.clone(), column), *lossy);
         let text_start = text.excerpt_start();
         let e = Evidence {
             rule: rule.id.clone(),
             pack: Some(rule.pack.clone()),
-            citation: Citation::new(self.cite.clone(), line.number),
+            citation: Citation::new(self.at.cite.clone(), line.number),
             location,
             text,
             text_start,
@@ -554,71 +509,23 @@ impl<'a> MemberScan<'a> {
         if rule.then.is_some() {
             // A new record of the rule (the next traceback) ends the wait
             // of the one before.
-            self.pending.retain(|p| p.0 != rule_index);
-            self.pending
-                .push((rule_index, self.records.len() - 1, crate::pack::THEN_LINES));
+            self.kinds.line.pending.retain(|p| p.0 != rule_index);
+            self.kinds.line.pending.push((
+                rule_index,
+                self.records.len() - 1,
+                crate::pack::THEN_LINES,
+            ));
         }
-    }
-
-    /// Lines after records that wait for their rule's `then` line: the
-    /// first match adds the captures the record lacks.
-    fn follow(&mut self, text: &[u8]) {
-        let set = self.set;
-        let mut i = 0;
-        while i < self.pending.len() {
-            let (rule, at, left) = self.pending[i];
-            let re = set.rules[rule]
-                .then
-                .as_ref()
-                .expect("pending rule has then");
-            let Some(c) = re.captures(text) else {
-                if left <= 1 {
-                    self.pending.remove(i);
-                } else {
-                    self.pending[i].2 = left - 1;
-                    i += 1;
-                }
-                continue;
-            };
-            self.pending.remove(i);
-            let Some(Record::Evidence(e)) = self.records.get_mut(at) else {
-                continue;
-            };
-            let v = &set.variants[set.rules[rule].variants[0]];
-            let found = set.captures(v, &[&c], &[re]);
-            let caps = e.captures.get_or_insert_with(Map::new);
-            for name in re.capture_names().flatten() {
-                if let Some(val) = found.get(name) {
-                    caps.entry(name.to_string()).or_insert_with(|| val.clone());
-                }
-            }
-        }
-    }
-
-    /// Past its part (where rules are not run), a line that would start a
-    /// new record of a waiting rule ends that wait, as the new record would
-    /// in one scan of the member.
-    fn end_waits_at_new_records(&mut self, text: &[u8]) {
-        let set = self.set;
-        let active = &self.active;
-        self.pending.retain(|&(rule, _, _)| {
-            !set.rules[rule].variants.iter().any(|&vi| {
-                let v = &set.variants[vi];
-                active[vi]
-                    && !v.excluded(text)
-                    && matches!(&v.kind, Kind::Line(l) if l.regex.is_match(text))
-            })
-        });
     }
 
     /// Whether the scanner still follows something past its part's end:
     /// an open block, or a record waiting for its `then` line.
     pub(super) fn following(&self) -> bool {
-        !self.blocks.is_empty() || !self.pending.is_empty()
+        !self.kinds.block.open.is_empty() || !self.kinds.line.pending.is_empty()
     }
 
     fn aggregates(&self, variant: usize) -> bool {
-        !self.opts.every_match
+        !self.filter.opts.every_match
             && !self.set.rules[self.set.variants[variant].rule]
                 .aggregate
                 .is_empty()
@@ -626,11 +533,11 @@ impl<'a> MemberScan<'a> {
 
     /// The rank in `line`'s prefix (`text` is the line cleaned).
     fn rank_of(&mut self, line: &Line<'_>, text: &[u8]) -> RankKey {
-        match self.line_rank {
+        match self.cache.rank {
             Some((n, r)) if n == line.number => r,
             _ => {
                 let r = RankKey::parse(text);
-                self.line_rank = Some((line.number, r));
+                self.cache.rank = Some((line.number, r));
                 r
             }
         }
@@ -651,8 +558,8 @@ impl<'a> MemberScan<'a> {
         };
         let field = |i: usize| fields.get(i).copied().flatten().map(|(s, e)| &text[s..e]);
         let at = (line.number, line.offset);
-        let aggs = &self.aggs;
-        let recent = self.agg_recent[rule_index].iter().copied().find(|&i| {
+        let aggs = &self.groups.list;
+        let recent = self.groups.recent[rule_index].iter().copied().find(|&i| {
             aggs.get(i).is_some_and(|((_, r, e), _)| {
                 *r == rank && same_group(e.as_bytes(), rule, v, field)
             })
@@ -661,7 +568,7 @@ impl<'a> MemberScan<'a> {
             Some(i) => i,
             None => self.find_group(variant, rank, at, field),
         };
-        let agg = &mut self.aggs[i].1;
+        let agg = &mut self.groups.list[i].1;
         agg.count += 1;
         agg.last = at;
         let keys = rule.aggregate.len();
@@ -672,7 +579,7 @@ impl<'a> MemberScan<'a> {
         }
     }
 
-    /// Fills `self.fields` from regex captures (`caps` each with the offset
+    /// Fills `self.groups.fields` from regex captures (`caps` each with the offset
     /// in the line's text of what it ran on) and counts the line.
     fn aggregate_captures(
         &mut self,
@@ -682,14 +589,14 @@ impl<'a> MemberScan<'a> {
         caps: &[(&Captures<'_>, usize)],
     ) {
         let rule = &self.set.rules[self.set.variants[variant].rule];
-        let mut fields = std::mem::take(&mut self.fields);
+        let mut fields = std::mem::take(&mut self.groups.fields);
         fields.clear();
         fields.extend(rule.aggregate.iter().chain(&rule.numeric).map(|name| {
             caps.iter()
                 .find_map(|(c, off)| c.name(name).map(|m| (off + m.start(), off + m.end())))
         }));
         self.aggregate(variant, line, text, &fields);
-        self.fields = fields;
+        self.groups.fields = fields;
     }
 
     /// The aggregate group of a line (its rank and captured group fields),
@@ -711,7 +618,7 @@ impl<'a> MemberScan<'a> {
                 .get(k)
                 .map(|val| val.as_str().map_or_else(|| val.to_string(), str::to_string))
         };
-        let mut extra = std::mem::take(&mut self.agg_key);
+        let mut extra = std::mem::take(&mut self.groups.key);
         extra.clear();
         for &i in &rule.capture_keys {
             let k = &rule.aggregate[i];
@@ -722,7 +629,7 @@ impl<'a> MemberScan<'a> {
             extra.push('\0');
         }
         let key = (rule_index, rank, extra);
-        let i = match self.agg_index.get(&key) {
+        let i = match self.groups.index.get(&key) {
             Some(&i) => i,
             None => {
                 let mut fields = SmallMap::new();
@@ -738,14 +645,16 @@ impl<'a> MemberScan<'a> {
                         fields.insert(k.clone(), val.clone());
                     }
                 }
-                self.agg_index.insert(key.clone(), self.aggs.len());
-                self.aggs.push((key.clone(), Agg::new(fields, at)));
-                self.aggs.len() - 1
+                self.groups
+                    .index
+                    .insert(key.clone(), self.groups.list.len());
+                self.groups.list.push((key.clone(), Agg::new(fields, at)));
+                self.groups.list.len() - 1
             }
         };
         // The key's text buffer serves the next line.
-        self.agg_key = key.2;
-        let recent = &mut self.agg_recent[rule_index];
+        self.groups.key = key.2;
+        let recent = &mut self.groups.recent[rule_index];
         recent.rotate_right(1);
         recent[0] = i;
         i
@@ -754,17 +663,17 @@ impl<'a> MemberScan<'a> {
     /// Runs the rules whose literal is on the line; the first matching
     /// variant of each rule wins.
     fn rules(&mut self, line: &Line<'_>, text: &[u8], raw: bool) {
-        let mut hits = std::mem::take(&mut self.hits);
-        if self.opts.skip_prefilter {
+        let mut hits = std::mem::take(&mut self.filter.hits);
+        if self.filter.opts.skip_prefilter {
             hits.clear();
             hits.extend(
                 (0..self.set.variants.len())
-                    .filter(|&v| self.active[v])
+                    .filter(|&v| self.filter.active[v])
                     .map(|variant| Hit { variant, place: 0 }),
             );
         } else if raw && line.shared == 0 {
-            self.literals.hits_at(
-                &mut self.cursor,
+            self.filter.literals.hits_at(
+                &mut self.filter.cursor,
                 line.hay,
                 line.raw.len(),
                 line.offset,
@@ -773,10 +682,10 @@ impl<'a> MemberScan<'a> {
         } else if line.shared > 0 || line.raw.starts_with(crate::lines::JSON_FILE) {
             // A window of a long line: its place in the member is not
             // where the cursor's raw search looks.
-            self.literals.hits(text, &mut hits);
+            self.filter.literals.hits(text, &mut hits);
         } else {
-            self.literals.hits_cleaned(
-                &mut self.cursor,
+            self.filter.literals.hits_cleaned(
+                &mut self.filter.cursor,
                 line.hay,
                 line.raw.len(),
                 line.offset,
@@ -788,90 +697,12 @@ impl<'a> MemberScan<'a> {
         let mut done_rule = usize::MAX;
         for &Hit { variant: vi, place } in &hits {
             let v = &set.variants[vi];
-            if v.rule == done_rule || v.excluded(text) || self.block_rules.contains(&v.rule) {
+            if v.rule == done_rule || v.excluded(text) || self.kinds.block.rules.contains(&v.rule) {
                 continue;
             }
             let matched = match &v.kind {
-                Kind::Line(l) if l.anchored.is_some() && self.aggregates(vi) => {
-                    let a = l.anchored.as_ref().expect("anchored");
-                    // No match begins more than `lead` before the literal.
-                    let from = l
-                        .lead
-                        .map_or(0, |lead| place.saturating_sub(lead))
-                        .max(line.owned_from());
-                    let caps = self.anchored_caps[vi].get_or_insert_with(|| a.new_captures());
-                    let found = a.captures(text, from, caps);
-                    if found {
-                        let mut fields = std::mem::take(&mut self.fields);
-                        fields.clear();
-                        fields.extend((0..a.field_count()).map(|i| a.field_span(caps, i)));
-                        self.aggregate(vi, line, text, &fields);
-                        self.fields = fields;
-                    }
-                    found
-                }
-                Kind::Line(l) => {
-                    let re = &l.regex;
-                    // In a window of a long line, the first match it owns
-                    // (the one before it reports what starts earlier).
-                    let found = re
-                        .captures_at(text, line.owned_from())
-                        .filter(|c| c.get(0).is_none_or(|m| line.owns(m.start())));
-                    match found {
-                        None => false,
-                        Some(c) => match &l.each {
-                            None if self.aggregates(vi) => {
-                                self.aggregate_captures(vi, line, text, &[(&c, 0)]);
-                                true
-                            }
-                            None => {
-                                let caps = self.set.captures(v, &[&c], &[re]);
-                                let column = c.get(0).map_or(0, |m| m.start());
-                                self.emit(vi, line, text, column, caps);
-                                true
-                            }
-                            Some(each) => {
-                                let span = c.get(0).expect("group 0");
-                                let mut any = false;
-                                for e in each.captures_iter(&text[span.start()..span.end()]) {
-                                    if self.aggregates(vi) {
-                                        self.aggregate_captures(
-                                            vi,
-                                            line,
-                                            text,
-                                            &[(&c, 0), (&e, span.start())],
-                                        );
-                                        any = true;
-                                        continue;
-                                    }
-                                    let caps = self.set.captures(v, &[&c, &e], &[re, each]);
-                                    let column = span.start() + e.get(0).map_or(0, |m| m.start());
-                                    self.emit(vi, line, text, column, caps);
-                                    any = true;
-                                }
-                                any
-                            }
-                        },
-                    }
-                }
-                Kind::Block(b) => {
-                    if line.window == 0 && b.start.is_match(text) {
-                        let indent = b
-                            .indent
-                            .as_ref()
-                            .map(|re| IndentState::new(indentation(re, text).0));
-                        self.blocks.retain(|b| b.variant != vi);
-                        self.blocks.push(OpenBlock {
-                            variant: vi,
-                            start: text.into(),
-                            caps: None,
-                            indent,
-                        });
-                        true
-                    } else {
-                        false
-                    }
-                }
+                Kind::Line(l) => self.line_variant(vi, l, place, line, text),
+                Kind::Block(b) => self.open_block(vi, b, line, text),
                 // Read whole documents at the member's end.
                 Kind::Json(_) => false,
             };
@@ -879,16 +710,21 @@ impl<'a> MemberScan<'a> {
                 done_rule = v.rule;
             }
         }
-        self.hits = hits;
+        self.filter.hits = hits;
     }
 }
 
 impl LineSink for MemberScan<'_> {
     fn candidate(&mut self, hay: &[u8], offset: u64) -> Option<usize> {
-        if self.every_line || !self.blocks.is_empty() || !self.pending.is_empty() {
+        if self.filter.every_line
+            || !self.kinds.block.open.is_empty()
+            || !self.kinds.line.pending.is_empty()
+        {
             return Some(0);
         }
-        self.literals.candidate(&mut self.cursor, hay, offset)
+        self.filter
+            .literals
+            .candidate(&mut self.filter.cursor, hay, offset)
     }
 
     fn windows(&self) -> bool {
@@ -896,54 +732,50 @@ impl LineSink for MemberScan<'_> {
     }
 
     fn line(&mut self, line: &Line<'_>) -> bool {
-        let mut scratch = std::mem::take(&mut self.scratch);
+        let mut scratch = std::mem::take(&mut self.cache.scratch);
         let text = clean(line.raw, &mut scratch);
         if line.window > 0 {
             // A later window of a long line: the rules' matches in it. No
             // line starts here (blocks, waits and documents saw the first).
-            self.line_text = None;
+            self.cache.text = None;
             self.rules(line, text, false);
-            self.scratch = scratch;
+            self.cache.scratch = scratch;
             return !self.aborted;
         }
-        if !self.pending.is_empty() {
+        if !self.kinds.line.pending.is_empty() {
             self.follow(text);
         }
         if self.overrun {
-            if !self.pending.is_empty() {
+            if !self.kinds.line.pending.is_empty() {
                 self.end_waits_at_new_records(text);
             }
             self.continue_blocks(line, text);
             // A block that starts again here is the next part's to follow.
             let set = self.set;
-            self.blocks.retain(|open| {
+            self.kinds.block.open.retain(|open| {
                 let Kind::Block(b) = &set.variants[open.variant].kind else {
                     return false;
                 };
                 !b.start.is_match(text)
             });
-            self.scratch = scratch;
+            self.cache.scratch = scratch;
             return self.following();
         }
-        if let Some(doc) = &mut self.json {
+        if let Some(doc) = &mut self.kinds.json {
             doc.push(line);
         }
-        if !self.blocks.is_empty() {
+        if !self.kinds.block.open.is_empty() {
             self.continue_blocks(line, text);
         } else {
-            self.block_rules.clear();
+            self.kinds.block.rules.clear();
         }
         // The cursor knows where the literals are in raw lines only.
         let raw = std::ptr::eq(text.as_ptr(), line.raw.as_ptr());
         self.rules(line, text, raw);
-        self.scratch = scratch;
+        self.cache.scratch = scratch;
         !self.aborted
     }
 }
-
-/// Where a field of an aggregating match is in the line's text, if it
-/// matched.
-type Field = Option<(usize, usize)>;
 
 /// Whether a line's group fields are those of the group key `key` (the
 /// fields' text, each followed by NUL, as `find_group` builds it), compared

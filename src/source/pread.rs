@@ -62,7 +62,7 @@ impl<'a> FileAt<'a> {
         let mut buf = vec![0u8; WINDOW];
         loop {
             match r.read(&mut buf)? {
-                0 => return Ok(super::hex(h)),
+                0 => return Ok(crate::hash::finish_hex(h)),
                 n => h.update(&buf[..n]),
             }
         }

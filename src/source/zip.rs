@@ -16,6 +16,7 @@ use std::cell::Cell;
 use std::io::{self, BufRead, Cursor, Read};
 use std::rc::Rc;
 
+mod header;
 mod records;
 use records::*;
 pub(super) use records::{DirectoryError, central_directory};

@@ -25,6 +25,7 @@ use crate::pack::RuleSet;
 use crate::pack::VariantDef;
 use crate::pack::pattern::PackRegex;
 use serde_json::{Map, Value};
+use std::collections::HashSet;
 
 #[derive(Debug)]
 pub struct BlockMatch {
@@ -116,6 +117,50 @@ pub(super) fn compile(v: &VariantDef, re: &mut Regexes<'_>) -> Result<BlockMatch
         complete: v.complete,
         indent,
     })
+}
+
+/// What the block kind keeps while it reads one member (or one part of a
+/// member split across threads).
+#[derive(Debug, Default)]
+pub(crate) struct BlockState {
+    /// Open blocks, in the order they opened.
+    pub(crate) open: Vec<OpenBlock>,
+    /// Rules a block recorded the current line for: their line variants
+    /// pass over it (see the scan's `continue_blocks`).
+    pub(crate) rules: Vec<usize>,
+    /// (rule, line) a block recorded past this part's end (see the scan's
+    /// `absorb`). A set: a block followed over whole parts claims many
+    /// lines, each looked up for every record of the parts after it.
+    pub(crate) overrun_claims: HashSet<(usize, u64), foldhash::fast::RandomState>,
+    /// `complete` blocks that closed other than at their `end`: why, for
+    /// a coverage error.
+    pub(crate) cuts: Vec<String>,
+}
+
+impl BlockState {
+    /// Takes in the state of the member's next part, where this one ends.
+    pub(crate) fn append(&mut self, later: BlockState) {
+        self.overrun_claims.extend(later.overrun_claims);
+        self.cuts.extend(later.cuts);
+        // The member's open blocks where it ends: those this part's scanner
+        // followed to the member's end without their closing (the overrun
+        // reads on to the end while a block is open), then the later part's.
+        self.open.extend(later.open);
+    }
+
+    /// At the member's end: a `complete` block still open was cut.
+    pub(crate) fn end(&mut self, set: &RuleSet) {
+        for b in &self.open {
+            let v = &set.variants[b.variant];
+            if matches!(&v.kind, Kind::Block(b) if b.complete) {
+                self.cuts.push(format!(
+                    "{}: a block the rule reads whole is still open where the member ends \
+                     (no line matching its end): the dump is cut",
+                    set.rules[v.rule].id
+                ));
+            }
+        }
+    }
 }
 
 /// A block being read: its variant, the captures of the line that opened

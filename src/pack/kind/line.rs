@@ -4,7 +4,7 @@
 
 use super::{Regexes, unused};
 use crate::pack::VariantDef;
-use crate::pack::anchored::AnchoredRegex;
+use crate::pack::anchored::{AnchoredCaptures, AnchoredRegex};
 use crate::pack::pattern::PackRegex;
 
 #[derive(Debug)]
@@ -55,6 +55,25 @@ impl LineMatch {
             (Some(a), [lit]) => a.lead(lit),
             _ => None,
         };
+    }
+}
+
+/// What the line kind keeps while it reads one member.
+#[derive(Debug, Default)]
+pub(crate) struct LineState {
+    /// Records waiting for their rule's `then` line: (rule, index in the
+    /// scan's records, lines left to look in).
+    pub(crate) pending: Vec<(usize, usize, u32)>,
+    /// Reused match slots of anchored regexes, by variant.
+    pub(crate) anchored_caps: Vec<Option<AnchoredCaptures>>,
+}
+
+impl LineState {
+    pub(crate) fn new(variants: usize) -> LineState {
+        LineState {
+            pending: Vec::new(),
+            anchored_caps: (0..variants).map(|_| None).collect(),
+        }
     }
 }
 

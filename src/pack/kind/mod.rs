@@ -71,6 +71,47 @@ impl Kind {
     }
 }
 
+/// What a member's scan keeps per kind, each kind's part defined in its
+/// file. A struct with a field per kind, not an enum or a list of `dyn`
+/// states: one member is read by every kind at once (a line can open a
+/// block, match a line rule and belong to a json document), the line
+/// kind's part is touched on every candidate line where a field access
+/// costs nothing and a virtual call would, and a split member's parts are
+/// merged kind by kind in `append`. A new kind adds its field here.
+#[derive(Debug)]
+pub(crate) struct State {
+    pub(crate) line: line::LineState,
+    pub(crate) block: block::BlockState,
+    /// The member's text where a json rule reads it (at its end).
+    pub(crate) json: Option<json::JsonDoc>,
+}
+
+impl State {
+    /// The state for a member read by the variants marked in `active`.
+    pub(crate) fn new(variants: &[Variant], active: &[bool]) -> State {
+        let json = active
+            .iter()
+            .zip(variants)
+            .any(|(a, v)| *a && v.is_json())
+            .then(json::JsonDoc::default);
+        State {
+            line: line::LineState::new(variants.len()),
+            block: block::BlockState::default(),
+            json,
+        }
+    }
+
+    /// Takes in the state of the member's next part (the `then` waits and
+    /// match slots of the later part are its own business: it read its
+    /// lines already).
+    pub(crate) fn append(&mut self, later: State) {
+        self.block.append(later.block);
+        if let (Some(doc), Some(more)) = (&mut self.json, later.json) {
+            doc.append(more);
+        }
+    }
+}
+
 /// What compiling a variant's regexes needs: whether built-in (compiled
 /// on first use, see [`PackRegex`]), and the rule's capture names so far.
 pub(crate) struct Regexes<'a> {

@@ -5,7 +5,8 @@ use super::MemberScan;
 use crate::lines::Line;
 use crate::pack::Kind;
 use crate::pack::kind::block::{
-    Each, LineAt, Made, Then, at_column, indentation, is_blank_or_comment,
+    BlockMatch, Each, IndentState, LineAt, Made, OpenBlock, Then, at_column, indentation,
+    is_blank_or_comment,
 };
 use serde_json::Value;
 
@@ -15,16 +16,16 @@ impl MemberScan<'_> {
     /// variants pass over it (the first variant that matches wins, and a
     /// block's is first).
     pub(super) fn continue_blocks(&mut self, line: &Line<'_>, text: &[u8]) {
-        self.block_rules.clear();
+        self.kinds.block.rules.clear();
         let mut i = 0;
-        while i < self.blocks.len() {
-            let vi = self.blocks[i].variant;
+        while i < self.kinds.block.open.len() {
+            let vi = self.kinds.block.open[i].variant;
             let v = &self.set.variants[vi];
             let Kind::Block(b) = &v.kind else {
-                self.blocks.remove(i);
+                self.kinds.block.open.remove(i);
                 continue;
             };
-            if let (Some(re), Some(state)) = (&b.indent, self.blocks[i].indent.as_mut()) {
+            if let (Some(re), Some(state)) = (&b.indent, self.kinds.block.open[i].indent.as_mut()) {
                 // A YAML block: its indentation decides where it ends and
                 // which lines are its entries (src/pack/kind/block.rs).
                 let (at, rest) = indentation(re, text);
@@ -49,7 +50,7 @@ impl MemberScan<'_> {
                 for m in made {
                     match m {
                         Made::Record { name, value, at } => {
-                            let mut caps = self.blocks[i].caps(self.set).clone();
+                            let mut caps = self.kinds.block.open[i].caps(self.set).clone();
                             caps.extend(
                                 self.set
                                     .named_captures(v, &[("name", &name), ("value", &value)]),
@@ -69,9 +70,9 @@ impl MemberScan<'_> {
                                 }
                                 None => self.emit(vi, line, text, at_column(text, rest), caps),
                             }
-                            self.block_rules.push(v.rule);
+                            self.kinds.block.rules.push(v.rule);
                         }
-                        Made::Unreadable(what) => self.cuts.push(format!(
+                        Made::Unreadable(what) => self.kinds.block.cuts.push(format!(
                             "{}: line {}: {what}: the block is read in part",
                             self.set.rules[v.rule].id, line.number
                         )),
@@ -79,7 +80,7 @@ impl MemberScan<'_> {
                 }
                 match then {
                     Then::End => {
-                        self.blocks.remove(i);
+                        self.kinds.block.open.remove(i);
                         continue;
                     }
                     Then::Done => {
@@ -90,7 +91,7 @@ impl MemberScan<'_> {
                 }
             }
             if b.end.as_ref().is_some_and(|e| e.is_match(text)) {
-                self.blocks.remove(i);
+                self.kinds.block.open.remove(i);
                 continue;
             }
             let each = &b.each;
@@ -100,7 +101,7 @@ impl MemberScan<'_> {
                     i += 1;
                     continue;
                 }
-                let mut caps = self.blocks[i].caps(self.set).clone();
+                let mut caps = self.kinds.block.open[i].caps(self.set).clone();
                 let mut fresh = self.set.captures(v, &[&c], &[each]);
                 for k in &b.carry {
                     match fresh.get(k) {
@@ -109,7 +110,9 @@ impl MemberScan<'_> {
                             fresh.remove(k);
                         }
                         Some(val) => {
-                            self.blocks[i].caps(self.set).insert(k.clone(), val.clone());
+                            self.kinds.block.open[i]
+                                .caps(self.set)
+                                .insert(k.clone(), val.clone());
                         }
                         None => {}
                     }
@@ -117,23 +120,52 @@ impl MemberScan<'_> {
                 caps.extend(fresh);
                 let column = c.get(0).map_or(0, |m| m.start());
                 self.emit(vi, line, text, column, caps);
-                self.block_rules.push(v.rule);
+                self.kinds.block.rules.push(v.rule);
                 if self.overrun {
-                    self.overrun_claims.insert((v.rule, line.number));
+                    self.kinds
+                        .block
+                        .overrun_claims
+                        .insert((v.rule, line.number));
                 }
                 i += 1;
             } else if is_blank_or_comment(text) {
                 i += 1;
             } else {
                 if b.complete {
-                    self.cuts.push(format!(
+                    self.kinds.block.cuts.push(format!(
                         "{}: line {} ends a block the rule reads whole but is neither an entry nor \
                          its end: the rest of the dump is not read",
                         self.set.rules[v.rule].id, line.number
                     ));
                 }
-                self.blocks.remove(i);
+                self.kinds.block.open.remove(i);
             }
         }
+    }
+
+    /// A line that starts block variant `vi` (`b`) opens it (anew, where
+    /// it is open already).
+    pub(super) fn open_block(
+        &mut self,
+        vi: usize,
+        b: &BlockMatch,
+        line: &Line<'_>,
+        text: &[u8],
+    ) -> bool {
+        if line.window > 0 || !b.start.is_match(text) {
+            return false;
+        }
+        let indent = b
+            .indent
+            .as_ref()
+            .map(|re| IndentState::new(indentation(re, text).0));
+        self.kinds.block.open.retain(|b| b.variant != vi);
+        self.kinds.block.open.push(OpenBlock {
+            variant: vi,
+            start: text.into(),
+            caps: None,
+            indent,
+        });
+        true
     }
 }

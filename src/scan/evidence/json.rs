@@ -15,7 +15,7 @@ impl MemberScan<'_> {
         let set = self.set;
         let json_rules = {
             let mut ids: Vec<&str> = (0..set.variants.len())
-                .filter(|&v| self.active[v] && set.variants[v].is_json())
+                .filter(|&v| self.filter.active[v] && set.variants[v].is_json())
                 .map(|v| set.rules[set.variants[v].rule].id.as_str())
                 .collect();
             ids.dedup();
@@ -23,17 +23,17 @@ impl MemberScan<'_> {
         };
         if let Some(cut) = &doc.cut {
             let msg = format!("not read as JSON ({cut}) by {}", json_rules);
-            coverage.error(&self.members, source::ErrorKind::Limit, msg);
+            coverage.error(&self.at.members, source::ErrorKind::Limit, msg);
             return;
         }
         let Ok(text) = std::str::from_utf8(&doc.text) else {
             let msg = format!("not UTF-8, so not read as JSON by {}", json_rules);
-            coverage.error(&self.members, source::ErrorKind::Corrupt, msg);
+            coverage.error(&self.at.members, source::ErrorKind::Corrupt, msg);
             return;
         };
         // JSON Lines only where a variant reading the member says so.
         let json_lines = (0..set.variants.len()).any(|v| {
-            self.active[v] && matches!(&set.variants[v].kind, Kind::Json(m) if m.json_lines)
+            self.filter.active[v] && matches!(&set.variants[v].kind, Kind::Json(m) if m.json_lines)
         });
         let lines = (0..doc.lines.len()).map(|i| {
             let line = std::str::from_utf8(doc.line_text(i)).unwrap_or_default();
@@ -52,7 +52,7 @@ impl MemberScan<'_> {
         }
         if let Some(why) = error {
             let msg = format!("{why}, so not read by {json_rules}");
-            coverage.error(&self.members, source::ErrorKind::Corrupt, msg);
+            coverage.error(&self.at.members, source::ErrorKind::Corrupt, msg);
         }
         if emitted {
             self.sort_by_line();
@@ -77,7 +77,7 @@ impl MemberScan<'_> {
             let Kind::Json(m) = &v.kind else {
                 continue;
             };
-            if !self.active[vi] || done.contains(&v.rule) {
+            if !self.filter.active[vi] || done.contains(&v.rule) {
                 continue;
             }
             hits.clear();

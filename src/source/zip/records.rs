@@ -3,6 +3,11 @@
 //! reader in `zip.rs` walks them.
 
 use super::*;
+use header::{
+    CENTRAL, CentralView, DESCRIPTOR, END, EndView, LOCAL, LocalView, UNICODE_PATH,
+    UnicodePathView, ZIP64_END, ZIP64_EXTRA, ZIP64_LOCATOR, Zip64EndView, Zip64LocatorView,
+    extra_fields, le32, le64, widen,
+};
 
 /// A local file header (APPNOTE 4.3.7), with zip64 sizes applied.
 #[derive(Debug)]
@@ -24,18 +29,6 @@ impl LocalHeader {
     pub(in crate::source) fn descriptor(&self) -> bool {
         self.flags & 8 != 0
     }
-}
-
-pub(super) fn le16(b: &[u8]) -> u16 {
-    u16::from_le_bytes([b[0], b[1]])
-}
-
-pub(super) fn le32(b: &[u8]) -> u32 {
-    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
-}
-
-pub(super) fn le64(b: &[u8]) -> u64 {
-    u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
 }
 
 pub(super) fn exact(r: &mut dyn BufRead, buf: &mut [u8], what: &str) -> io::Result<()> {
@@ -69,12 +62,12 @@ pub(in crate::source) fn local_header(r: &mut dyn BufRead) -> io::Result<Next> {
         }
         exact(r, &mut sig, "a record signature")?;
         match &sig {
-            b"PK\x03\x04" => break,
-            b"PK\x01\x02" | b"PK\x05\x06" | b"PK\x06\x06" | b"PK\x06\x07" => {
+            LOCAL => break,
+            CENTRAL | END | ZIP64_END | ZIP64_LOCATOR => {
                 return Ok(Next::Directory(sig));
             }
             // A spanned-archive marker before the first entry.
-            b"PK\x07\x08" | b"PK00" if first => first = false,
+            DESCRIPTOR | b"PK00" if first => first = false,
             _ => {
                 return Err(corrupt(format!(
                     "no local header where one should be (found {sig:02x?})"
@@ -82,29 +75,29 @@ pub(in crate::source) fn local_header(r: &mut dyn BufRead) -> io::Result<Next> {
             }
         }
     }
-    let mut h = [0u8; 26];
-    exact(r, &mut h, "a local header")?;
-    let flags = le16(&h[2..]);
-    let method = le16(&h[4..]);
-    let crc = le32(&h[10..]);
-    let mut csize = le32(&h[14..]) as u64;
-    let mut usize = le32(&h[18..]) as u64;
-    let name_len = le16(&h[22..]) as usize;
-    let extra_len = le16(&h[24..]) as usize;
+    let mut h = [0u8; LocalView::LEN];
+    h[..4].copy_from_slice(&sig);
+    exact(r, &mut h[4..], "a local header")?;
+    let h = LocalView::new(&h);
+    let flags = h.flags();
+    let method = h.method();
+    let crc = h.crc();
+    let mut csize = h.compressed_size() as u64;
+    let mut usize = h.size() as u64;
+    let name_len = h.name_len() as usize;
+    let extra_len = h.extra_len() as usize;
     let mut name = vec![0u8; name_len];
     exact(r, &mut name, "a local header")?;
     let mut extra = vec![0u8; extra_len];
     exact(r, &mut extra, "a local header")?;
     let mut zip64 = false;
     for (id, body) in extra_fields(&extra) {
-        if id == 0x0001 {
+        if id == ZIP64_EXTRA {
             zip64 = true;
             widen(body, &mut [&mut usize, &mut csize]);
         }
     }
-    // The high byte of "version needed" stands where the central
-    // directory keeps the host system; libarchive reads it the same way.
-    let name = dos_separators(name_of(&name, flags), h[1]);
+    let name = dos_separators(name_of(&name, flags), h.host());
     Ok(Next::Entry(LocalHeader {
         name,
         flags,
@@ -121,7 +114,7 @@ pub(in crate::source) fn local_header(r: &mut dyn BufRead) -> io::Result<Next> {
 pub(in crate::source) fn descriptor(r: &mut dyn BufRead, zip64: bool) -> io::Result<(u32, u64)> {
     let mut b = [0u8; 4];
     exact(r, &mut b, "a data descriptor")?;
-    let crc = if &b == b"PK\x07\x08" {
+    let crc = if &b == DESCRIPTOR {
         exact(r, &mut b, "a data descriptor")?;
         le32(&b)
     } else {
@@ -155,30 +148,34 @@ pub(in crate::source) fn directory_stream(
     let mut zip64_count = None;
     loop {
         match &sig {
-            b"PK\x01\x02" => {
-                let mut h = [0u8; 42];
-                exact(r, &mut h, "its central directory")?;
-                let skip = le16(&h[24..]) as u64 + le16(&h[26..]) as u64 + le16(&h[28..]) as u64;
-                skip_exact(r, skip)?;
+            CENTRAL => {
+                let mut h = [0u8; CentralView::LEN];
+                h[..4].copy_from_slice(&sig);
+                exact(r, &mut h[4..], "its central directory")?;
+                skip_exact(r, CentralView::new(&h).variable_len() as u64)?;
                 records += 1;
             }
-            b"PK\x06\x06" => {
-                let mut h = [0u8; 8];
-                exact(r, &mut h, "its zip64 end record")?;
-                let size = le64(&h);
-                let mut body = [0u8; 28];
-                let keep = size.min(28) as usize;
-                exact(r, &mut body[..keep], "its zip64 end record")?;
-                if keep == 28 {
-                    zip64_count = Some(le64(&body[20..]));
+            ZIP64_END => {
+                // Its head, then its body up to the entry count (a short
+                // record has none to tell).
+                const HEAD: usize = Zip64EndView::HEAD;
+                let mut h = [0u8; Zip64EndView::THROUGH_ENTRIES];
+                h[..4].copy_from_slice(&sig);
+                exact(r, &mut h[4..HEAD], "its zip64 end record")?;
+                let size = Zip64EndView::new(&h).size();
+                let keep = size.min((h.len() - HEAD) as u64) as usize;
+                exact(r, &mut h[HEAD..HEAD + keep], "its zip64 end record")?;
+                if HEAD + keep == h.len() {
+                    zip64_count = Some(Zip64EndView::new(&h).entries());
                 }
                 skip_exact(r, size - keep as u64)?;
             }
-            b"PK\x06\x07" => skip_exact(r, 16)?,
-            b"PK\x05\x06" => {
-                let mut h = [0u8; 18];
-                exact(r, &mut h, "its end record")?;
-                let count = le16(&h[6..]) as u64;
+            ZIP64_LOCATOR => skip_exact(r, (Zip64LocatorView::LEN - 4) as u64)?,
+            END => {
+                let mut h = [0u8; EndView::LEN];
+                h[..4].copy_from_slice(&sig);
+                exact(r, &mut h[4..], "its end record")?;
+                let count = EndView::new(&h).entries() as u64;
                 let count = match zip64_count {
                     Some(n) if count == 0xffff => n,
                     _ => count,
@@ -272,16 +269,17 @@ pub(in crate::source) fn central_directory(
     max_entries: u64,
 ) -> Result<Directory, DirectoryError> {
     let len = data.len();
+    const N: usize = EndView::LEN;
     // The end record and its comment lie in the last 22 + 65535 bytes.
-    let from = len.saturating_sub(22 + 0xffff);
+    let from = len.saturating_sub(N as u64 + 0xffff);
     let tail = data.get(from, (len - from) as usize)?.unwrap_or_default();
     let mut found = Vec::new();
-    let mut i = tail.len().saturating_sub(22);
+    let mut i = tail.len().saturating_sub(N);
     loop {
-        if tail.len() < 22 {
+        if tail.len() < N {
             break;
         }
-        if &tail[i..i + 4] == b"PK\x05\x06" {
+        if &tail[i..i + 4] == END {
             found.push(i);
         }
         if i == 0 {
@@ -294,12 +292,14 @@ pub(in crate::source) fn central_directory(
     }
     // Records whose comment reaches exactly to the end first: a comment
     // holding end-record-like bytes must not win over the real record.
-    let exact = |&p: &usize| p + 22 + le16(&tail[p + 20..]) as usize == tail.len();
+    let exact =
+        |&p: &usize| p + N + EndView::new(&tail[p..p + N]).comment_len() as usize == tail.len();
     let (mut first, rest): (Vec<usize>, Vec<usize>) = found.into_iter().partition(exact);
     first.extend(rest);
     let mut why = "its central directory is not where it says";
     for pos in first {
-        match directory_at(data, &tail[pos..pos + 22], from + pos as u64, max_entries) {
+        let end = EndView::new(&tail[pos..pos + N]);
+        match directory_at(data, end, from + pos as u64, max_entries) {
             Ok(d) => return Ok(d),
             Err(DirectoryError::Misfit(w)) => why = w,
             Err(e) => return Err(e),
@@ -308,49 +308,59 @@ pub(in crate::source) fn central_directory(
     Err(DirectoryError::Misfit(why))
 }
 
-/// The directory of the end record `e` (its 22 bytes), at `pos`.
+/// The directory of the end record `e`, at `pos`.
 pub(super) fn directory_at(
     data: Data<'_>,
-    e: &[u8],
+    e: EndView<'_>,
     pos: u64,
     max_entries: u64,
 ) -> Result<Directory, DirectoryError> {
-    let mut count = le16(&e[10..]) as u64;
-    let mut cd_size = le32(&e[12..]) as u64;
-    let mut cd_offset = le32(&e[16..]) as u64;
+    let mut count = e.entries() as u64;
+    let mut cd_size = e.directory_size() as u64;
+    let mut cd_offset = e.directory_offset() as u64;
     // Where the directory ends: the end record, or the zip64 end record.
     let mut end = pos;
     // How far the zip64 locator's offset is from where its record lies
     // (bytes before the zip); the directory must agree.
     let mut shift64 = None;
-    let locator = match pos.checked_sub(20) {
-        Some(l) => data.get(l, 20)?,
+    const LOC: usize = Zip64LocatorView::LEN;
+    const Z64: usize = Zip64EndView::LEN;
+    let locator = match pos.checked_sub(LOC as u64) {
+        Some(l) => data.get(l, LOC)?,
         None => None,
     };
-    if let Some(locator) = locator.filter(|l| &l[..4] == b"PK\x06\x07") {
-        let at = le64(&locator[8..]);
+    if let Some(locator) = locator.filter(|l| Zip64LocatorView::new(l).is_locator()) {
+        let at = Zip64LocatorView::new(&locator).zip64_end_offset();
         // The zip64 end record ends where the locator begins (Python
         // reads it there, whatever the locator says). A locator that
         // points elsewhere, at a decoy record and directory stored inside
         // an entry, is not followed: the decoy would hide the entries
         // the real directory lists.
         let mut z64 = None;
-        for z in [pos.checked_sub(20 + 56), Some(at)].into_iter().flatten() {
+        for z in [pos.checked_sub((LOC + Z64) as u64), Some(at)]
+            .into_iter()
+            .flatten()
+        {
             // Its record: 56 bytes at least, its size field counting
             // from after itself (12 bytes) to the locator.
-            let Some(size) = (pos - 20).checked_sub(z).filter(|&s| s >= 56) else {
+            let Some(size) = (pos - LOC as u64)
+                .checked_sub(z)
+                .filter(|&s| s >= Z64 as u64)
+            else {
                 continue;
             };
-            let Some(r) = data.get(z, 56)? else { continue };
-            if &r[..4] == b"PK\x06\x06" && le64(&r[4..]) == size - 12 {
+            let Some(r) = data.get(z, Z64)? else { continue };
+            let v = Zip64EndView::new(&r);
+            if v.is_zip64_end() && v.size() == size - Zip64EndView::HEAD as u64 {
                 z64 = Some((z, r));
                 break;
             }
         }
         if let Some((z, r)) = z64 {
-            count = le64(&r[32..]);
-            cd_size = le64(&r[40..]);
-            cd_offset = le64(&r[48..]);
+            let r = Zip64EndView::new(&r);
+            count = r.entries();
+            cd_size = r.directory_size();
+            cd_offset = r.directory_offset();
             end = z;
             shift64 = Some(z.checked_sub(at).ok_or(DirectoryError::Misfit(
                 "its zip64 locator points past its zip64 end record",
@@ -379,7 +389,7 @@ pub(super) fn directory_at(
             "its zip64 locator and its central directory disagree on where the zip starts",
         ));
     }
-    if prefix > 0 && data.get(0, 4)?.is_some_and(|h| &*h == b"PK\x03\x04") {
+    if prefix > 0 && data.get(0, 4)?.is_some_and(|h| &*h == LOCAL) {
         return Err(DirectoryError::Misfit(
             "its offsets fit only a zip that starts later in the file",
         ));
@@ -388,48 +398,49 @@ pub(super) fn directory_at(
     let mut cd = data.span(start, end);
     let mut left = end - start;
     let mut entries = Vec::new();
-    let mut h = [0u8; 46];
+    const CD: usize = CentralView::LEN;
+    let mut buf = [0u8; CD];
     let mut var = Vec::new();
-    while left >= 46 {
-        cd.read_exact(&mut h)?;
-        if &h[..4] != b"PK\x01\x02" {
+    while left >= CD as u64 {
+        cd.read_exact(&mut buf)?;
+        let h = CentralView::new(&buf);
+        if !h.is_central() {
             break;
         }
-        let made_by = le16(&h[4..]);
-        let flags = le16(&h[8..]);
-        let method = le16(&h[10..]);
-        let crc = le32(&h[16..]);
-        let mut csize = le32(&h[20..]) as u64;
-        let mut usize = le32(&h[24..]) as u64;
-        let name_len = le16(&h[28..]) as usize;
-        let extra_len = le16(&h[30..]) as usize;
-        let comment_len = le16(&h[32..]) as usize;
-        let attr = le32(&h[38..]);
-        let mut header = le32(&h[42..]) as u64;
-        let total = 46 + name_len + extra_len + comment_len;
+        let made_by = h.made_by();
+        let flags = h.flags();
+        let method = h.method();
+        let crc = h.crc();
+        let mut csize = h.compressed_size() as u64;
+        let mut usize = h.size() as u64;
+        let name_len = h.name_len() as usize;
+        let extra_len = h.extra_len() as usize;
+        let attr = h.external_attributes();
+        let mut header = h.local_header_offset() as u64;
+        let total = CD + h.variable_len();
         if left < total as u64 {
             return Err(DirectoryError::Misfit(
                 "a directory record runs past its end",
             ));
         }
-        var.resize(total - 46, 0);
+        var.resize(total - CD, 0);
         cd.read_exact(&mut var)?;
         let raw_name = &var[..name_len];
         let extra = &var[name_len..name_len + extra_len];
         let mut unicode = None;
         for (id, body) in extra_fields(extra) {
             match id {
-                0x0001 => widen(body, &mut [&mut usize, &mut csize, &mut header]),
+                ZIP64_EXTRA => widen(body, &mut [&mut usize, &mut csize, &mut header]),
                 // Info-ZIP Unicode path: used only if it was made from
-                // this very name (its CRC matches), as libarchive does.
-                0x7075
-                    if body.len() > 5
-                        && body[0] == 1
-                        && le32(&body[1..]) == crc32fast::hash(raw_name)
-                        && std::str::from_utf8(&body[5..]).is_ok() =>
-                {
-                    // Not UTF-8 after all: the main name (libarchive too).
-                    unicode = Some(String::from_utf8_lossy(&body[5..]).into_owned());
+                // this very name (its CRC matches), as libarchive does;
+                // not UTF-8 after all: the main name (libarchive too).
+                UNICODE_PATH => {
+                    if let Some(u) = UnicodePathView::new(body).filter(|u| {
+                        u.name_crc() == crc32fast::hash(raw_name)
+                            && std::str::from_utf8(u.name()).is_ok()
+                    }) {
+                        unicode = Some(String::from_utf8_lossy(u.name()).into_owned());
+                    }
                 }
                 _ => {}
             }
@@ -460,7 +471,7 @@ pub(super) fn directory_at(
         ));
     }
     if let Some(first) = entries.iter().map(|e| e.header).min()
-        && data.get(first, 4)?.is_none_or(|h| &*h != b"PK\x03\x04")
+        && data.get(first, 4)?.is_none_or(|h| &*h != LOCAL)
     {
         return Err(DirectoryError::Misfit(
             "its first entry has no local header where it says",
@@ -488,40 +499,18 @@ pub(super) fn directory_at(
     })
 }
 
-/// (id, body) of each extra field.
-/// A zip64 extra field's body: the 8-byte values of the fields whose
-/// 32-bit value is 0xffffffff, in the order given (APPNOTE 4.5.3).
-pub(super) fn widen(mut b: &[u8], fields: &mut [&mut u64]) {
-    for field in fields {
-        if **field == 0xffff_ffff && b.len() >= 8 {
-            **field = le64(b);
-            b = &b[8..];
-        }
-    }
-}
-
-pub(super) fn extra_fields(mut e: &[u8]) -> impl Iterator<Item = (u16, &[u8])> {
-    std::iter::from_fn(move || {
-        if e.len() < 4 {
-            return None;
-        }
-        let (id, len) = (le16(e), le16(&e[2..]) as usize);
-        let body = &e[4..(4 + len).min(e.len())];
-        e = &e[(4 + len).min(e.len())..];
-        Some((id, body))
-    })
-}
-
 /// The raw name and flags of the local header at `at`.
 pub(in crate::source) fn local_name<'a>(
     data: Data<'a>,
     at: u64,
 ) -> io::Result<Option<(std::borrow::Cow<'a, [u8]>, u16)>> {
-    let Some(h) = data.get(at, 30)? else {
+    const N: usize = LocalView::LEN;
+    let Some(h) = data.get(at, N)? else {
         return Ok(None);
     };
-    let n = le16(&h[26..]) as usize;
-    Ok(data.get(at + 30, n)?.map(|name| (name, le16(&h[6..]))))
+    let h = LocalView::new(&h);
+    let n = h.name_len() as usize;
+    Ok(data.get(at + N as u64, n)?.map(|name| (name, h.flags())))
 }
 
 /// A name as cited, from its raw bytes, general purpose flags and host.
@@ -531,14 +520,16 @@ pub(in crate::source) fn decode_name(raw: &[u8], flags: u16, host: u8) -> String
 
 /// Where an entry's data starts, from its local header at `at`.
 pub(in crate::source) fn data_start(data: Data<'_>, at: u64) -> io::Result<Option<u64>> {
-    let Some(h) = data.get(at, 30)? else {
+    const N: usize = LocalView::LEN;
+    let Some(h) = data.get(at, N)? else {
         return Ok(None);
     };
-    if &h[..4] != b"PK\x03\x04" {
+    let h = LocalView::new(&h);
+    if !h.is_local() {
         return Ok(None);
     }
     Ok(Some(
-        at + 30 + le16(&h[26..]) as u64 + le16(&h[28..]) as u64,
+        at + N as u64 + h.name_len() as u64 + h.extra_len() as u64,
     ))
 }
 
