@@ -228,56 +228,41 @@ fn every_record_type_validates_against_the_schema() {
         "image-same",
         "pass",
     ];
-    let mut commands: Vec<Vec<String>> = vec![
+    let artifacts = s("artifacts");
+    let mut commands: Vec<Vec<String>> = [&["-C", "1"][..], &["-c"], &["-l"]]
+        .iter()
+        .map(|flag| {
+            let tail = ["routing check", artifacts.as_str()];
+            [&["grep", "--format", "jsonl"][..], flag, &tail].concat()
+        })
+        .map(|c| c.into_iter().map(String::from).collect())
+        .collect();
+    commands.extend(
         vec![
-            "grep",
-            "--format",
-            "jsonl",
-            "-C",
-            "1",
-            "routing check",
-            &s("artifacts"),
-        ],
-        vec![
-            "grep",
-            "--format",
-            "jsonl",
-            "-c",
-            "routing check",
-            &s("artifacts"),
-        ],
-        vec![
-            "grep",
-            "--format",
-            "jsonl",
-            "-l",
-            "routing check",
-            &s("artifacts"),
-        ],
-        vec!["scan", &s("artifacts")],
-        vec![
-            "check",
-            "--set",
-            "inferencex",
-            "--format",
-            "jsonl",
-            &s("artifacts"),
-        ],
-        vec!["cite", "--json", "-C", "1", &format!("{cited}:18")],
-        vec!["ls", "--json", &s("artifacts")],
-        vec!["show", "--format", "jsonl", &format!("{cited}:17..19")],
-        vec![
-            "diff",
-            "--json",
-            &s("verifier/runs/pass"),
-            &s("verifier/runs/fail"),
-        ],
-        vec!["audit", &s(""), "--db", &db, "--no-progress"],
-        vec!["audit", "report", "--db", &db, "--format", "jsonl"],
-    ]
-    .into_iter()
-    .map(|c| c.into_iter().map(String::from).collect())
-    .collect();
+            vec!["scan", &s("artifacts")],
+            vec![
+                "check",
+                "--set",
+                "inferencex",
+                "--format",
+                "jsonl",
+                &s("artifacts"),
+            ],
+            vec!["cite", "--json", "-C", "1", &format!("{cited}:18")],
+            vec!["ls", "--json", &s("artifacts")],
+            vec!["show", "--format", "jsonl", &format!("{cited}:17..19")],
+            vec![
+                "diff",
+                "--json",
+                &s("verifier/runs/pass"),
+                &s("verifier/runs/fail"),
+            ],
+            vec!["audit", &s(""), "--db", &db, "--no-progress"],
+            vec!["audit", "report", "--db", &db, "--format", "jsonl"],
+        ]
+        .into_iter()
+        .map(|c: Vec<&str>| c.into_iter().map(String::from).collect::<Vec<String>>()),
+    );
     for run in runs {
         let path = s(&format!("verifier/runs/{run}"));
         commands.push(
