@@ -144,8 +144,10 @@ pub fn run(
         }
         printer.coverage(&CoverageRecord::new(&a.path, s.sha256.clone(), &s.coverage));
         if let Some(run) = run_of_file.get(i).and_then(Option::as_deref) {
-            printer.sink.records(run, &a.path, &s.records);
-            printer.standing.records(run, &a.path, &s.records);
+            // One copy of what ran: the sink's where it keeps one.
+            if !printer.sink.records(run, &a.path, &s.records) {
+                printer.standing.records(run, &a.path, &s.records);
+            }
         }
         judging.scanned(i, a.path.clone(), s, &mut |v| printer.verdict(v));
         // Output that cannot be written ends the check.
@@ -171,7 +173,10 @@ pub fn run(
     if !walk_errors.is_empty() || !unreadable.is_empty() {
         return Ok(2);
     }
-    Ok(printer.standing.exit_code())
+    Ok(printer
+        .sink
+        .exit_code()
+        .unwrap_or_else(|| printer.standing.exit_code()))
 }
 
 /// A check's sink, where the checklist stands (for the exit code, the

@@ -358,12 +358,18 @@ impl Checklist {
     /// WARN and does not count); else 3 when a verdict is unknown or a row
     /// could not be verified; else 0.
     pub(crate) fn exit_code(&self) -> i32 {
+        self.exit_code_with(&self.facts)
+    }
+
+    /// [`Checklist::exit_code`] where what ran is held elsewhere (by the
+    /// rows or the Markdown report, which were given the same records).
+    pub(crate) fn exit_code_with(&self, facts: &crate::check::what_ran::Facts) -> i32 {
         if self.hard_fails > 0 {
             return 1;
         }
         // As the rows read it: a folder holding several runs is split first
         // (a run without evals is "could not be verified" beside one with).
-        let unverified = super::verdict_rows::any_unverified(self, Some(&self.facts));
+        let unverified = super::verdict_rows::any_unverified(self, Some(facts));
         if self.tally.unknown > 0 || unverified {
             3
         } else {

@@ -97,9 +97,16 @@ pub(crate) trait VerdictSink {
     fn verdict(&mut self, verdict: &Verdict) -> io::Result<()>;
     fn end(&mut self) -> io::Result<()>;
     /// One scanned file of run `run`, at `path`, and its records: what ran
-    /// (the row and Markdown formats write it under the rows).
-    fn records(&mut self, run: &str, path: &str, records: &[crate::scan::Record]) {
+    /// (the row and Markdown formats write it under the rows). Whether the
+    /// sink keeps it: then its [`VerdictSink::exit_code`] reads it, and
+    /// the caller need not keep a copy of its own.
+    fn records(&mut self, run: &str, path: &str, records: &[crate::scan::Record]) -> bool {
         let _ = (run, path, records);
+        false
+    }
+    /// The exit code, where the sink keeps what ran (see `records`).
+    fn exit_code(&self) -> Option<i32> {
+        None
     }
 }
 
@@ -315,8 +322,13 @@ impl VerdictSink for MarkdownVerdicts<'_> {
         Ok(())
     }
 
-    fn records(&mut self, run: &str, path: &str, records: &[crate::scan::Record]) {
+    fn records(&mut self, run: &str, path: &str, records: &[crate::scan::Record]) -> bool {
         self.report.facts.records(run, path, records);
+        true
+    }
+
+    fn exit_code(&self) -> Option<i32> {
+        Some(self.report.exit_code())
     }
 
     fn end(&mut self) -> io::Result<()> {
@@ -337,8 +349,13 @@ impl VerdictSink for RowsVerdicts<'_> {
         Ok(())
     }
 
-    fn records(&mut self, run: &str, path: &str, records: &[crate::scan::Record]) {
+    fn records(&mut self, run: &str, path: &str, records: &[crate::scan::Record]) -> bool {
         self.rows.facts.records(run, path, records);
+        true
+    }
+
+    fn exit_code(&self) -> Option<i32> {
+        Some(self.rows.exit_code())
     }
 
     fn end(&mut self) -> io::Result<()> {

@@ -54,6 +54,10 @@ impl VerdictRows {
     pub(crate) fn finish(&self) -> String {
         render(&self.list, Some(&self.facts), self.grouped)
     }
+
+    pub(crate) fn exit_code(&self) -> i32 {
+        self.list.exit_code_with(&self.facts)
+    }
 }
 
 /// One run as the rows read it: a folder's run, or one of the runs a

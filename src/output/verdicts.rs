@@ -159,9 +159,13 @@ impl MarkdownReport {
         }
     }
 
+    pub(crate) fn exit_code(&self) -> i32 {
+        self.checklist.exit_code_with(&self.facts)
+    }
+
     pub(crate) fn verdict(&mut self, v: &Verdict) {
         self.total.add(v.status);
-        self.checklist.verdict(v);
+        self.checklist.verdict_in(v, &self.facts);
         let run = run_of(v, &self.run_checks);
         let table = self.runs.entry(&run, RunTable::default);
         if !self.run_checks.contains(&v.check) && !table.scopes.contains(&v.scope) {

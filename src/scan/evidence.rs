@@ -145,7 +145,7 @@ pub(crate) fn evidence_id(artifact_key: &str, e: &Evidence) -> String {
 /// Rule matching over one member's lines. It keeps what every kind
 /// shares (the record budget, emitting records, aggregation); what a rule
 /// kind keeps per member is that kind's, in `kinds`
-/// ([`crate::pack::kind::State`]).
+/// (`pack::kind::State`).
 pub struct MemberScan<'a> {
     set: &'a RuleSet,
     at: MemberAt,
