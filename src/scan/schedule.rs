@@ -379,10 +379,17 @@ fn scan_members_parallel<'a>(
             // its turn as it streams, what was read first.
             order.drain_until(1, done, in_flight, cov, records, counts);
             let mut d = here;
+            // A big plain file whose head holds a line end and is not read
+            // whole: matched in windows across threads (a first line longer
+            // than the head streams as before, in the memory it took).
+            let plain = leaf.members.is_empty()
+                && leaf.layers == ["text"]
+                && read.is_ok()
+                && buf.len() > MEMBER_IN_MEMORY
+                && memchr::memchr(b'\n', &buf).is_some()
+                && !crate::lines::read_whole(&buf, lines.binary);
             let mut r = io::Cursor::new(buf).chain(Failed(read.err()).chain(leaf.reader));
             let (lines, sink) = (&mut lines, &mut d.sink);
-            // A big plain file: matched in windows across threads.
-            let plain = leaf.members.is_empty() && leaf.layers == ["text"];
             let (outcome, error) = if plain {
                 super::window::scan_windowed(sink, &mut r, lines, threads)
             } else {

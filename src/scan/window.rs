@@ -86,6 +86,8 @@ pub(super) fn scan_windowed_by(
                     // A line longer than the window, nothing followed: the
                     // rest is streamed, by a scanner of its own (a part).
                     chain.absorb_all();
+                    // Streamed in the line reader's memory, not the windows'.
+                    drop(std::mem::take(&mut spare));
                     let mut rest = chain.first.fork();
                     let mut rr = io::Cursor::new(std::mem::take(&mut cur)).chain(r);
                     let (out, e) = crate::lines::read_ahead(&mut rr, |rr| {
@@ -114,6 +116,9 @@ pub(super) fn scan_windowed_by(
         let carry = cur.len() - end;
         // Grown, never cleared: zeroing a window's worth each time costs.
         if spare.len() < carry + chunk {
+            // Exactly (no doubling): with some room for the carried tail.
+            let want = (carry + chunk).max(chunk + chunk / 8);
+            spare.reserve_exact(want - spare.len());
             spare.resize(carry + chunk, 0);
         }
         spare[..carry].copy_from_slice(&cur[end..]);
@@ -214,16 +219,12 @@ impl<'a> Chain<'_, 'a> {
         cuts.push(bytes.len());
         cuts.dedup();
         let parts: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
-        let newlines: Vec<u64> = std::thread::scope(|s| {
-            let counting: Vec<_> = parts
-                .iter()
-                .map(|&(a, b)| s.spawn(move || bytecount::count(&bytes[a..b], b'\n') as u64))
-                .collect();
-            counting
-                .into_iter()
-                .map(|h| h.join().expect("count newlines"))
-                .collect()
-        });
+        // Counted here: a few ms a window, where threads of their own would
+        // each cost a stack and an allocator arena.
+        let newlines: Vec<u64> = parts
+            .iter()
+            .map(|&(a, b)| bytecount::count(&bytes[a..b], b'\n') as u64)
+            .collect();
         let first_line: Vec<u64> = newlines
             .iter()
             .scan(line_no, |n, c| {
