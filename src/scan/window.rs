@@ -296,11 +296,16 @@ fn merge(total: &mut Option<LinesRead>, out: LinesRead) {
     }
 }
 
+/// Bytes asked for per read: the reader hashes what it read while it is
+/// still in cache.
+const READ: usize = 256 << 10;
+
 /// Reads until `buf` is full, the end, or an error.
 fn fill(r: &mut dyn Read, buf: &mut [u8]) -> (usize, Option<io::Error>) {
     let mut n = 0;
     while n < buf.len() {
-        match r.read(&mut buf[n..]) {
+        let to = buf.len().min(n + READ);
+        match r.read(&mut buf[n..to]) {
             Ok(0) => break,
             Ok(k) => n += k,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
