@@ -244,7 +244,7 @@ impl LineReader {
             if let Some(le) = utf16_bom(bytes) {
                 let mut dec = Utf16Reader::new(&bytes[2..], le);
                 let mut reader = LineReader::new(self.limits());
-                let mut out = reader.scan_plain(&mut dec, sink).0;
+                let mut out = reader.scan_plain(&mut dec, sink, 0, 1).0;
                 out.bytes = bytes.len() as u64;
                 out.utf16 = true;
                 out.undecodable = dec.undecodable;
@@ -320,23 +320,38 @@ impl LineReader {
         match utf16_bom(&head[..n]) {
             Some(le) => {
                 let mut dec = Utf16Reader::new((&head[2..n]).chain(r), le);
-                let (mut out, error) = self.scan_plain(&mut dec, sink);
+                let (mut out, error) = self.scan_plain(&mut dec, sink, 0, 1);
                 out.bytes = dec.consumed + 2;
                 out.utf16 = true;
                 out.undecodable = dec.undecodable;
                 (out, error)
             }
-            None => self.scan_plain(&mut (&head[..n]).chain(r), sink),
+            None => self.scan_plain(&mut (&head[..n]).chain(r), sink, 0, 1),
         }
     }
 
     /// Reads `r` to its end or its first error, handing lines to `sink`:
     /// what was read (bytes and lines up to the error count too), and the
     /// error.
+    /// [`LineReader::scan_counted`] for the rest of a plain member from a
+    /// line start other than its first (`offset` > 0, on line `line_no`):
+    /// its head was probed already, so nothing is probed or decoded here.
+    pub(crate) fn scan_counted_from(
+        &mut self,
+        r: &mut dyn Read,
+        sink: &mut dyn LineSink,
+        offset: u64,
+        line_no: u64,
+    ) -> (LinesRead, Option<io::Error>) {
+        self.scan_plain(r, sink, offset, line_no)
+    }
+
     fn scan_plain(
         &mut self,
         r: &mut dyn Read,
         sink: &mut dyn LineSink,
+        offset: u64,
+        first_no: u64,
     ) -> (LinesRead, Option<io::Error>) {
         sink.max_line(self.max_line);
         let size = (self.max_line + (64 << 10)).max(MIN_BUF);
@@ -347,8 +362,8 @@ impl LineReader {
         }
         let mut st = State {
             out: LinesRead::default(),
-            base: 0,
-            line_no: 1,
+            base: offset,
+            line_no: first_no,
             max_line: self.max_line,
             every_line: false,
         };
@@ -358,7 +373,8 @@ impl LineReader {
         // Reading a long line in windows: its number, offset, and where
         // `buf[start]` is in it.
         let mut long: Option<(u64, u64, u64)> = None;
-        let mut probed = false;
+        // A continuation's head was probed with the member's start.
+        let mut probed = offset > 0;
         loop {
             if filled == buf.len() {
                 if start == 0 {
@@ -387,7 +403,7 @@ impl LineReader {
                             st.region(&buf[start..start + p + 1], start, sink);
                         }
                     }
-                    st.out.lines = st.line_no - 1;
+                    st.out.lines = st.line_no - first_no;
                     return (st.out, Some(e));
                 }
             };
@@ -489,7 +505,7 @@ impl LineReader {
                 skipping = true;
             }
         }
-        st.out.lines = st.line_no - 1;
+        st.out.lines = st.line_no - first_no;
         (st.out, None)
     }
 }

@@ -6,6 +6,7 @@ pub(crate) mod grep;
 pub(crate) mod rank;
 pub(crate) mod schedule;
 pub mod selftest;
+mod window;
 
 pub(crate) use evidence::{ArtifactScan, Record, ScanOptions};
 pub(crate) use schedule::{scan_all, scan_artifact};

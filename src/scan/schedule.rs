@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Read};
 
 /// Members in memory at least this big are split across threads.
-const SPLIT_MIN: usize = 8 << 20;
+pub(super) const SPLIT_MIN: usize = 8 << 20;
 
 /// Scans one artifact with `set`; hashes the file alongside.
 pub fn scan_artifact(
@@ -379,10 +379,22 @@ fn scan_members_parallel<'a>(
             // its turn as it streams, what was read first.
             order.drain_until(1, done, in_flight, cov, records, counts);
             let mut d = here;
+            // A big plain file whose head holds a line end and is not read
+            // whole: matched in windows across threads (a first line longer
+            // than the head streams as before, in the memory it took).
+            let plain = leaf.members.is_empty()
+                && leaf.layers == ["text"]
+                && read.is_ok()
+                && buf.len() > MEMBER_IN_MEMORY
+                && memchr::memchr(b'\n', &buf).is_some()
+                && !crate::lines::read_whole(&buf, lines.binary);
             let mut r = io::Cursor::new(buf).chain(Failed(read.err()).chain(leaf.reader));
             let (lines, sink) = (&mut lines, &mut d.sink);
-            let (outcome, error) =
-                crate::lines::read_ahead(&mut r, move |r| lines.scan_counted(r, sink));
+            let (outcome, error) = if plain {
+                super::window::scan_windowed(sink, &mut r, lines, threads)
+            } else {
+                crate::lines::read_ahead(&mut r, move |r| lines.scan_counted(r, sink))
+            };
             d.outcome = outcome;
             push(d);
             order.drain(done, in_flight, cov, records, counts);
@@ -395,7 +407,7 @@ fn scan_members_parallel<'a>(
 
 /// A reader that fails once with the error a read of the stream met, or
 /// yields nothing.
-struct Failed(Option<io::Error>);
+pub(super) struct Failed(pub(super) Option<io::Error>);
 
 impl Read for Failed {
     fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
@@ -606,6 +618,40 @@ mod tests {
                     .scan(&mut Trickle(&text, chunk), &mut s)
                     .unwrap();
                 same(finish(s), &want, &format!("streamed in reads of {chunk}"));
+            }
+            // Streamed in windows split across 2 and 3 threads: windows of
+            // less than a line (the rest streamed), about a line, many lines
+            // and the whole member, read in small reads; a block is followed
+            // across windows.
+            let mut sizes: Vec<usize> = (1..40).chain((40..400).step_by(9)).collect();
+            let (mut a, mut b) = (400, 647);
+            while a < text.len() {
+                sizes.push(a);
+                (a, b) = (b, a + b);
+            }
+            sizes.extend([text.len() - 1, text.len(), text.len() + 1]);
+            for (i, &chunk) in sizes.iter().enumerate() {
+                let threads = 2 + i % 2;
+                let mut s = sink();
+                let (out, err) = super::super::window::scan_windowed_by(
+                    &mut s,
+                    &mut Trickle(&text, 4096 + i),
+                    &mut LineReader::new(crate::lines::LineLimits::default()),
+                    threads,
+                    chunk,
+                    0,
+                );
+                assert!(err.is_none());
+                assert_eq!(
+                    (out.lines, out.bytes),
+                    (lines, text.len() as u64),
+                    "windows of {chunk}"
+                );
+                same(
+                    finish(s),
+                    &want,
+                    &format!("windows of {chunk} on {threads} threads"),
+                );
             }
             let starts: Vec<usize> = std::iter::once(0)
                 .chain(memchr::memchr_iter(b'\n', &text).map(|i| i + 1))
