@@ -433,6 +433,12 @@ fn scan_in_memory(
     if threads <= 1 || bytes.len() < SPLIT_MIN || whole {
         return reader.scan_slice(bytes, 0, 1, first);
     }
+    scan_parts(first, bytes, reader, &line_cuts(bytes, threads))
+}
+
+/// Where `bytes` is cut into about `threads` equal parts at line starts:
+/// 0, the cuts, then the end (fewer parts where lines are long).
+pub(super) fn line_cuts(bytes: &[u8], threads: usize) -> Vec<usize> {
     let mut cuts = vec![0];
     for i in 1..threads {
         let want = (bytes.len() / threads * i).max(*cuts.last().expect("cut"));
@@ -443,7 +449,7 @@ fn scan_in_memory(
     }
     cuts.push(bytes.len());
     cuts.dedup();
-    scan_parts(first, bytes, reader, &cuts)
+    cuts
 }
 
 /// Scans `bytes` in the parts between `cuts` (line starts, from 0 to the

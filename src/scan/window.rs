@@ -12,7 +12,7 @@
 //! ones before it stopped following.
 
 use super::evidence::MemberScan;
-use super::schedule::{Failed, SPLIT_MIN};
+use super::schedule::{Failed, SPLIT_MIN, line_cuts};
 use crate::lines::{LineReader, LinesRead};
 use std::collections::VecDeque;
 use std::io::{self, Read};
@@ -206,18 +206,8 @@ impl<'a> Chain<'_, 'a> {
             self.absorb_ready();
             return (LinesRead::default(), 0);
         }
-        let mut cuts = vec![0];
-        if threads > 1 && bytes.len() >= split_min {
-            for i in 1..threads {
-                let want = (bytes.len() / threads * i).max(*cuts.last().expect("cut"));
-                match memchr::memchr(b'\n', &bytes[want..]) {
-                    Some(j) if want + j + 1 < bytes.len() => cuts.push(want + j + 1),
-                    _ => break,
-                }
-            }
-        }
-        cuts.push(bytes.len());
-        cuts.dedup();
+        let split = if bytes.len() >= split_min { threads } else { 1 };
+        let cuts = line_cuts(bytes, split);
         let parts: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
         // Counted here: a few ms a window, where threads of their own would
         // each cost a stack and an allocator arena.
