@@ -154,6 +154,19 @@ pub struct LinesRead {
     pub undecodable: u64,
 }
 
+impl LinesRead {
+    /// Adds what the next part of the same member read (split scans).
+    pub fn then(&mut self, later: &LinesRead) {
+        self.bytes += later.bytes;
+        self.lines += later.lines;
+        self.long_lines += later.long_lines;
+        self.windowed |= later.windowed;
+        if self.first_long_line == 0 {
+            self.first_long_line = later.first_long_line;
+        }
+    }
+}
+
 /// Where line 1 starts in a member whose first bytes are `head` (at least
 /// [`BINARY_PROBE`] of them, or all): after a UTF-8 BOM, which is not part
 /// of line 1 (offsets stay member offsets, so line 1 starts at byte 3).

@@ -1,7 +1,7 @@
 //! A big plain file matched across threads in bounded memory: read in
 //! windows into two reused buffers (the next window is read while this one
 //! is matched), each window cut at its last line end (the rest carried
-//! into the next) and split at line ends into one part per thread, as a
+//! into the next) and split at line ends into a few parts per thread, as a
 //! member in memory is (`schedule::scan_parts`). Nothing is mapped: a file
 //! cut while read just reads short (see `source::file_bytes`).
 //!
@@ -12,7 +12,7 @@
 //! ones before it stopped following.
 
 use super::evidence::MemberScan;
-use super::schedule::{Failed, SPLIT_MIN, line_cuts};
+use super::schedule::{Failed, PARTS_PER_THREAD, SPLIT_MIN, first_lines, line_cuts, run_parts};
 use crate::lines::{LineReader, LinesRead};
 use std::collections::VecDeque;
 use std::io::{self, Read};
@@ -206,26 +206,14 @@ impl<'a> Chain<'_, 'a> {
             self.absorb_ready();
             return (LinesRead::default(), 0);
         }
-        let split = if bytes.len() >= split_min { threads } else { 1 };
+        let split = if bytes.len() >= split_min {
+            threads * PARTS_PER_THREAD
+        } else {
+            1
+        };
         let cuts = line_cuts(bytes, split);
         let parts: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
-        // Counted here: a few ms a window, where threads of their own would
-        // each cost a stack and an allocator arena.
-        let newlines: Vec<u64> = parts
-            .iter()
-            .map(|&(a, b)| bytecount::count(&bytes[a..b], b'\n') as u64)
-            .collect();
-        let first_line: Vec<u64> = newlines
-            .iter()
-            .scan(line_no, |n, c| {
-                let here = *n;
-                *n += c;
-                Some(here)
-            })
-            .collect();
-        // The member's first part is the first scanner's; every other part
-        // has a scanner of its own.
-        let own_first = off == 0;
+        let (first_line, newlines) = first_lines(bytes, &parts, line_no, threads);
         let part = |sink: &mut MemberScan<'_>, k: usize| {
             let (a, b) = parts[k];
             let out = reader.scan_slice(&bytes[a..b], off + a as u64, first_line[k], sink);
@@ -235,54 +223,22 @@ impl<'a> Chain<'_, 'a> {
             }
             out
         };
-        let outs: Vec<(Option<MemberScan<'a>>, LinesRead)> = std::thread::scope(|s| {
-            let running: Vec<_> = (1..parts.len())
-                .map(|k| {
-                    let mut sink = self.first.fork();
-                    let part = &part;
-                    s.spawn(move || {
-                        let out = part(&mut sink, k);
-                        (Some(sink), out)
-                    })
-                })
-                .collect();
-            let zero = if own_first {
-                (None, part(self.first, 0))
-            } else {
-                let mut sink = self.first.fork();
-                let out = part(&mut sink, 0);
-                (Some(sink), out)
-            };
-            std::iter::once(zero)
-                .chain(
-                    running
-                        .into_iter()
-                        .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))),
-                )
-                .collect()
-        });
+        let outs = run_parts(self.first, off == 0, parts.len(), threads, part);
         let mut total: Option<LinesRead> = None;
         for (sink, out) in outs {
             merge(&mut total, out);
             self.queue.extend(sink);
         }
         self.absorb_ready();
-        (total.unwrap_or_default(), newlines.iter().sum())
+        (total.unwrap_or_default(), newlines)
     }
 }
 
 /// Adds what a later part read to what the parts before it read.
 fn merge(total: &mut Option<LinesRead>, out: LinesRead) {
-    let Some(t) = total else {
-        *total = Some(out);
-        return;
-    };
-    t.bytes += out.bytes;
-    t.lines += out.lines;
-    t.long_lines += out.long_lines;
-    t.windowed |= out.windowed;
-    if t.first_long_line == 0 {
-        t.first_long_line = out.first_long_line;
+    match total {
+        Some(t) => t.then(&out),
+        None => *total = Some(out),
     }
 }
 
