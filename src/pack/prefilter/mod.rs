@@ -15,10 +15,11 @@
 //! - they are short: Teddy filters on as many first bytes as a group's
 //!   shortest literal has, so literals under 4 bytes (`==`) get a group of
 //!   their own rather than weakening every other literal's filter;
-//! - they are many: one Teddy searcher takes about 64 literals at most and
-//!   fewer false candidates with fewer, but every group is one more pass
-//!   over the text ([`GROUP`]: on a decode-heavy log 24 a group cost 9%
-//!   more instructions than 32, 12 and 64 more still);
+//! - they are many: one Teddy searcher takes 64 literals at most and
+//!   gives fewer false candidates with fewer, but every group is one more
+//!   pass over the text, and on a log nearly every pass of a cold group
+//!   finds nothing (on a 1 GiB SGLang log, 10 cold groups of 32 made 10
+//!   whole passes for 100 hits): [`GROUP`] is that maximum;
 //! - a literal is on most lines: SGLang's `Decode batch` lines are 85% of a
 //!   serving log; the aggregating rules' literals get groups of their own
 //!   so that such a line costs one group's search, and their regexes run
@@ -39,12 +40,14 @@ use super::compile::Variant;
 use super::pattern::prefix_literals;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
-/// Most literals one SIMD (Teddy) searcher takes; past about 64 it cannot
-/// be built. Fewer per searcher means fewer false candidates, but every
-/// searcher is one more pass over the text: on a decode-heavy log 24 cost
-/// 9% more instructions than 32 (three cold passes instead of two), 12
-/// and 64 more still; on environment dumps 32 was as good.
-const GROUP: usize = 32;
+/// Most literals one SIMD (Teddy) searcher takes: past 64 it cannot be
+/// built. Fewer per searcher means fewer false candidates, but every
+/// searcher is one more pass over the text. With the built-in packs' 278
+/// literals, 64 against 32 (paired runs, CPU): 0.84x on a 1 GiB decode-heavy
+/// log, 0.80x on the two real run folders, 0.85x on a tar.zst, 0.90x on
+/// small members, 1.02x on environment dumps; 48 was 1.06x of 64. (With
+/// about half as many literals, 32 had been best.)
+const GROUP: usize = 64;
 
 /// The literals of some variants, in groups searched separately with SIMD:
 /// where the next candidate line is, and which variants a line may feed.
