@@ -555,3 +555,42 @@ fn atom_forced_acceptance_for_check_11() {
         "not_applicable"
     );
 }
+
+/// Check 13 reads the two draft-MoE flags as SGLang's EnvBool does:
+/// lowercased, `true`/`1`/`yes`/`y` (and `on`) enable them; any other value
+/// leaves the default, off. A falsy value in another case is no FAIL.
+#[test]
+fn check_13_reads_the_flag_as_sglang_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = format!("agentic_{SGL}");
+    let from = root().join("samples/verifier/runs/pass").join(&name);
+    for (value, want) in [
+        ("0", "pass"),
+        ("fALSE", "pass"),
+        ("OFF", "pass"),
+        ("No", "pass"),
+        ("1", "fail"),
+        ("TRUE", "fail"),
+        ("Yes", "fail"),
+        ("y", "fail"),
+    ] {
+        let folder = dir.path().join(value).join(&name);
+        copy_dir(&from, &folder);
+        let setup = folder.join("srt-setup.log");
+        let text = std::fs::read_to_string(&setup).unwrap();
+        let set = "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=0";
+        assert!(text.contains(set), "the sample sets the flag to 0");
+        let changed = text.replace(set, &format!("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE={value}"));
+        std::fs::write(&setup, changed).unwrap();
+        let r = artiscan_in(
+            dir.path(),
+            &["check", "--set", "inferencex", "--format", "jsonl", value],
+        );
+        let v = r
+            .of_type("verdict")
+            .into_iter()
+            .find(|v| v["check"] == "nextn-fp8-moe-unset")
+            .unwrap_or_else(|| panic!("no verdict for {value}: {}", r.stdout));
+        assert_eq!(v["status"], want, "{value}: {v}");
+    }
+}
