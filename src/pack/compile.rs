@@ -4,7 +4,6 @@
 //! [`super::prefilter`]; a variant's kind compiles in its own file.
 
 use super::anchored::AnchoredRegex;
-use super::kind::json::JsonMatch;
 use super::kind::line::LineMatch;
 use super::kind::{Kind, compile_variant};
 use super::pattern::PackRegex;
@@ -138,9 +137,10 @@ impl Variant {
         self.kind.patterns()
     }
 
-    /// Whether this variant reads whole documents rather than lines.
-    pub fn is_json(&self) -> bool {
-        JsonMatch::of(&self.kind).is_some()
+    /// Whether this variant runs on the lines the literal prefilter picks
+    /// (a json variant reads whole documents instead).
+    pub fn reads_lines(&self) -> bool {
+        self.kind.reads_lines()
     }
 
     /// The dump group and its keys, for a line variant that reads one.

@@ -20,7 +20,7 @@
 //! config map), is reported as unreadable: the scanner makes it a
 //! `truncated` coverage error, so no absence is claimed from the block.
 
-use super::{KindDef, KindState, Out, Regexes, unused};
+use super::{KindDef, KindState, Out, Regexes};
 use crate::lines::Line;
 use crate::pack::RuleSet;
 use crate::pack::VariantDef;
@@ -51,6 +51,8 @@ pub struct BlockMatch {
 
 impl KindDef for BlockMatch {
     const NAME: &'static str = "block";
+    const KEYS: &'static [&'static str] =
+        &["start", "each", "end", "carry", "indent", "prefilter"];
     const COMPLETE: bool = true;
     type State = BlockState;
 
@@ -121,19 +123,6 @@ impl KindDef for BlockMatch {
 
 /// A block variant as the pack gives it.
 fn compile(v: &VariantDef, re: &mut Regexes<'_>) -> Result<BlockMatch, String> {
-    unused(
-        "block",
-        &[
-            ("regex", v.regex.is_some()),
-            ("dump", v.dump.is_some()),
-            ("keys", v.keys.is_some()),
-            ("at", v.at.is_some()),
-            ("key", v.key.is_some()),
-            ("fields", v.fields.is_some()),
-            ("cite", v.cite.is_some()),
-            ("json_lines", v.json_lines),
-        ],
-    )?;
     let start = re.capturing("start", &v.start)?;
     let each = re.capturing("each", &v.each)?;
     let end = re.capturing("end", &v.end)?;

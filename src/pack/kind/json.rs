@@ -517,24 +517,14 @@ pub(crate) fn documents<'t>(
 
 impl KindDef for JsonMatch {
     const NAME: &'static str = "json";
+    const KEYS: &'static [&'static str] = &["at", "key", "keys", "fields", "cite", "json_lines"];
+    /// Documents are read whole at the member's end.
+    const LINES: bool = false;
     /// The member's text where a json rule reads it (at its end).
     type State = Option<JsonDoc>;
 
     /// A json variant as the pack gives it.
     fn compile(v: &VariantDef, re: &mut Regexes<'_>) -> Result<JsonMatch, String> {
-        super::unused(
-            "json",
-            &[
-                ("regex", v.regex.is_some()),
-                ("each", v.each.is_some()),
-                ("start", v.start.is_some()),
-                ("end", v.end.is_some()),
-                ("dump", v.dump.is_some()),
-                ("carry", !v.carry.is_empty()),
-                ("indent", v.indent.is_some()),
-                ("prefilter", v.prefilter.is_some()),
-            ],
-        )?;
         let m = JsonMatch::from_def(v)?;
         re.names.extend(m.names().map(str::to_string));
         Ok(m)

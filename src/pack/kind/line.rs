@@ -2,7 +2,7 @@
 //! `each`: one event per match of `each` inside the regex's match; with
 //! `dump`: the fields of a repr or dict dump in one group become captures).
 
-use super::{KindDef, KindState, Out, Regexes, unused};
+use super::{KindDef, KindState, Out, Regexes};
 use crate::lines::Line;
 use crate::pack::VariantDef;
 use crate::pack::anchored::{AnchoredCaptures, AnchoredRegex};
@@ -57,6 +57,7 @@ impl KindState for LineState {
 
 impl KindDef for LineMatch {
     const NAME: &'static str = "line";
+    const KEYS: &'static [&'static str] = &["regex", "each", "dump", "keys", "prefilter"];
     type State = LineState;
 
     fn compile(v: &VariantDef, re: &mut Regexes<'_>) -> Result<LineMatch, String> {
@@ -164,20 +165,6 @@ impl KindDef for LineMatch {
 
 /// A line variant as the pack gives it.
 fn compile(v: &VariantDef, re: &mut Regexes<'_>) -> Result<LineMatch, String> {
-    unused(
-        "line",
-        &[
-            ("start", v.start.is_some()),
-            ("end", v.end.is_some()),
-            ("carry", !v.carry.is_empty()),
-            ("indent", v.indent.is_some()),
-            ("at", v.at.is_some()),
-            ("key", v.key.is_some()),
-            ("fields", v.fields.is_some()),
-            ("cite", v.cite.is_some()),
-            ("json_lines", v.json_lines),
-        ],
-    )?;
     let regex = re
         .capturing("regex", &v.regex)?
         .ok_or("a line variant needs `regex`")?;

@@ -10,12 +10,14 @@
 //!
 //! A new kind is its file and one line of the registry, `kinds!` below:
 //! `Name(module::Type),`. The file implements [`KindDef`] for its compiled
-//! type (its name in a pack, `compile`, the pattern its literals derive
-//! from) and [`KindState`] for what it keeps per member; every hook has a
-//! default for a kind with nothing to do there. The registry line declares
-//! the module and makes the kind an arm of [`Kind`], a field of [`State`],
-//! a name `compile_variant` knows and an arm of every dispatch the scan
-//! calls. The scan (`crate::scan::evidence`) reaches the kinds only
+//! type (its name in a pack, the variant keys it reads, `compile`, the
+//! pattern its literals derive from) and [`KindState`] for what it keeps
+//! per member; every hook has a default for a kind with nothing to do
+//! there. The registry line declares the module and makes the kind an arm
+//! of [`Kind`], a field of [`State`], a name `compile_variant` knows and an
+//! arm of every dispatch the scan calls. (A kind that needs a key no kind
+//! reads yet also adds it to the pack's format, `VariantDef`, and to
+//! [`kind_keys`], so the other kinds refuse it.) The scan (`crate::scan::evidence`) reaches the kinds only
 //! through that dispatch, and the kinds reach the member's results only
 //! through [`Out`], which the scan implements: dependencies point down
 //! (pack never names the scan).
@@ -85,8 +87,14 @@ pub(crate) trait Out<'s> {
 pub(crate) trait KindDef: Sized {
     /// Its name in a pack's `kind = "..."`.
     const NAME: &'static str;
+    /// The keys of [`kind_keys`] its variants read; any other of them
+    /// given is an error.
+    const KEYS: &'static [&'static str];
     /// Whether its variants read `complete`.
     const COMPLETE: bool = false;
+    /// Whether its variants run on the candidate lines the literal
+    /// prefilter picks (literals derived or given feed them).
+    const LINES: bool = true;
     /// What it keeps per member.
     type State: KindState;
     /// A variant of the kind as the pack gives it.
@@ -260,11 +268,19 @@ macro_rules! kinds {
             ) -> Option<Result<(Kind, Option<&'v str>), String>> {
                 $(if name == <$module::$ty as KindDef>::NAME {
                     return Some(
-                        <$module::$ty as KindDef>::compile(v, re)
+                        keys_read::<$module::$ty>(v)
+                            .and_then(|()| <$module::$ty as KindDef>::compile(v, re))
                             .map(|k| (Kind::$name(k), <$module::$ty as KindDef>::key(v))),
                     );
                 })+
                 None
+            }
+
+            /// See [`KindDef::LINES`].
+            pub(crate) fn reads_lines(&self) -> bool {
+                match self {
+                    $(Kind::$name(_) => <$module::$ty as KindDef>::LINES,)+
+                }
             }
 
             /// Whether the kind named `name` reads `complete`.
@@ -403,11 +419,36 @@ impl Regexes<'_> {
     }
 }
 
-/// Fields of one kind must not be given to another, where they would
-/// silently mean nothing: the first given of `given` is an error.
-pub(crate) fn unused(kind: &str, given: &[(&str, bool)]) -> Result<(), String> {
-    match given.iter().find(|(_, g)| *g) {
-        Some((f, _)) => Err(format!("`{f}` has no meaning in a {kind} variant")),
+/// The variant keys only some kinds read, each with whether `v` gives it,
+/// in the order an error names them. A new kind's new key (a field of
+/// `VariantDef`, the pack's format) is added here too.
+fn kind_keys(v: &VariantDef) -> [(&'static str, bool); 14] {
+    [
+        ("regex", v.regex.is_some()),
+        ("each", v.each.is_some()),
+        ("start", v.start.is_some()),
+        ("end", v.end.is_some()),
+        ("dump", v.dump.is_some()),
+        ("keys", v.keys.is_some()),
+        ("carry", !v.carry.is_empty()),
+        ("indent", v.indent.is_some()),
+        ("at", v.at.is_some()),
+        ("key", v.key.is_some()),
+        ("fields", v.fields.is_some()),
+        ("cite", v.cite.is_some()),
+        ("json_lines", v.json_lines),
+        ("prefilter", v.prefilter.is_some()),
+    ]
+}
+
+/// Keys of other kinds must not be given to a variant of kind `K`, where
+/// they would silently mean nothing: the first given is an error.
+fn keys_read<K: KindDef>(v: &VariantDef) -> Result<(), String> {
+    match kind_keys(v)
+        .iter()
+        .find(|(k, given)| *given && !K::KEYS.contains(k))
+    {
+        Some((k, _)) => Err(format!("`{k}` has no meaning in a {} variant", K::NAME)),
         None => Ok(()),
     }
 }
@@ -464,4 +505,65 @@ fn toml_to_json(t: &toml::Table) -> Map<String, Value> {
     t.iter()
         .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or(Value::Null)))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pack::compile::Selection;
+
+    fn compile(variant: &str) -> Result<RuleSet, String> {
+        let src = format!("name = \"p\"\nversion = \"1\"\n[[rule]]\nid = \"r\"\n{variant}\n");
+        let pack = crate::pack::parse_pack("t.toml", &src).map_err(|e| e.to_string())?;
+        RuleSet::compile(&[pack], &Selection::all()).map_err(|e| e.to_string())
+    }
+
+    /// A variant given a key only other kinds read is refused, the first
+    /// such key named; every key a kind says it reads is one the check
+    /// knows (a misspelt one would refuse the kind's own key).
+    #[test]
+    fn a_kind_refuses_the_keys_of_the_others() {
+        for (variant, key, kind) in [
+            ("regex = 'x'\nat = '/a'\nstart = 'y'", "start", "line"),
+            ("regex = 'x'\njson_lines = true", "json_lines", "line"),
+            (
+                "kind = \"block\"\nstart = 'a'\neach = 'b'\nkeys = ['k']\nat = '/a'",
+                "keys",
+                "block",
+            ),
+            (
+                "kind = \"json\"\nmembers = ['*.json']\nfields = { v = '/v' }\nprefilter = ['x']",
+                "prefilter",
+                "json",
+            ),
+            (
+                "kind = \"json\"\nmembers = ['*.json']\nfields = { v = '/v' }\nend = 'x'\nregex = 'y'",
+                "regex",
+                "json",
+            ),
+        ] {
+            let err = compile(variant).expect_err(variant);
+            assert!(
+                err.ends_with(&format!("`{key}` has no meaning in a {kind} variant")),
+                "{variant}: {err}"
+            );
+        }
+        let dump = compile("regex = 'x'\neach = 'y'\ndump = 'z'").expect_err("no group z");
+        assert!(
+            dump.ends_with("dump: `regex` has no group named z"),
+            "{dump}"
+        );
+        compile("kind = \"block\"\nstart = 'a'\neach = 'b'\nend = 'c'\ncarry = ['d']")
+            .expect("block");
+        let known = kind_keys(&VariantDef::default()).map(|(k, _)| k);
+        for k in [
+            line::LineMatch::KEYS,
+            block::BlockMatch::KEYS,
+            json::JsonMatch::KEYS,
+        ]
+        .concat()
+        {
+            assert!(known.contains(&k), "{k}");
+        }
+    }
 }
