@@ -4,6 +4,7 @@
 //! [`super::prefilter`]; a variant's kind compiles in its own file.
 
 use super::anchored::AnchoredRegex;
+use super::kind::line::LineMatch;
 use super::kind::{Kind, compile_variant};
 use super::pattern::PackRegex;
 use super::prefilter::Literals;
@@ -118,10 +119,7 @@ impl Variant {
 
     /// The anchored form of an aggregating line variant's regex.
     pub fn anchored(&self) -> Option<&AnchoredRegex> {
-        match &self.kind {
-            Kind::Line(l) => l.anchored.as_ref(),
-            _ => None,
-        }
+        LineMatch::of(&self.kind).and_then(|l| l.anchored.as_ref())
     }
 
     /// The regexes whose named groups become captures.
@@ -139,17 +137,15 @@ impl Variant {
         self.kind.patterns()
     }
 
-    /// Whether this variant reads whole documents rather than lines.
-    pub fn is_json(&self) -> bool {
-        matches!(self.kind, Kind::Json(_))
+    /// Whether this variant runs on the lines the literal prefilter picks
+    /// (a json variant reads whole documents instead).
+    pub fn reads_lines(&self) -> bool {
+        self.kind.reads_lines()
     }
 
     /// The dump group and its keys, for a line variant that reads one.
     pub fn dump(&self) -> Option<&(String, Option<Vec<String>>)> {
-        match &self.kind {
-            Kind::Line(l) => l.dump.as_ref(),
-            _ => None,
-        }
+        LineMatch::of(&self.kind).and_then(|l| l.dump.as_ref())
     }
 }
 
@@ -329,13 +325,7 @@ impl RuleSet {
                         .collect();
                     for &vi in &vids {
                         let v: &mut Variant = &mut variants[vi];
-                        match &mut v.kind {
-                            Kind::Line(l) => l.anchor(&fields, &v.prefilter),
-                            Kind::Json(_) => {
-                                return Err(err("a json rule cannot aggregate".into()));
-                            }
-                            Kind::Block(_) => {}
-                        }
+                        v.kind.aggregated(&fields, &v.prefilter).map_err(&err)?;
                     }
                 }
                 rules.push(Rule {
@@ -420,9 +410,7 @@ impl RuleSet {
                 names.remove(group);
                 names.extend(keys.iter().cloned());
             }
-            if let Kind::Json(j) = &v.kind {
-                names.extend(j.names().map(str::to_string));
-            }
+            names.extend(v.kind.names().into_iter().map(str::to_string));
             names.extend(v.set.keys().cloned());
         }
         Some(Some(names))
@@ -505,7 +493,6 @@ fn basename(name: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pack::kind::line::LineMatch;
     use crate::pack::pattern::{build_regex, group_names};
 
     /// The anchored regex finds the match the unanchored one finds, also
@@ -675,22 +662,7 @@ mod tests {
         let set = RuleSet::compile(&packs, &Selection::all()).expect("compile");
         let mut all: Vec<&PackRegex> = Vec::new();
         for v in &set.variants {
-            match &v.kind {
-                Kind::Line(l) => {
-                    all.extend([Some(&l.regex), l.each.as_ref()].into_iter().flatten())
-                }
-                Kind::Block(b) => all.extend(
-                    [
-                        Some(&b.start),
-                        Some(&b.each),
-                        b.end.as_ref(),
-                        b.indent.as_ref(),
-                    ]
-                    .into_iter()
-                    .flatten(),
-                ),
-                Kind::Json(_) => {}
-            }
+            all.extend(v.kind.every_regex());
             all.extend(&v.exclude);
         }
         all.extend(set.rules.iter().filter_map(|r| r.then.as_ref()));
@@ -776,11 +748,11 @@ matches = false
         }
         let mut walked = 0;
         for v in &set.variants {
-            let Kind::Line(LineMatch {
+            let Some(LineMatch {
                 anchored: Some(a),
                 regex: re,
                 ..
-            }) = &v.kind
+            }) = LineMatch::of(&v.kind)
             else {
                 continue;
             };

@@ -11,7 +11,6 @@ pub(crate) mod pattern;
 pub(crate) mod prefilter;
 
 pub(crate) use compile::{CapType, RuleSet};
-pub(crate) use kind::Kind;
 pub(crate) use prefilter::{Hit, LiteralCursor, Literals};
 
 use serde::Deserialize;

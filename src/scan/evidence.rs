@@ -6,8 +6,8 @@ use super::rank::RankKey;
 use crate::domain::{Aggregate, Citation, Evidence, Quote, SmallMap};
 use crate::lines::{Line, LineSink, clean};
 use crate::location::Location;
-use crate::pack::kind::State;
-use crate::pack::{CapType, Hit, Kind, LiteralCursor, Literals, RuleSet};
+use crate::pack::kind::{Out, State};
+use crate::pack::{Hit, LiteralCursor, Literals, RuleSet};
 use crate::source::{self, Coverage};
 use regex::bytes::Captures;
 use serde_json::{Map, Value};
@@ -15,9 +15,8 @@ use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-mod block;
-mod json;
-mod line;
+mod group;
+mod then;
 
 /// A scan output record, in the order it was found.
 #[derive(Debug, Clone)]
@@ -142,33 +141,47 @@ pub(crate) fn evidence_id(artifact_key: &str, e: &Evidence) -> String {
     crate::hash::hex(&h.finalize()[..12])
 }
 
-/// Rule matching over one member's lines. It keeps what every kind
-/// shares (the record budget, emitting records, aggregation); what a rule
-/// kind keeps per member is that kind's, in `kinds`
-/// (`pack::kind::State`).
+/// Rule matching over one member's lines. The rule kinds' steps
+/// (`pack::kind`) run through the dispatch `pack::kind::State` makes for
+/// them; what they find goes to `out`, which implements their `Out`: the
+/// record budget, emitting records, aggregation, `then` waits.
 pub struct MemberScan<'a> {
-    set: &'a RuleSet,
-    at: MemberAt,
-    cache: LineCache,
-    /// Which variants read this member, and the literal prefilter.
-    filter: Filter,
+    /// What each rule kind keeps per member.
     kinds: State,
-    records: Vec<Record>,
-    /// This scanner's own records (bounds memory before the artifact's
-    /// budget is applied in order, in `finish_capped`).
-    budget: RecordBudget,
+    /// Which lines the rules run on: the literal prefilter.
+    filter: Filter,
+    /// What the rules found.
+    out: Results<'a>,
     /// Matched out of order: stop once records cost more than this, to be
     /// matched again in order (`aborted`).
     pub(super) soft_limit: Option<usize>,
     pub(super) aborted: bool,
+    /// Past the end of its part of a split member: only follows the open
+    /// blocks, and stops when they close.
+    pub(super) overrun: bool,
+}
+
+/// What a member's rules found, and what every kind shares to find it.
+struct Results<'a> {
+    set: &'a RuleSet,
+    at: MemberAt,
+    cache: LineCache,
+    /// Which variants read this member.
+    active: Vec<bool>,
+    opts: ScanOptions,
+    records: Vec<Record>,
+    /// This scanner's own records (bounds memory before the artifact's
+    /// budget is applied in order, in `finish_capped`).
+    budget: RecordBudget,
     /// Lines past the budget, by rule and rank.
     overflow: HashMap<(usize, String), Agg, foldhash::fast::RandomState>,
     groups: Groups,
     /// Matching lines per rule index.
     counts: Vec<u64>,
-    /// Past the end of its part of a split member: only follows the open
-    /// blocks, and stops when they close.
-    pub(super) overrun: bool,
+    /// Records waiting for their rule's `then` line: (rule, index in
+    /// `records`, lines left to look in). A rule's, not a kind's: a record
+    /// of any kind waits (see `then.rs`).
+    waits: Vec<(usize, usize, u32)>,
 }
 
 /// The member a scanner reads, shared by every record's location.
@@ -194,14 +207,12 @@ struct LineCache {
 
 /// Which variants run on which lines of the member.
 struct Filter {
-    active: Vec<bool>,
     literals: Arc<Literals>,
     cursor: LiteralCursor,
     /// Every line is a candidate (no prefilter, or a rule that needs them all).
     every_line: bool,
     /// Reused: the variants whose literals are on the line.
     hits: Vec<Hit>,
-    opts: ScanOptions,
 }
 
 impl<'a> MemberScan<'a> {
@@ -232,28 +243,30 @@ impl<'a> MemberScan<'a> {
     ) -> Self {
         let kinds = State::new(&set.variants, &active);
         MemberScan {
-            set,
-            at,
-            cache: LineCache::default(),
             filter: Filter {
                 cursor: literals.cursor(),
-                // A json rule reads every line of the members it names.
                 every_line: opts.skip_prefilter
                     || literals.needs_every_line()
-                    || kinds.json.is_some(),
-                active,
+                    || kinds.every_line(),
                 literals,
                 hits: Vec::new(),
-                opts,
             },
             kinds,
-            records: Vec::new(),
-            budget: RecordBudget::default(),
+            out: Results {
+                set,
+                at,
+                cache: LineCache::default(),
+                active,
+                opts,
+                records: Vec::new(),
+                budget: RecordBudget::default(),
+                overflow: HashMap::default(),
+                groups: Groups::new(set.rules.len()),
+                counts: vec![0; set.rules.len()],
+                waits: Vec::new(),
+            },
             soft_limit: None,
             aborted: false,
-            overflow: HashMap::default(),
-            groups: Groups::new(set.rules.len()),
-            counts: vec![0; set.rules.len()],
             overrun: false,
         }
     }
@@ -261,65 +274,42 @@ impl<'a> MemberScan<'a> {
     /// A fresh scanner for another part of the same member.
     pub(super) fn fork(&self) -> MemberScan<'a> {
         let at = MemberAt {
-            path: self.at.path.clone(),
-            members: self.at.members.clone(),
-            cite: self.at.cite.clone(),
+            path: self.out.at.path.clone(),
+            members: self.out.at.members.clone(),
+            cite: self.out.at.cite.clone(),
         };
         MemberScan::with(
-            self.set,
+            self.out.set,
             at,
-            self.filter.active.clone(),
+            self.out.active.clone(),
             self.filter.literals.clone(),
-            self.filter.opts,
+            self.out.opts,
         )
     }
 
     /// Takes in what the scanner of the next part of the member found.
     pub(super) fn absorb(&mut self, mut later: MemberScan<'a>) {
-        // A block this part (or one before it) followed across the cut
-        // recorded those lines already: the later part's line variants of
-        // that rule step back there, as they do when one scan reads both. A
-        // block followed over a whole part claims lines of the parts after
-        // it too, so the claims are kept for them.
-        let claims = &self.kinds.block.overrun_claims;
-        if !claims.is_empty() {
-            let set = self.set;
-            let counts = &mut later.counts;
-            later.records.retain(|r| {
-                let Record::Evidence(e) = r else { return true };
-                let Some(ri) = set.rules.iter().position(|x| x.id == e.rule) else {
-                    return true;
-                };
-                let claimed = claims.contains(&(ri, e.location.line));
-                if claimed {
-                    counts[ri] = counts[ri].saturating_sub(1);
-                }
-                !claimed
-            });
-        }
-        self.kinds.append(later.kinds);
-        self.records.extend(later.records);
+        self.kinds.append(later.kinds, &mut later.out);
+        let (out, later) = (&mut self.out, later.out);
+        out.records.extend(later.records);
         for (key, b) in later.overflow {
-            match self.overflow.get_mut(&key) {
+            match out.overflow.get_mut(&key) {
                 Some(a) => a.merge(b),
                 None => {
-                    self.overflow.insert(key, b);
+                    out.overflow.insert(key, b);
                 }
             }
         }
-        for (c, n) in self.counts.iter_mut().zip(later.counts) {
+        for (c, n) in out.counts.iter_mut().zip(later.counts) {
             *c += n;
         }
-        self.groups.merge(later.groups);
+        out.groups.merge(later.groups);
     }
 
     /// Records in line order (a block followed across a part's end adds
     /// records after those of the next part's first lines).
     pub(super) fn sort_by_line(&mut self) {
-        self.records.sort_by_key(|r| match r {
-            Record::Evidence(e) => e.location.line,
-            Record::Aggregate(_) => 0,
-        });
+        self.out.sort_by_line();
     }
 
     /// Flushes aggregates and hands the member's records over (pack
@@ -343,25 +333,13 @@ impl<'a> MemberScan<'a> {
         budget: &mut RecordBudget,
         coverage: &mut Coverage,
     ) {
-        // A `complete` block still open where the member ends was cut.
-        self.kinds.block.end(self.set);
-        if let Some(first) = self.kinds.block.cuts.first() {
-            let more = match self.kinds.block.cuts.len() {
-                1 => String::new(),
-                n => format!(" (and {} more)", n - 1),
-            };
-            coverage.error(
-                &self.at.members,
-                source::ErrorKind::Truncated,
-                format!("{first}{more}"),
-            );
-        }
-        if let Some(doc) = self.kinds.json.take() {
-            self.read_json(&doc, coverage);
-        }
+        // The kinds' business at the member's end (blocks cut, json
+        // documents read).
+        self.kinds.end(&mut self.out, coverage);
+        let mut out = self.out;
         let mut last_line = None;
         let mut rule = 0;
-        for r in std::mem::take(&mut self.records) {
+        for r in std::mem::take(&mut out.records) {
             let Record::Evidence(e) = r else {
                 records.push(r);
                 continue;
@@ -372,39 +350,39 @@ impl<'a> MemberScan<'a> {
                 records.push(Record::Evidence(e));
                 continue;
             }
-            if self.set.rules.get(rule).is_none_or(|r| r.id != e.rule) {
-                rule = self
+            if out.set.rules.get(rule).is_none_or(|r| r.id != e.rule) {
+                rule = out
                     .set
                     .rules
                     .iter()
                     .position(|r| r.id == e.rule)
                     .expect("rule of the set");
             }
-            self.spill(rule, &e);
+            out.spill(rule, &e);
         }
-        for (key, a) in std::mem::take(&mut self.groups.list) {
-            let rule = &self.set.rules[key.0];
+        for (key, a) in std::mem::take(&mut out.groups.list) {
+            let rule = &out.set.rules[key.0];
             records.push(Record::Aggregate(Box::new(a.record(
                 rule,
-                &self.at.path,
-                &self.at.members,
-                &self.at.cite,
+                &out.at.path,
+                &out.at.members,
+                &out.at.cite,
             ))));
         }
         // In line order whatever order the parts of the member came in.
-        let mut over: Vec<_> = std::mem::take(&mut self.overflow).into_iter().collect();
+        let mut over: Vec<_> = std::mem::take(&mut out.overflow).into_iter().collect();
         over.sort_by(|a, b| (a.1.first, &a.0).cmp(&(b.1.first, &b.0)));
         if !over.is_empty() {
             let lines: u64 = over.iter().map(|(_, a)| a.count).sum();
             let mut rules: Vec<&str> = over
                 .iter()
-                .map(|((r, _), _)| self.set.rules[*r].id.as_str())
+                .map(|((r, _), _)| out.set.rules[*r].id.as_str())
                 .collect();
             rules.dedup();
             rules.sort_unstable();
             rules.dedup();
             coverage.error(
-                &self.at.members,
+                &out.at.members,
                 source::ErrorKind::Limit,
                 format!(
                     "the artifact reached its cap of {MAX_RECORDS} evidence records ({} MiB): \
@@ -416,19 +394,135 @@ impl<'a> MemberScan<'a> {
             );
         }
         for ((rule, _), a) in over {
-            let rule = &self.set.rules[rule];
+            let rule = &out.set.rules[rule];
             records.push(Record::Aggregate(Box::new(a.record(
                 rule,
-                &self.at.path,
-                &self.at.members,
-                &self.at.cite,
+                &out.at.path,
+                &out.at.members,
+                &out.at.cite,
             ))));
         }
-        for (rule, n) in self.counts.into_iter().enumerate().filter(|(_, n)| *n > 0) {
-            *counts.entry(self.set.rules[rule].id.clone()).or_default() += n;
+        for (rule, n) in out.counts.into_iter().enumerate().filter(|(_, n)| *n > 0) {
+            *counts.entry(out.set.rules[rule].id.clone()).or_default() += n;
         }
     }
 
+    /// Whether the scanner still follows something past its part's end:
+    /// an open block, or a record waiting for its `then` line.
+    pub(super) fn following(&self) -> bool {
+        self.kinds.following() || !self.out.waits.is_empty()
+    }
+
+    /// Whether to read on: not once the records cost more than the soft
+    /// limit.
+    #[inline]
+    fn go_on(&mut self) -> bool {
+        if self
+            .soft_limit
+            .is_some_and(|soft| self.out.budget.bytes > soft)
+        {
+            self.aborted = true;
+        }
+        !self.aborted
+    }
+    /// Runs the rules whose literal is on the line; the first matching
+    /// variant of each rule wins.
+    fn rules(&mut self, line: &Line<'_>, text: &[u8], raw: bool) {
+        let mut hits = std::mem::take(&mut self.filter.hits);
+        if self.out.opts.skip_prefilter {
+            hits.clear();
+            hits.extend(
+                (0..self.out.set.variants.len())
+                    .filter(|&v| self.out.active[v])
+                    .map(|variant| Hit { variant, place: 0 }),
+            );
+        } else if raw && line.shared == 0 {
+            self.filter.literals.hits_at(
+                &mut self.filter.cursor,
+                line.hay,
+                line.raw.len(),
+                line.offset,
+                &mut hits,
+            );
+        } else if line.shared > 0 || line.raw.starts_with(crate::lines::JSON_FILE) {
+            // A window of a long line: its place in the member is not
+            // where the cursor's raw search looks.
+            self.filter.literals.hits(text, &mut hits);
+        } else {
+            self.filter.literals.hits_cleaned(
+                &mut self.filter.cursor,
+                line.hay,
+                line.raw.len(),
+                line.offset,
+                text,
+                &mut hits,
+            );
+        }
+        let set = self.out.set;
+        let mut done_rule = usize::MAX;
+        for &Hit { variant: vi, place } in &hits {
+            let v = &set.variants[vi];
+            if v.rule == done_rule || v.excluded(text) || self.kinds.took(v.rule) {
+                continue;
+            }
+            if self
+                .kinds
+                .candidate(&v.kind, vi, place, line, text, &mut self.out)
+            {
+                done_rule = v.rule;
+            }
+        }
+        self.filter.hits = hits;
+    }
+}
+
+impl LineSink for MemberScan<'_> {
+    fn candidate(&mut self, hay: &[u8], offset: u64) -> Option<usize> {
+        if self.filter.every_line || self.following() {
+            return Some(0);
+        }
+        self.filter
+            .literals
+            .candidate(&mut self.filter.cursor, hay, offset)
+    }
+
+    fn windows(&self) -> bool {
+        true
+    }
+
+    fn line(&mut self, line: &Line<'_>) -> bool {
+        let mut scratch = std::mem::take(&mut self.out.cache.scratch);
+        let text = clean(line.raw, &mut scratch);
+        if line.window > 0 {
+            // A later window of a long line: the rules' matches in it. No
+            // line starts here (blocks, waits and documents saw the first).
+            self.out.cache.text = None;
+            self.rules(line, text, false);
+            self.out.cache.scratch = scratch;
+            return self.go_on();
+        }
+        if !self.out.waits.is_empty() {
+            self.out.follow(text);
+        }
+        if self.overrun {
+            if !self.out.waits.is_empty() {
+                self.out.end_waits_at_new_records(text);
+            }
+            self.kinds.overrun(line, text, &mut self.out);
+            self.out.cache.scratch = scratch;
+            self.go_on();
+            return self.following();
+        }
+        self.kinds.each_line(line, text, &mut self.out);
+        // The cursor knows where the literals are in raw lines only.
+        let raw = std::ptr::eq(text.as_ptr(), line.raw.as_ptr());
+        self.rules(line, text, raw);
+        self.out.cache.scratch = scratch;
+        self.go_on()
+    }
+}
+
+impl Results<'_> {
     /// Counts a record past the budget in its rule's overflow aggregate
     /// (grouped by rank; numeric captures summarised).
     fn spill(&mut self, rule: usize, e: &Evidence) {
@@ -454,6 +548,37 @@ impl<'a> MemberScan<'a> {
                 agg.add_stat(name, x);
             }
         }
+    }
+
+    /// The rank in `line`'s prefix (`text` is the line cleaned).
+    fn rank_of(&mut self, line: &Line<'_>, text: &[u8]) -> RankKey {
+        match self.cache.rank {
+            Some((n, r)) if n == line.number => r,
+            _ => {
+                let r = RankKey::parse(text);
+                self.cache.rank = Some((line.number, r));
+                r
+            }
+        }
+    }
+}
+
+impl<'a> Out<'a> for Results<'a> {
+    fn set(&self) -> &'a RuleSet {
+        self.set
+    }
+
+    #[inline]
+    fn active(&self, vi: usize) -> bool {
+        self.active[vi]
+    }
+
+    #[inline]
+    fn aggregates(&self, variant: usize) -> bool {
+        !self.opts.every_match
+            && !self.set.rules[self.set.variants[variant].rule]
+                .aggregate
+                .is_empty()
     }
 
     fn emit(
@@ -502,80 +627,13 @@ impl<'a> MemberScan<'a> {
             self.spill(rule_index, &e);
             return;
         }
-        if self.soft_limit.is_some_and(|soft| self.budget.bytes > soft) {
-            self.aborted = true;
-        }
         self.records.push(Record::Evidence(Box::new(e)));
         if rule.then.is_some() {
             // A new record of the rule (the next traceback) ends the wait
             // of the one before.
-            self.kinds.line.pending.retain(|p| p.0 != rule_index);
-            self.kinds.line.pending.push((
-                rule_index,
-                self.records.len() - 1,
-                crate::pack::THEN_LINES,
-            ));
-        }
-    }
-
-    /// Whether the scanner still follows something past its part's end:
-    /// an open block, or a record waiting for its `then` line.
-    pub(super) fn following(&self) -> bool {
-        !self.kinds.block.open.is_empty() || !self.kinds.line.pending.is_empty()
-    }
-
-    fn aggregates(&self, variant: usize) -> bool {
-        !self.filter.opts.every_match
-            && !self.set.rules[self.set.variants[variant].rule]
-                .aggregate
-                .is_empty()
-    }
-
-    /// The rank in `line`'s prefix (`text` is the line cleaned).
-    fn rank_of(&mut self, line: &Line<'_>, text: &[u8]) -> RankKey {
-        match self.cache.rank {
-            Some((n, r)) if n == line.number => r,
-            _ => {
-                let r = RankKey::parse(text);
-                self.cache.rank = Some((line.number, r));
-                r
-            }
-        }
-    }
-
-    /// Counts a line of an aggregating rule: no record, no allocation once
-    /// its group exists. `fields`: as in `MemberScan::fields`.
-    fn aggregate(&mut self, variant: usize, line: &Line<'_>, text: &[u8], fields: &[Field]) {
-        let set = self.set;
-        let v = &set.variants[variant];
-        let rule_index = v.rule;
-        let rule = &set.rules[rule_index];
-        self.counts[rule_index] += 1;
-        let rank = if rule.by_rank {
-            self.rank_of(line, text)
-        } else {
-            RankKey::default()
-        };
-        let field = |i: usize| fields.get(i).copied().flatten().map(|(s, e)| &text[s..e]);
-        let at = (line.number, line.offset);
-        let aggs = &self.groups.list;
-        let recent = self.groups.recent[rule_index].iter().copied().find(|&i| {
-            aggs.get(i).is_some_and(|((_, r, e), _)| {
-                *r == rank && same_group(e.as_bytes(), rule, v, field)
-            })
-        });
-        let i = match recent {
-            Some(i) => i,
-            None => self.find_group(variant, rank, at, field),
-        };
-        let agg = &mut self.groups.list[i].1;
-        agg.count += 1;
-        agg.last = at;
-        let keys = rule.aggregate.len();
-        for slot in 0..rule.numeric.len() {
-            if let Some(x) = field(keys + slot).and_then(super::aggregate::parse_number) {
-                agg.add_slot(slot, x);
-            }
+            self.waits.retain(|p| p.0 != rule_index);
+            self.waits
+                .push((rule_index, self.records.len() - 1, crate::pack::THEN_LINES));
         }
     }
 
@@ -599,213 +657,47 @@ impl<'a> MemberScan<'a> {
         self.groups.fields = fields;
     }
 
-    /// The aggregate group of a line (its rank and captured group fields),
-    /// made when new; remembered as its rule's last.
-    fn find_group<'t>(
+    #[inline]
+    fn aggregate_spans(
         &mut self,
         variant: usize,
-        rank: RankKey,
-        at: (u64, u64),
-        group: impl Fn(usize) -> Option<&'t [u8]>,
-    ) -> usize {
-        let v = &self.set.variants[variant];
-        let rule_index = v.rule;
-        let rule = &self.set.rules[rule_index];
-        // A group field the line does not capture may be set by its variant
-        // (`set = { phase = "gen" }`): the same group as a captured `gen`.
-        let set_text = |k: &str| {
-            v.set
-                .get(k)
-                .map(|val| val.as_str().map_or_else(|| val.to_string(), str::to_string))
-        };
-        let mut extra = std::mem::take(&mut self.groups.key);
-        extra.clear();
-        for &i in &rule.capture_keys {
-            let k = &rule.aggregate[i];
-            match group(i) {
-                Some(b) => extra.push_str(&String::from_utf8_lossy(b)),
-                None => extra.push_str(&set_text(k).unwrap_or_default()),
-            }
-            extra.push('\0');
-        }
-        let key = (rule_index, rank, extra);
-        let i = match self.groups.index.get(&key) {
-            Some(&i) => i,
-            None => {
-                let mut fields = SmallMap::new();
-                for (i, k) in rule.aggregate.iter().enumerate() {
-                    if k == "rank" {
-                        for (n, v) in rank.to_map().into_iter().flatten() {
-                            fields.insert(n, Value::from(v));
-                        }
-                    } else if let Some(b) = group(i) {
-                        let t = rule.captures.get(k).copied().unwrap_or(CapType::Str);
-                        fields.insert(k.clone(), t.convert(&String::from_utf8_lossy(b)));
-                    } else if let Some(val) = v.set.get(k) {
-                        fields.insert(k.clone(), val.clone());
-                    }
-                }
-                self.groups
-                    .index
-                    .insert(key.clone(), self.groups.list.len());
-                self.groups.list.push((key.clone(), Agg::new(fields, at)));
-                self.groups.list.len() - 1
-            }
-        };
-        // The key's text buffer serves the next line.
-        self.groups.key = key.2;
-        let recent = &mut self.groups.recent[rule_index];
-        recent.rotate_right(1);
-        recent[0] = i;
-        i
+        line: &Line<'_>,
+        text: &[u8],
+        spans: impl FnOnce(&mut Vec<Field>),
+    ) {
+        let mut fields = std::mem::take(&mut self.groups.fields);
+        fields.clear();
+        spans(&mut fields);
+        self.aggregate(variant, line, text, &fields);
+        self.groups.fields = fields;
     }
 
-    /// Runs the rules whose literal is on the line; the first matching
-    /// variant of each rule wins.
-    fn rules(&mut self, line: &Line<'_>, text: &[u8], raw: bool) {
-        let mut hits = std::mem::take(&mut self.filter.hits);
-        if self.filter.opts.skip_prefilter {
-            hits.clear();
-            hits.extend(
-                (0..self.set.variants.len())
-                    .filter(|&v| self.filter.active[v])
-                    .map(|variant| Hit { variant, place: 0 }),
-            );
-        } else if raw && line.shared == 0 {
-            self.filter.literals.hits_at(
-                &mut self.filter.cursor,
-                line.hay,
-                line.raw.len(),
-                line.offset,
-                &mut hits,
-            );
-        } else if line.shared > 0 || line.raw.starts_with(crate::lines::JSON_FILE) {
-            // A window of a long line: its place in the member is not
-            // where the cursor's raw search looks.
-            self.filter.literals.hits(text, &mut hits);
-        } else {
-            self.filter.literals.hits_cleaned(
-                &mut self.filter.cursor,
-                line.hay,
-                line.raw.len(),
-                line.offset,
-                text,
-                &mut hits,
-            );
-        }
+    fn drop_records(&mut self, claimed: impl Fn(usize, u64) -> bool) {
         let set = self.set;
-        let mut done_rule = usize::MAX;
-        for &Hit { variant: vi, place } in &hits {
-            let v = &set.variants[vi];
-            if v.rule == done_rule || v.excluded(text) || self.kinds.block.rules.contains(&v.rule) {
-                continue;
-            }
-            let matched = match &v.kind {
-                Kind::Line(l) => self.line_variant(vi, l, place, line, text),
-                Kind::Block(b) => self.open_block(vi, b, line, text),
-                // Read whole documents at the member's end.
-                Kind::Json(_) => false,
+        let counts = &mut self.counts;
+        self.records.retain(|r| {
+            let Record::Evidence(e) = r else { return true };
+            let Some(ri) = set.rules.iter().position(|x| x.id == e.rule) else {
+                return true;
             };
-            if matched {
-                done_rule = v.rule;
+            let claimed = claimed(ri, e.location.line);
+            if claimed {
+                counts[ri] = counts[ri].saturating_sub(1);
             }
-        }
-        self.filter.hits = hits;
-    }
-}
-
-impl LineSink for MemberScan<'_> {
-    fn candidate(&mut self, hay: &[u8], offset: u64) -> Option<usize> {
-        if self.filter.every_line
-            || !self.kinds.block.open.is_empty()
-            || !self.kinds.line.pending.is_empty()
-        {
-            return Some(0);
-        }
-        self.filter
-            .literals
-            .candidate(&mut self.filter.cursor, hay, offset)
+            !claimed
+        });
     }
 
-    fn windows(&self) -> bool {
-        true
+    fn sort_by_line(&mut self) {
+        self.records.sort_by_key(|r| match r {
+            Record::Evidence(e) => e.location.line,
+            Record::Aggregate(_) => 0,
+        });
     }
 
-    fn line(&mut self, line: &Line<'_>) -> bool {
-        let mut scratch = std::mem::take(&mut self.cache.scratch);
-        let text = clean(line.raw, &mut scratch);
-        if line.window > 0 {
-            // A later window of a long line: the rules' matches in it. No
-            // line starts here (blocks, waits and documents saw the first).
-            self.cache.text = None;
-            self.rules(line, text, false);
-            self.cache.scratch = scratch;
-            return !self.aborted;
-        }
-        if !self.kinds.line.pending.is_empty() {
-            self.follow(text);
-        }
-        if self.overrun {
-            if !self.kinds.line.pending.is_empty() {
-                self.end_waits_at_new_records(text);
-            }
-            self.continue_blocks(line, text);
-            // A block that starts again here is the next part's to follow.
-            let set = self.set;
-            self.kinds.block.open.retain(|open| {
-                let Kind::Block(b) = &set.variants[open.variant].kind else {
-                    return false;
-                };
-                !b.start.is_match(text)
-            });
-            self.cache.scratch = scratch;
-            return self.following();
-        }
-        if let Some(doc) = &mut self.kinds.json {
-            doc.push(line);
-        }
-        if !self.kinds.block.open.is_empty() {
-            self.continue_blocks(line, text);
-        } else {
-            self.kinds.block.rules.clear();
-        }
-        // The cursor knows where the literals are in raw lines only.
-        let raw = std::ptr::eq(text.as_ptr(), line.raw.as_ptr());
-        self.rules(line, text, raw);
-        self.cache.scratch = scratch;
-        !self.aborted
+    fn members(&self) -> &[String] {
+        &self.at.members
     }
-}
-
-/// Whether a line's group fields are those of the group key `key` (the
-/// fields' text, each followed by NUL, as `find_group` builds it), compared
-/// in place: the common case, a rule's line in the group of its last line,
-/// then costs no key built. `false` sends the line to `find_group`, which
-/// decides (fields that are not UTF-8 or set to a non-string value).
-fn same_group<'t>(
-    key: &[u8],
-    rule: &crate::pack::compile::Rule,
-    v: &crate::pack::compile::Variant,
-    group: impl Fn(usize) -> Option<&'t [u8]>,
-) -> bool {
-    let mut rest = key;
-    for &i in &rule.capture_keys {
-        let b: &[u8] = match group(i) {
-            Some(b) => b,
-            None => match v.set.get(&rule.aggregate[i]) {
-                None => b"",
-                Some(val) => match val.as_str() {
-                    Some(s) => s.as_bytes(),
-                    None => return false,
-                },
-            },
-        };
-        match rest.strip_prefix(b) {
-            Some([0, tail @ ..]) => rest = tail,
-            _ => return false,
-        }
-    }
-    rest.is_empty()
 }
 
 #[cfg(test)]

@@ -20,10 +20,13 @@
 //! config map), is reported as unreadable: the scanner makes it a
 //! `truncated` coverage error, so no absence is claimed from the block.
 
-use super::{Kind, Regexes, unused};
+use super::{KindDef, KindState, Out, Regexes};
+use crate::lines::Line;
 use crate::pack::RuleSet;
 use crate::pack::VariantDef;
+use crate::pack::compile::Variant;
 use crate::pack::pattern::PackRegex;
+use crate::source::{Coverage, ErrorKind};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
@@ -46,14 +49,38 @@ pub struct BlockMatch {
     pub pairs: bool,
 }
 
-impl BlockMatch {
-    /// The regexes whose named groups become captures.
-    pub fn regexes(&self) -> Vec<&PackRegex> {
+impl KindDef for BlockMatch {
+    const NAME: &'static str = "block";
+    const KEYS: &'static [&'static str] =
+        &["start", "each", "end", "carry", "indent", "prefilter"];
+    const COMPLETE: bool = true;
+    type State = BlockState;
+
+    fn compile(v: &VariantDef, re: &mut Regexes<'_>) -> Result<BlockMatch, String> {
+        compile(v, re)
+    }
+
+    fn key(v: &VariantDef) -> Option<&str> {
+        v.start.as_deref()
+    }
+
+    fn regexes(&self) -> Vec<&PackRegex> {
         vec![&self.start, &self.each]
     }
 
-    /// What it looks for, by field, for `packs show`.
-    pub fn patterns(&self) -> Vec<(&'static str, String)> {
+    fn every_regex(&self) -> Vec<&PackRegex> {
+        [
+            Some(&self.start),
+            Some(&self.each),
+            self.end.as_ref(),
+            self.indent.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
+    fn patterns(&self) -> Vec<(&'static str, String)> {
         let re = |n: &'static str, r: &PackRegex| (n, r.as_str().to_string());
         [
             Some(re("start", &self.start)),
@@ -64,23 +91,38 @@ impl BlockMatch {
         .flatten()
         .collect()
     }
+
+    /// A line that starts the block opens it (anew, where it is open
+    /// already).
+    fn candidate<'s, O: Out<'s>>(
+        &self,
+        vi: usize,
+        _place: usize,
+        line: &Line<'_>,
+        text: &[u8],
+        state: &mut BlockState,
+        _out: &mut O,
+    ) -> bool {
+        if line.window > 0 || !self.start.is_match(text) {
+            return false;
+        }
+        let indent = self
+            .indent
+            .as_ref()
+            .map(|re| IndentState::new(indentation(re, text).0));
+        state.open.retain(|b| b.variant != vi);
+        state.open.push(OpenBlock {
+            variant: vi,
+            start: text.into(),
+            caps: None,
+            indent,
+        });
+        true
+    }
 }
 
 /// A block variant as the pack gives it.
-pub(super) fn compile(v: &VariantDef, re: &mut Regexes<'_>) -> Result<BlockMatch, String> {
-    unused(
-        "block",
-        &[
-            ("regex", v.regex.is_some()),
-            ("dump", v.dump.is_some()),
-            ("keys", v.keys.is_some()),
-            ("at", v.at.is_some()),
-            ("key", v.key.is_some()),
-            ("fields", v.fields.is_some()),
-            ("cite", v.cite.is_some()),
-            ("json_lines", v.json_lines),
-        ],
-    )?;
+fn compile(v: &VariantDef, re: &mut Regexes<'_>) -> Result<BlockMatch, String> {
     let start = re.capturing("start", &v.start)?;
     let each = re.capturing("each", &v.each)?;
     let end = re.capturing("end", &v.end)?;
@@ -126,10 +168,10 @@ pub(crate) struct BlockState {
     /// Open blocks, in the order they opened.
     pub(crate) open: Vec<OpenBlock>,
     /// Rules a block recorded the current line for: their line variants
-    /// pass over it (see the scan's `continue_blocks`).
+    /// pass over it (see `continue_blocks`).
     pub(crate) rules: Vec<usize>,
-    /// (rule, line) a block recorded past this part's end (see the scan's
-    /// `absorb`). A set: a block followed over whole parts claims many
+    /// (rule, line) a block recorded past this part's end (see `append`).
+    /// A set: a block followed over whole parts claims many
     /// lines, each looked up for every record of the parts after it.
     pub(crate) overrun_claims: HashSet<(usize, u64), foldhash::fast::RandomState>,
     /// `complete` blocks that closed other than at their `end`: why, for
@@ -137,9 +179,52 @@ pub(crate) struct BlockState {
     pub(crate) cuts: Vec<String>,
 }
 
-impl BlockState {
-    /// Takes in the state of the member's next part, where this one ends.
-    pub(crate) fn append(&mut self, later: BlockState) {
+impl KindState for BlockState {
+    fn new(_variants: &[Variant], _active: &[bool]) -> BlockState {
+        BlockState::default()
+    }
+
+    #[inline]
+    fn following(&self) -> bool {
+        !self.open.is_empty()
+    }
+
+    #[inline]
+    fn took(&self, rule: usize) -> bool {
+        self.rules.contains(&rule)
+    }
+
+    #[inline]
+    fn each_line<'s, O: Out<'s>>(&mut self, line: &Line<'_>, text: &[u8], out: &mut O) {
+        if self.open.is_empty() {
+            self.rules.clear();
+        } else {
+            self.continue_blocks(line, text, false, out);
+        }
+    }
+
+    fn overrun<'s, O: Out<'s>>(&mut self, line: &Line<'_>, text: &[u8], out: &mut O) {
+        self.continue_blocks(line, text, true, out);
+        // A block that starts again here is the next part's to follow.
+        let set = out.set();
+        self.open.retain(|open| {
+            let Some(b) = BlockMatch::of(&set.variants[open.variant].kind) else {
+                return false;
+            };
+            !b.start.is_match(text)
+        });
+    }
+
+    /// A block this part (or one before it) followed across the cut
+    /// recorded those lines already: the later part's line variants of
+    /// that rule step back there, as they do when one scan reads both. A
+    /// block followed over a whole part claims lines of the parts after
+    /// it too, so the claims are kept for them.
+    fn append<'s, O: Out<'s>>(&mut self, later: BlockState, later_out: &mut O) {
+        if !self.overrun_claims.is_empty() {
+            let claims = &self.overrun_claims;
+            later_out.drop_records(|rule, line| claims.contains(&(rule, line)));
+        }
         self.overrun_claims.extend(later.overrun_claims);
         self.cuts.extend(later.cuts);
         // The member's open blocks where it ends: those this part's scanner
@@ -148,16 +233,165 @@ impl BlockState {
         self.open.extend(later.open);
     }
 
-    /// At the member's end: a `complete` block still open was cut.
-    pub(crate) fn end(&mut self, set: &RuleSet) {
+    /// A `complete` block still open where the member ends was cut; the
+    /// blocks cut are a coverage error.
+    fn end<'s, O: Out<'s>>(&mut self, out: &mut O, coverage: &mut Coverage) {
+        let set = out.set();
         for b in &self.open {
             let v = &set.variants[b.variant];
-            if matches!(&v.kind, Kind::Block(b) if b.complete) {
+            if BlockMatch::of(&v.kind).is_some_and(|b| b.complete) {
                 self.cuts.push(format!(
                     "{}: a block the rule reads whole is still open where the member ends \
                      (no line matching its end): the dump is cut",
                     set.rules[v.rule].id
                 ));
+            }
+        }
+        if let Some(first) = self.cuts.first() {
+            let more = match self.cuts.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            coverage.error(
+                out.members(),
+                ErrorKind::Truncated,
+                format!("{first}{more}"),
+            );
+        }
+    }
+}
+
+impl BlockState {
+    /// Lines inside open blocks: records, or the block closes. The rules
+    /// that recorded the line from a block go to `rules`: their line
+    /// variants pass over it (the first variant that matches wins, and a
+    /// block's is first). `overrun`: past the part's end, where the lines
+    /// recorded are claimed from the next part.
+    fn continue_blocks<'s, O: Out<'s>>(
+        &mut self,
+        line: &Line<'_>,
+        text: &[u8],
+        overrun: bool,
+        out: &mut O,
+    ) {
+        let set = out.set();
+        self.rules.clear();
+        let mut i = 0;
+        while i < self.open.len() {
+            let vi = self.open[i].variant;
+            let v = &set.variants[vi];
+            let Some(b) = BlockMatch::of(&v.kind) else {
+                self.open.remove(i);
+                continue;
+            };
+            if let (Some(re), Some(state)) = (&b.indent, self.open[i].indent.as_mut()) {
+                // A YAML block: its indentation decides where it ends and
+                // which lines are its entries (see the module's doc).
+                let (at, rest) = indentation(re, text);
+                // Without a `name` group, `each` reads an entry's line
+                // itself below; with one, the state pairs entries across
+                // lines and records them here.
+                let read = if b.pairs { b.each.captures(text) } else { None };
+                let each = if b.pairs {
+                    Each::Pairs(read.as_ref().and_then(|c| {
+                        let value = c.name("value").map_or(&b""[..], |m| m.as_bytes());
+                        Some((c.name("name")?.as_bytes(), value))
+                    }))
+                } else {
+                    Each::Keys(b.each.is_match(text))
+                };
+                let (made, then) =
+                    state.step(is_blank_or_comment(text), at, rest, each, || LineAt {
+                        number: line.number,
+                        offset: line.offset,
+                        text: text.into(),
+                    });
+                for m in made {
+                    match m {
+                        Made::Record { name, value, at } => {
+                            let mut caps = self.open[i].caps(set).clone();
+                            caps.extend(
+                                set.named_captures(v, &[("name", &name), ("value", &value)]),
+                            );
+                            match &at {
+                                Some(a) => {
+                                    let cited = Line {
+                                        number: a.number,
+                                        offset: a.offset,
+                                        raw: &a.text,
+                                        hay: &a.text,
+                                        truncated: false,
+                                        window: 0,
+                                        shared: 0,
+                                    };
+                                    out.emit(vi, &cited, &a.text, 0, caps);
+                                }
+                                None => out.emit(vi, line, text, at_column(text, rest), caps),
+                            }
+                            self.rules.push(v.rule);
+                        }
+                        Made::Unreadable(what) => self.cuts.push(format!(
+                            "{}: line {}: {what}: the block is read in part",
+                            set.rules[v.rule].id, line.number
+                        )),
+                    }
+                }
+                match then {
+                    Then::End => {
+                        self.open.remove(i);
+                        continue;
+                    }
+                    Then::Done => {
+                        i += 1;
+                        continue;
+                    }
+                    Then::Entry => {}
+                }
+            }
+            if b.end.as_ref().is_some_and(|e| e.is_match(text)) {
+                self.open.remove(i);
+                continue;
+            }
+            let each = &b.each;
+            if let Some(c) = each.captures(text) {
+                if out.aggregates(vi) {
+                    out.aggregate_captures(vi, line, text, &[(&c, 0)]);
+                    i += 1;
+                    continue;
+                }
+                let mut caps = self.open[i].caps(set).clone();
+                let mut fresh = set.captures(v, &[&c], &[each]);
+                for k in &b.carry {
+                    match fresh.get(k) {
+                        // Empty here: the value of the line above stays.
+                        Some(Value::String(s)) if s.is_empty() => {
+                            fresh.remove(k);
+                        }
+                        Some(val) => {
+                            self.open[i].caps(set).insert(k.clone(), val.clone());
+                        }
+                        None => {}
+                    }
+                }
+                caps.extend(fresh);
+                let column = c.get(0).map_or(0, |m| m.start());
+                out.emit(vi, line, text, column, caps);
+                self.rules.push(v.rule);
+                if overrun {
+                    self.overrun_claims.insert((v.rule, line.number));
+                }
+                i += 1;
+            } else if is_blank_or_comment(text) {
+                i += 1;
+            } else {
+                if b.complete {
+                    self.cuts.push(format!(
+                        "{}: line {} ends a block the rule reads whole but is neither an entry nor \
+                         its end: the rest of the dump is not read",
+                        set.rules[v.rule].id, line.number
+                    ));
+                }
+                self.open.remove(i);
             }
         }
     }
@@ -184,13 +418,13 @@ impl OpenBlock {
         let (variant, start) = (self.variant, &self.start);
         self.caps.get_or_insert_with(|| {
             let v = &set.variants[variant];
-            match &v.kind {
-                Kind::Block(b) => b
+            match BlockMatch::of(&v.kind) {
+                Some(b) => b
                     .start
                     .captures(start)
                     .map(|c| set.captures(v, &[&c], &[&b.start]))
                     .unwrap_or_default(),
-                _ => Map::new(),
+                None => Map::new(),
             }
         })
     }

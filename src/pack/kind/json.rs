@@ -17,8 +17,11 @@
 //! coverage error naming the member (lm-eval and InferenceX write each of
 //! their files with one `json.dump`).
 
+use super::{KindDef, KindState, Out, Regexes};
 use crate::lines::Line;
+use crate::pack::compile::Variant;
 use crate::pack::{CapType, VariantDef};
+use crate::source::{Coverage, ErrorKind};
 use jsonc_parser::ast;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -102,7 +105,7 @@ impl JsonMatch {
     }
 
     /// A variant as the pack gives it.
-    pub fn compile(v: &VariantDef) -> Result<JsonMatch, String> {
+    fn from_def(v: &VariantDef) -> Result<JsonMatch, String> {
         // Every line of a member it reads is kept until the member ends:
         // only members named for it.
         if v.members.as_ref().is_none_or(|m| m.is_empty()) {
@@ -512,24 +515,171 @@ pub(crate) fn documents<'t>(
     }
 }
 
-/// A json variant as the pack gives it.
-pub(super) fn compile(v: &VariantDef, re: &mut super::Regexes<'_>) -> Result<JsonMatch, String> {
-    super::unused(
-        "json",
-        &[
-            ("regex", v.regex.is_some()),
-            ("each", v.each.is_some()),
-            ("start", v.start.is_some()),
-            ("end", v.end.is_some()),
-            ("dump", v.dump.is_some()),
-            ("carry", !v.carry.is_empty()),
-            ("indent", v.indent.is_some()),
-            ("prefilter", v.prefilter.is_some()),
-        ],
-    )?;
-    let m = JsonMatch::compile(v)?;
-    re.names.extend(m.names().map(str::to_string));
-    Ok(m)
+impl KindDef for JsonMatch {
+    const NAME: &'static str = "json";
+    const KEYS: &'static [&'static str] = &["at", "key", "keys", "fields", "cite", "json_lines"];
+    /// Documents are read whole at the member's end.
+    const LINES: bool = false;
+    /// The member's text where a json rule reads it (at its end).
+    type State = Option<JsonDoc>;
+
+    /// A json variant as the pack gives it.
+    fn compile(v: &VariantDef, re: &mut Regexes<'_>) -> Result<JsonMatch, String> {
+        let m = JsonMatch::from_def(v)?;
+        re.names.extend(m.names().map(str::to_string));
+        Ok(m)
+    }
+
+    fn names(&self) -> Vec<&str> {
+        JsonMatch::names(self).collect()
+    }
+
+    fn patterns(&self) -> Vec<(&'static str, String)> {
+        self.describe()
+    }
+
+    fn aggregated(&mut self, _fields: &[&str], _prefilter: &[String]) -> Result<(), String> {
+        Err("a json rule cannot aggregate".into())
+    }
+}
+
+/// A member is kept (every line of it) only where a json variant reads it.
+impl KindState for Option<JsonDoc> {
+    fn new(variants: &[Variant], active: &[bool]) -> Option<JsonDoc> {
+        active
+            .iter()
+            .zip(variants)
+            .any(|(a, v)| *a && JsonMatch::of(&v.kind).is_some())
+            .then(JsonDoc::default)
+    }
+
+    /// A json rule reads every line of the members it names.
+    fn every_line(&self) -> bool {
+        self.is_some()
+    }
+
+    #[inline]
+    fn each_line<'s, O: Out<'s>>(&mut self, line: &Line<'_>, _text: &[u8], _out: &mut O) {
+        if let Some(doc) = self {
+            doc.push(line);
+        }
+    }
+
+    fn append<'s, O: Out<'s>>(&mut self, later: Option<JsonDoc>, _later_out: &mut O) {
+        if let (Some(doc), Some(more)) = (self, later) {
+            doc.append(more);
+        }
+    }
+
+    /// Runs the json rules over the member's text: one document, or JSON
+    /// Lines. What cannot be read is a coverage error on the member, so no
+    /// absence is claimed from it.
+    fn end<'s, O: Out<'s>>(&mut self, out: &mut O, coverage: &mut Coverage) {
+        if let Some(doc) = self.take() {
+            read(&doc, out, coverage);
+        }
+    }
+}
+
+/// The member's documents, read by its active json variants.
+fn read<'s, O: Out<'s>>(doc: &JsonDoc, out: &mut O, coverage: &mut Coverage) {
+    let set = out.set();
+    let json_rules = {
+        let mut ids: Vec<&str> = (0..set.variants.len())
+            .filter(|&v| out.active(v) && JsonMatch::of(&set.variants[v].kind).is_some())
+            .map(|v| set.rules[set.variants[v].rule].id.as_str())
+            .collect();
+        ids.dedup();
+        ids.join(", ")
+    };
+    if let Some(cut) = &doc.cut {
+        let msg = format!("not read as JSON ({cut}) by {}", json_rules);
+        coverage.error(out.members(), ErrorKind::Limit, msg);
+        return;
+    }
+    let Ok(text) = std::str::from_utf8(&doc.text) else {
+        let msg = format!("not UTF-8, so not read as JSON by {}", json_rules);
+        coverage.error(out.members(), ErrorKind::Corrupt, msg);
+        return;
+    };
+    // JSON Lines only where a variant reading the member says so.
+    let json_lines = (0..set.variants.len()).any(|v| {
+        out.active(v) && JsonMatch::of(&set.variants[v].kind).is_some_and(|m| m.json_lines)
+    });
+    let lines = (0..doc.lines.len()).map(|i| {
+        let line = std::str::from_utf8(doc.line_text(i)).unwrap_or_default();
+        (doc.lines[i].2, line)
+    });
+    let (docs, error) = documents(text, lines, json_lines);
+    let mut hits = Vec::new();
+    let mut emitted = false;
+    for (base, value) in &docs {
+        let end = if docs.len() == 1 && *base == 0 {
+            text.len()
+        } else {
+            base + text[*base..].find('\n').unwrap_or(text.len() - base)
+        };
+        emitted |= json_hits(doc, value, &text[*base..end], *base, &mut hits, out);
+    }
+    if let Some(why) = error {
+        let msg = format!("{why}, so not read by {json_rules}");
+        coverage.error(out.members(), ErrorKind::Corrupt, msg);
+    }
+    if emitted {
+        out.sort_by_line();
+    }
+}
+
+/// Records of the json variants in one document (`text`, at `base` in
+/// the member's kept text); the first variant of a rule that finds any
+/// wins, as on lines.
+fn json_hits<'s, O: Out<'s>>(
+    doc: &JsonDoc,
+    value: &ast::Value<'_>,
+    text: &str,
+    base: usize,
+    hits: &mut Vec<JsonHit>,
+    out: &mut O,
+) -> bool {
+    let set = out.set();
+    let mut done = Vec::new();
+    let mut any = false;
+    for (vi, v) in set.variants.iter().enumerate() {
+        let Some(m) = JsonMatch::of(&v.kind) else {
+            continue;
+        };
+        if !out.active(vi) || done.contains(&v.rule) {
+            continue;
+        }
+        hits.clear();
+        m.hits(value, text, &set.rules[v.rule].captures, hits);
+        if hits.is_empty() {
+            continue;
+        }
+        done.push(v.rule);
+        for h in hits.drain(..) {
+            let at = base + h.offset;
+            let i = doc.line_at(at);
+            let (number, offset, start) = doc.lines[i];
+            let raw = doc.line_text(i);
+            let line = Line {
+                number,
+                offset,
+                raw,
+                hay: raw,
+                truncated: false,
+                window: 0,
+                shared: 0,
+            };
+            let mut caps = h.captures;
+            for (k, val) in &v.set {
+                caps.insert(k.clone(), val.clone());
+            }
+            out.emit(vi, &line, raw, at - start, caps);
+            any = true;
+        }
+    }
+    any
 }
 
 /// Most bytes of one document the json rules read: past it the member

@@ -2,9 +2,11 @@
 //! `each`: one event per match of `each` inside the regex's match; with
 //! `dump`: the fields of a repr or dict dump in one group become captures).
 
-use super::{Regexes, unused};
+use super::{KindDef, KindState, Out, Regexes};
+use crate::lines::Line;
 use crate::pack::VariantDef;
 use crate::pack::anchored::{AnchoredCaptures, AnchoredRegex};
+use crate::pack::compile::Variant;
 use crate::pack::pattern::PackRegex;
 
 #[derive(Debug)]
@@ -23,26 +25,6 @@ pub struct LineMatch {
 }
 
 impl LineMatch {
-    /// The regexes whose named groups become captures.
-    pub fn regexes(&self) -> Vec<&PackRegex> {
-        [Some(&self.regex), self.each.as_ref()]
-            .into_iter()
-            .flatten()
-            .collect()
-    }
-
-    /// What it looks for, by field, for `packs show`.
-    pub fn patterns(&self) -> Vec<(&'static str, String)> {
-        let re = |n: &'static str, r: &PackRegex| (n, r.as_str().to_string());
-        [
-            Some(re("regex", &self.regex)),
-            self.each.as_ref().map(|e| re("each", e)),
-        ]
-        .into_iter()
-        .flatten()
-        .collect()
-    }
-
     /// The variant's line form, given the aggregating rule's fields (its
     /// group keys, then its numeric captures) and the variant's literals:
     /// anchored where its regex has one literal prefix (and no `each`).
@@ -61,38 +43,128 @@ impl LineMatch {
 /// What the line kind keeps while it reads one member.
 #[derive(Debug, Default)]
 pub(crate) struct LineState {
-    /// Records waiting for their rule's `then` line: (rule, index in the
-    /// scan's records, lines left to look in).
-    pub(crate) pending: Vec<(usize, usize, u32)>,
     /// Reused match slots of anchored regexes, by variant.
     pub(crate) anchored_caps: Vec<Option<AnchoredCaptures>>,
 }
 
-impl LineState {
-    pub(crate) fn new(variants: usize) -> LineState {
+impl KindState for LineState {
+    fn new(variants: &[Variant], _active: &[bool]) -> LineState {
         LineState {
-            pending: Vec::new(),
-            anchored_caps: (0..variants).map(|_| None).collect(),
+            anchored_caps: (0..variants.len()).map(|_| None).collect(),
+        }
+    }
+}
+
+impl KindDef for LineMatch {
+    const NAME: &'static str = "line";
+    const KEYS: &'static [&'static str] = &["regex", "each", "dump", "keys", "prefilter"];
+    type State = LineState;
+
+    fn compile(v: &VariantDef, re: &mut Regexes<'_>) -> Result<LineMatch, String> {
+        compile(v, re)
+    }
+
+    fn key(v: &VariantDef) -> Option<&str> {
+        v.regex.as_deref()
+    }
+
+    fn regexes(&self) -> Vec<&PackRegex> {
+        [Some(&self.regex), self.each.as_ref()]
+            .into_iter()
+            .flatten()
+            .collect()
+    }
+
+    fn patterns(&self) -> Vec<(&'static str, String)> {
+        let re = |n: &'static str, r: &PackRegex| (n, r.as_str().to_string());
+        [
+            Some(re("regex", &self.regex)),
+            self.each.as_ref().map(|e| re("each", e)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
+    fn aggregated(&mut self, fields: &[&str], prefilter: &[String]) -> Result<(), String> {
+        self.anchor(fields, prefilter);
+        Ok(())
+    }
+
+    fn starts_record(&self, text: &[u8]) -> bool {
+        self.regex.is_match(text)
+    }
+
+    /// Whether the line matches; what it finds is recorded or counted.
+    #[inline]
+    fn candidate<'s, O: Out<'s>>(
+        &self,
+        vi: usize,
+        place: usize,
+        line: &Line<'_>,
+        text: &[u8],
+        state: &mut LineState,
+        out: &mut O,
+    ) -> bool {
+        if let Some(a) = self.anchored.as_ref().filter(|_| out.aggregates(vi)) {
+            // No match begins more than `lead` before the literal.
+            let from = self
+                .lead
+                .map_or(0, |lead| place.saturating_sub(lead))
+                .max(line.owned_from());
+            let caps = state.anchored_caps[vi].get_or_insert_with(|| a.new_captures());
+            let found = a.captures(text, from, caps);
+            if found {
+                out.aggregate_spans(vi, line, text, |fields| {
+                    fields.extend((0..a.field_count()).map(|i| a.field_span(caps, i)));
+                });
+            }
+            return found;
+        }
+        let set = out.set();
+        let v = &set.variants[vi];
+        let re = &self.regex;
+        // In a window of a long line, the first match it owns
+        // (the one before it reports what starts earlier).
+        let found = re
+            .captures_at(text, line.owned_from())
+            .filter(|c| c.get(0).is_none_or(|m| line.owns(m.start())));
+        match found {
+            None => false,
+            Some(c) => match &self.each {
+                None if out.aggregates(vi) => {
+                    out.aggregate_captures(vi, line, text, &[(&c, 0)]);
+                    true
+                }
+                None => {
+                    let caps = set.captures(v, &[&c], &[re]);
+                    let column = c.get(0).map_or(0, |m| m.start());
+                    out.emit(vi, line, text, column, caps);
+                    true
+                }
+                Some(each) => {
+                    let span = c.get(0).expect("group 0");
+                    let mut any = false;
+                    for e in each.captures_iter(&text[span.start()..span.end()]) {
+                        if out.aggregates(vi) {
+                            out.aggregate_captures(vi, line, text, &[(&c, 0), (&e, span.start())]);
+                            any = true;
+                            continue;
+                        }
+                        let caps = set.captures(v, &[&c, &e], &[re, each]);
+                        let column = span.start() + e.get(0).map_or(0, |m| m.start());
+                        out.emit(vi, line, text, column, caps);
+                        any = true;
+                    }
+                    any
+                }
+            },
         }
     }
 }
 
 /// A line variant as the pack gives it.
-pub(super) fn compile(v: &VariantDef, re: &mut Regexes<'_>) -> Result<LineMatch, String> {
-    unused(
-        "line",
-        &[
-            ("start", v.start.is_some()),
-            ("end", v.end.is_some()),
-            ("carry", !v.carry.is_empty()),
-            ("indent", v.indent.is_some()),
-            ("at", v.at.is_some()),
-            ("key", v.key.is_some()),
-            ("fields", v.fields.is_some()),
-            ("cite", v.cite.is_some()),
-            ("json_lines", v.json_lines),
-        ],
-    )?;
+fn compile(v: &VariantDef, re: &mut Regexes<'_>) -> Result<LineMatch, String> {
     let regex = re
         .capturing("regex", &v.regex)?
         .ok_or("a line variant needs `regex`")?;

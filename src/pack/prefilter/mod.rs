@@ -185,11 +185,12 @@ impl Literals {
         let mut hot = (Vec::new(), Vec::new());
         let mut short = (Vec::new(), Vec::new());
         let mut cold = (Vec::new(), Vec::new());
-        // Json variants read documents, not lines: no literal feeds them.
+        // Variants that read whole documents, not lines (json): no literal
+        // feeds them.
         for (i, v) in variants
             .iter()
             .enumerate()
-            .filter(|(i, v)| active[*i] && !v.is_json())
+            .filter(|(i, v)| active[*i] && v.reads_lines())
         {
             if v.prefilter.is_empty() {
                 unfiltered.push(i);
