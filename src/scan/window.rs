@@ -183,8 +183,9 @@ impl<'a> Chain<'_, 'a> {
 
     /// Matches one window (`bytes`, whole lines but for the member's last,
     /// at member offset `off` on line `line_no`): the scanners still
-    /// following read on into it, then its parts are matched, one thread
-    /// each. What its parts read, and its line ends.
+    /// following read on into it, then its parts are matched, taken in
+    /// turn by `threads` threads (`run_parts`). What its parts read, and
+    /// its line ends.
     fn window(
         &mut self,
         bytes: &[u8],
