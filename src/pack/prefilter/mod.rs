@@ -19,7 +19,7 @@
 //!   gives fewer false candidates with fewer, but every group is one more
 //!   pass over the text, and on a log nearly every pass of a cold group
 //!   finds nothing (on a 1 GiB SGLang log, 10 cold groups of 32 made 10
-//!   whole passes for 100 hits): [`GROUP`] is that maximum;
+//!   whole passes for 100 hits): [`group_count`] weighs the passes;
 //! - a literal is on most lines: SGLang's `Decode batch` lines are 85% of a
 //!   serving log; the aggregating rules' literals get groups of their own
 //!   so that such a line costs one group's search, and their regexes run
@@ -41,13 +41,32 @@ use super::pattern::prefix_literals;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 /// Most literals one SIMD (Teddy) searcher takes: past 64 it cannot be
-/// built. Fewer per searcher means fewer false candidates, but every
-/// searcher is one more pass over the text. With the built-in packs' 278
-/// literals, 64 against 32 (paired runs, CPU): 0.84x on a 1 GiB decode-heavy
-/// log, 0.80x on the two real run folders, 0.85x on a tar.zst, 0.90x on
-/// small members, 1.02x on environment dumps; 48 was 1.06x of 64. (With
-/// about half as many literals, 32 had been best.)
+/// built. Past 32 it is "Fat" Teddy (with AVX2): 16 buckets, not 8, but
+/// half the bytes a step. Fewer literals per searcher mean fewer false
+/// candidates, but every searcher is one more pass over the text.
 const GROUP: usize = 64;
+
+/// Literals a "Slim" Teddy searcher takes.
+const SLIM: usize = 32;
+
+/// What one Fat pass costs, in Slim passes: fitted to paired runs (CPU)
+/// on a 1 GiB decode-heavy log. With today's packs (261 literals in the
+/// class that matters) 5 Fat groups were 0.84x of 9 Slim ones, so a Fat
+/// pass costs under 9/5 = 1.8 Slim; with 30b4591's packs (135) 5 Slim were
+/// 0.96x of 3 Fat, so over 5/3 = 1.67. Groups of 48 (6 Fat) were 1.06x of 5.
+const FAT_COST: f64 = 1.75;
+
+/// How many searchers `n` literals are split into: Slim groups or Fat
+/// ones, whichever passes cost less (fewer groups on a tie: every group
+/// is also a step per candidate line).
+fn group_count(n: usize) -> usize {
+    let (slim, fat) = (n.div_ceil(SLIM), n.div_ceil(GROUP));
+    if (slim as f64) < fat as f64 * FAT_COST {
+        slim
+    } else {
+        fat
+    }
+}
 
 /// The literals of some variants, in groups searched separately with SIMD:
 /// where the next candidate line is, and which variants a line may feed.
@@ -217,7 +236,7 @@ impl Literals {
             if lits.is_empty() {
                 continue;
             }
-            let count = lits.len().div_ceil(GROUP);
+            let count = group_count(lits.len());
             let size = lits.len().div_ceil(count);
             groups.extend(
                 lits.chunks(size)
@@ -473,6 +492,22 @@ mod tests {
     use crate::pack::kind::{Kind, line::LineMatch};
     use crate::pack::pattern::PackRegex;
     use serde_json::Map;
+
+    /// Slim searchers where Fat ones would cost more passes, Fat ones
+    /// otherwise; never more literals per searcher than Teddy takes.
+    #[test]
+    fn literals_are_grouped_by_the_cost_of_their_passes() {
+        let sizes = |n: usize| n.div_ceil(group_count(n));
+        assert_eq!(group_count(0), 0);
+        assert_eq!(group_count(20), 1);
+        // 30b4591's packs: 5 Slim searchers, not 3 Fat.
+        assert_eq!((group_count(135), sizes(135)), (5, 27));
+        // Today's: 5 Fat searchers, not 9 Slim.
+        assert_eq!((group_count(261), sizes(261)), (5, 53));
+        for n in 1..2000 {
+            assert!(sizes(n) <= GROUP, "{n}");
+        }
+    }
 
     /// Variants whose literals occur in `line`, the slow way.
     fn naive(lits: &[Vec<&str>], line: &[u8]) -> Vec<usize> {
