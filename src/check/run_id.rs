@@ -231,13 +231,7 @@ pub(crate) fn split_folder(marks: &[Marks]) -> Split {
         .iter()
         .filter_map(|m| m.dates.as_ref())
         .any(|(a, b)| a.0.len() == 5 || b.0.len() == 5);
-    let day = |d: &str| {
-        day(if yearless {
-            d.get(d.len().saturating_sub(5)..).unwrap_or(d)
-        } else {
-            d
-        })
-    };
+    let day = |d: &str| day(if yearless { month_day(d) } else { d });
     let mut dated: Vec<(i64, i64, usize)> = marks
         .iter()
         .enumerate()
@@ -369,11 +363,15 @@ fn by_model(marks: &[Marks], of: Kind, other: Kind) -> Option<Split> {
 /// year.
 fn earlier(a: &str, b: &str) -> bool {
     if a.len() == 5 || b.len() == 5 {
-        let md = |d: &str| d.get(d.len().saturating_sub(5)..).unwrap_or(d).to_string();
-        md(a) < md(b)
+        month_day(a) < month_day(b)
     } else {
         a < b
     }
+}
+
+/// `06-03` of `2026-06-03` (or of `06-03`).
+fn month_day(d: &str) -> &str {
+    d.get(d.len().saturating_sub(5)..).unwrap_or(d)
 }
 
 /// A date's day number (`2026-06-03`, or year-less `06-03` taken in one
