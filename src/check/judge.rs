@@ -252,14 +252,14 @@ impl Check {
         if self.scope != super::CheckScope::Run || !a.evidence_only || matching.is_empty() {
             return None;
         }
-        let applying: std::collections::HashSet<String> = cx
+        let applying: std::collections::HashSet<&str> = cx
             .scope
             .records()
             .filter(|r| a.evidence.iter().any(|e| e.matches(r, &cx.params)))
-            .map(|r| super::window::artifact_of(cx.scope, r))
+            .map(|r| cx.scope.artifact_of(&r.location.path))
             .collect();
         let first = matching[0];
-        matching.retain(|r| applying.contains(&super::window::artifact_of(cx.scope, r)));
+        matching.retain(|r| applying.contains(cx.scope.artifact_of(&r.location.path)));
         (matching.is_empty()).then_some(first)
     }
 

@@ -206,32 +206,17 @@ fn cap_str<'e>(r: &'e Evidence, k: &str) -> Option<&'e str> {
     cap(r, k)?.as_str()
 }
 
-/// The artifact of the scope a record comes from (a run scope holds many).
-pub(crate) fn artifact_of(scope: &Scope<'_>, r: &Evidence) -> String {
-    let path: &str = &r.location.path;
-    scope
-        .artifacts
-        .iter()
-        .filter(|a| {
-            path == a.as_str()
-                || path
-                    .strip_prefix(a.as_str())
-                    .is_some_and(|rest| rest.starts_with('/') || rest.starts_with('!'))
-        })
-        .max_by_key(|a| a.len())
-        .cloned()
-        .unwrap_or_else(|| path.to_string())
-}
-
 /// The measurement window of each artifact of the scope that holds a
 /// client's lines, by artifact name.
 pub(crate) fn windows(scope: &Scope<'_>) -> HashMap<String, Window> {
     let mut out: HashMap<String, Window> = HashMap::new();
     for r in scope.records_of(WINDOW) {
-        let w = out.entry(artifact_of(scope, r)).or_insert_with(|| Window {
-            start: None,
-            end: None,
-        });
+        let w = out
+            .entry(scope.artifact_of(&r.location.path).to_string())
+            .or_insert_with(|| Window {
+                start: None,
+                end: None,
+            });
         let printed = || Stamp::of_line(&r.text);
         let mark = |at: Option<Stamp>| Mark { at };
         match cap_str(r, "event") {
@@ -389,7 +374,7 @@ pub(crate) fn classify<'a>(scope: &Scope<'a>, records: &[&'a Evidence]) -> Vec<C
     records
         .iter()
         .map(|&r| {
-            let artifact = artifact_of(scope, r);
+            let artifact = scope.artifact_of(&r.location.path).to_string();
             let at = Stamp::of_line(&r.text).or_else(|| {
                 // A traceback's frames and its last line carry no time
                 // (SGLang's are unprefixed): the time of the nearest
