@@ -133,11 +133,17 @@ impl AnchoredRegex {
                 return true;
             }
         }
-        if at + 1 >= text.len() {
+        // Every match begins with the literal, so a later one begins at
+        // its next place: on most lines there is none, and no search runs.
+        let next = text
+            .get(at + 1..)
+            .and_then(|rest| self.literal.find(rest))
+            .map(|i| at + 1 + i);
+        let Some(next) = next else {
             caps.caps.set_pattern(None);
             return false;
-        }
-        let rest = Input::new(text).span(at + 1..text.len());
+        };
+        let rest = Input::new(text).span(next..text.len());
         caps.searches += 1;
         self.re.search_captures(&rest, &mut caps.caps);
         caps.caps.is_match()

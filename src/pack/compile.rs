@@ -605,6 +605,27 @@ mod tests {
         assert_eq!(a.group(&line, &caps, "value"), Some(&b"2.5"[..]));
     }
 
+    /// A line whose one place of the literal does not match runs no
+    /// unanchored search: no match can begin past the literal's last place
+    /// (vLLM prints `SpecDecoding metrics: ` lines that a variant's regex
+    /// rejects, one every few seconds).
+    #[test]
+    fn anchored_regex_searches_no_further_than_its_literal() {
+        let src = r#""POST /v1/completions(?:\?\S*)? HTTP/[\d.]+" (?P<status>\d{3})\b"#;
+        let a = AnchoredRegex::new(src, &[]).expect("one literal prefix");
+        let mut caps = a.new_captures();
+        let chat = br#"INFO:     10.0.6.193:40326 - "POST /v1/completions HTTP/1.1" OK"#;
+        assert!(!a.captures(chat, 0, &mut caps));
+        // The anchored attempt is a search unless the pattern is walked.
+        assert_eq!(caps.searches, usize::from(!a.walks()));
+        // A later place of the literal is still searched, and found.
+        let both = [&chat[..], br#" "POST /v1/completions HTTP/1.1" 201"#].concat();
+        assert!(caps.searches <= 2);
+        caps.searches = 0;
+        assert!(a.captures(&both, 0, &mut caps));
+        assert_eq!(a.group(&both, &caps, "status"), Some(&b"201"[..]));
+    }
+
     /// Every built-in rule on 1 MiB lines that repeat the literals the
     /// packs look for: time stays linear whatever one line holds.
     #[test]
