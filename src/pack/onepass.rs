@@ -490,6 +490,51 @@ fn class_bytes(c: &Class) -> Option<Bytes> {
 pub(crate) struct OnePass {
     ops: Vec<Op>,
     groups: usize,
+    /// The pattern ends in `\b` after a run of word bytes: the byte after
+    /// the match must not be one.
+    word_end: bool,
+}
+
+/// ASCII word bytes (`\w` without Unicode).
+fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// The pattern without its last `\b`, where that follows a run of word
+/// bytes of at least one (`(?P<status>\d{3})\b`): there `\b` only says
+/// that no word byte follows. A run giving back bytes would leave a word
+/// byte of its own next, so no other choice of the regex can match where
+/// the walk stops and that test fails: the walk stays exact.
+fn word_end(hir: &Hir) -> Option<Hir> {
+    use regex_syntax::hir::Look;
+    let HirKind::Concat(hs) = hir.kind() else {
+        return None;
+    };
+    let [before @ .., last, look] = hs.as_slice() else {
+        return None;
+    };
+    if !matches!(look.kind(), HirKind::Look(Look::WordAscii)) {
+        return None;
+    }
+    let mut run = last;
+    if let HirKind::Capture(c) = run.kind() {
+        run = &c.sub;
+    }
+    let class = match run.kind() {
+        HirKind::Class(c) => c,
+        HirKind::Repetition(r) if r.min >= 1 => match r.sub.kind() {
+            HirKind::Class(c) => c,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let bytes = class_bytes(class)?;
+    if (0..=255u8).any(|b| bytes.has(b) && !is_word(b)) {
+        return None;
+    }
+    let mut body = before.to_vec();
+    body.push(last.clone());
+    Some(Hir::concat(body))
 }
 
 /// Capture spans of a walk, by group index (0: the whole match).
@@ -505,7 +550,11 @@ impl OnePass {
             .build()
             .parse(src)
             .ok()?;
-        let root = Node::from_hir(&hir)?;
+        let (body, word_end) = match word_end(&hir) {
+            Some(body) => (body, true),
+            None => (hir, false),
+        };
+        let root = Node::from_hir(&body)?;
         let end = Follow {
             bytes: Bytes::default(),
             to_end: true,
@@ -520,6 +569,7 @@ impl OnePass {
         Some(OnePass {
             ops,
             groups: groups.iter().max().map_or(1, |m| m + 1),
+            word_end,
         })
     }
 
@@ -560,6 +610,10 @@ impl OnePass {
     pub(crate) fn matches_at(&self, text: &[u8], at: usize, spans: &mut Spans) -> bool {
         spans.iter_mut().for_each(|s| *s = None);
         match run(&self.ops, text, at, spans) {
+            Some(end) if self.word_end && text.get(end).is_some_and(|&b| is_word(b)) => {
+                spans.iter_mut().for_each(|s| *s = None);
+                false
+            }
             Some(end) => {
                 spans[0] = Some((at, end));
                 true
@@ -731,6 +785,32 @@ mod tests {
             &["v12.3", "v1.", "v.1", "v123", "v1.2.3"],
         );
         agree(r"(?P<k>\w+)=(?P<v>[^ ]*)", &["A=1 B=2", "=1", "A==", "A"]);
+    }
+
+    /// A last `\b` after a run of word bytes is walked: uvicorn's access
+    /// lines (`server.access`), every request of a benchmark.
+    #[test]
+    fn a_word_end_after_a_word_run_is_walked() {
+        agree(
+            r#""POST /v1/completions(?:\?\S*)? HTTP/[\d.]+" (?P<status>\d{3})\b"#,
+            &[
+                r#""POST /v1/completions HTTP/1.1" 200 OK"#,
+                r#""POST /v1/completions?x=1 HTTP/1.1" 404"#,
+                r#""POST /v1/completions HTTP/1.1" 2000"#,
+                r#""POST /v1/completions HTTP/1.1" 200_"#,
+                r#""POST /v1/completions HTTP/1.1" 200-1"#,
+                r#""POST /v1/completions HTTP/1.1" 20"#,
+            ],
+        );
+        agree(
+            r"n=(?P<n>\d+)\b",
+            &["n=12 ", "n=12a", "n=12", "n=1_", "n=.", "n=12.5"],
+        );
+        agree(r"(?P<w>\w{2,3})\b", &["ab", "abcd", "ab c", "a", "ab-"]);
+        // Not after a run of word bytes: `\b` could be the start of a word.
+        for src in [r"a \b", r"x(?:y)?\b", r"(\d+\.\d+)\b", r"\b\d+", r"[a.]+\b"] {
+            assert!(OnePass::new(src).is_none(), "{src} must have no walk");
+        }
     }
 
     #[test]
