@@ -15,6 +15,8 @@
 //! the regex as before.
 
 use regex_syntax::hir::{Class, Hir, HirKind};
+// The regex's own `\b` word bytes (ASCII, as the patterns are compiled).
+use regex_syntax::is_word_byte as is_word;
 
 /// A set of bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -493,11 +495,6 @@ pub(crate) struct OnePass {
     /// The pattern ends in `\b` after a run of word bytes: the byte after
     /// the match must not be one.
     word_end: bool,
-}
-
-/// ASCII word bytes (`\w` without Unicode).
-fn is_word(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
 }
 
 /// The pattern without its last `\b`, where that follows a run of word
